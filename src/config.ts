@@ -1,0 +1,137 @@
+/**
+ * Configuration: one schema for every TOLLGATE_* variable. `loadConfig` reports every problem at
+ * once so an operator fixes the environment in one go; `main.ts` turns them into exit code 78.
+ */
+import type { LogLevel } from "./lib/logger.ts";
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Value of the bootstrap root key on first start; generated when unset. */
+  rootKey: string | undefined;
+  /** base64 of 32 bytes; generated into `<dataDir>/master.key` when unset. */
+  masterKey: Uint8Array | undefined;
+  /** Base of error `type` URLs; the service's own `/docs` when unset. */
+  docsUrl: string | undefined;
+  logLevel: LogLevel;
+  ratelimitFlushMs: number;
+  auditRetentionDays: number;
+  keyCacheSize: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+interface Reader {
+  env: Env;
+  problems: string[];
+}
+
+function str(r: Reader, name: string, fallback: string): string {
+  const v = r.env[name];
+  if (v === undefined || v === "") return fallback;
+  return v;
+}
+
+function int(r: Reader, name: string, fallback: number, min: number, max: number): number {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    r.problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    return fallback;
+  }
+  const n = Number(raw.trim());
+  if (n < min || n > max) {
+    r.problems.push(`${name} must be from ${min} to ${max}, got ${n}`);
+    return fallback;
+  }
+  return n;
+}
+
+function oneOf<T extends string>(r: Reader, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    r.problems.push(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+    return fallback;
+  }
+  return raw as T;
+}
+
+function masterKey(r: Reader, name: string): Uint8Array | undefined {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(raw.trim()) ? Buffer.from(raw.trim(), "base64") : undefined;
+  if (!bytes || bytes.length !== 32) {
+    r.problems.push(`${name} must be the base64 of exactly 32 bytes (for example from \`openssl rand -base64 32\`)`);
+    return undefined;
+  }
+  return new Uint8Array(bytes);
+}
+
+function rootKey(r: Reader, name: string): string | undefined {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < 16 || raw.length > 512 || /\s/.test(raw)) {
+    r.problems.push(`${name} must be 16 to 512 characters without white space`);
+    return undefined;
+  }
+  return raw;
+}
+
+function url(r: Reader, name: string): string | undefined {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("protocol");
+    return raw.replace(/\/+$/, "");
+  } catch {
+    r.problems.push(`${name} must be an http(s) URL, got "${raw}"`);
+    return undefined;
+  }
+}
+
+/** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
+export function loadConfig(env: Env): Config {
+  const r: Reader = { env, problems: [] };
+  const config: Config = {
+    dataDir: str(r, "TOLLGATE_DATA_DIR", "./data"),
+    host: str(r, "TOLLGATE_HOST", "127.0.0.1"),
+    port: int(r, "TOLLGATE_PORT", 8080, 0, 65535),
+    rootKey: rootKey(r, "TOLLGATE_ROOT_KEY"),
+    masterKey: masterKey(r, "TOLLGATE_MASTER_KEY"),
+    docsUrl: url(r, "TOLLGATE_DOCS_URL"),
+    logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
+    ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
+    auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
+    keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
+    shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** The variables `loadConfig` reads, for `tollgate help`. */
+export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
+  ["TOLLGATE_DATA_DIR", "data directory (default ./data)"],
+  ["TOLLGATE_HOST", "listen address (default 127.0.0.1)"],
+  ["TOLLGATE_PORT", "listen port, 0 for any free one (default 8080)"],
+  ["TOLLGATE_ROOT_KEY", "bootstrap root key on first start (default: generated into <data dir>/bootstrap-root-key)"],
+  ["TOLLGATE_MASTER_KEY", "base64 of 32 bytes for recoverable keys (default: generated into <data dir>/master.key)"],
+  ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
+  ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
+  ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
+  ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
+  ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
+  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight (default 10000)"],
+];

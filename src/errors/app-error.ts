@@ -1,0 +1,28 @@
+import type { ErrorCode } from "./catalogue.ts";
+
+/** One problem with one field of a request: shown in `error.errors[]` of a 400. */
+export interface FieldError {
+  location: string;
+  message: string;
+  fix?: string;
+}
+
+/** The only error the service throws on purpose; one handler renders it into the envelope. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+
+  constructor(code: ErrorCode, opts: { detail: string; errors?: FieldError[]; cause?: unknown }) {
+    super(opts.detail, { cause: opts.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.detail = opts.detail;
+    this.errors = opts.errors;
+  }
+}
+
+/** Shorthand for a 400 naming one field. */
+export function invalidInput(location: string, message: string, fix?: string): AppError {
+  return new AppError("invalid_input", { detail: message, errors: [{ location, message, ...(fix ? { fix } : {}) }] });
+}

@@ -1,0 +1,78 @@
+/**
+ * The one catalogue of error kinds: name → URN, HTTP status, title and a sentence for the docs page.
+ * The `type` URL of an error is derived from its URN (see `errorTypePath`).
+ */
+export interface ErrorKind {
+  urn: string;
+  status: number;
+  title: string;
+  /** Shown on the error's docs page: what it means and what to do. */
+  description: string;
+}
+
+const kind = (urn: string, status: number, title: string, description: string): ErrorKind => ({ urn, status, title, description });
+
+export const ERROR_CATALOGUE = {
+  invalid_input: kind("err:service:application:invalid_input", 400, "Bad Request", "The request body or a parameter failed validation. `errors[]` names each field and what is wrong with it."),
+  request_body_unreadable: kind("err:user:bad_request:request_body_unreadable", 400, "Bad Request", "The request body is not valid JSON."),
+  request_body_too_large: kind("err:user:bad_request:request_body_too_large", 413, "Request Entity Too Large", "The request body is larger than the service accepts (1 MiB)."),
+  request_timeout: kind("err:user:bad_request:request_timeout", 408, "Request Timeout", "The request took too long to arrive or to process."),
+  permissions_query_syntax_error: kind("err:user:bad_request:permissions_query_syntax_error", 400, "Bad Request", "The `permissions` query of a verification could not be parsed. The detail gives the position."),
+  invalid_analytics_query: kind("err:user:bad_request:invalid_analytics_query", 400, "Bad Request", "The analytics query is not valid SQL of the supported dialect, or names an unknown column."),
+  invalid_analytics_table: kind("err:user:bad_request:invalid_analytics_table", 400, "Bad Request", "The analytics query reads a table that is not one of the public analytics tables."),
+  invalid_analytics_function: kind("err:user:bad_request:invalid_analytics_function", 400, "Bad Request", "The analytics query calls a function outside the allowed list."),
+  invalid_analytics_query_type: kind("err:user:bad_request:invalid_analytics_query_type", 400, "Bad Request", "Only one SELECT statement is allowed in an analytics query."),
+  query_range_exceeds_retention: kind("err:user:bad_request:query_range_exceeds_retention", 400, "Bad Request", "The analytics query reaches further back than the data is kept."),
+  query_execution_timeout: kind("err:user:unprocessable_entity:query_execution_timeout", 422, "Unprocessable Entity", "The analytics query ran longer than the time limit."),
+  query_memory_limit_exceeded: kind("err:user:unprocessable_entity:query_memory_limit_exceeded", 422, "Unprocessable Entity", "The analytics query needed more memory or produced a larger result than allowed."),
+  query_rows_limit_exceeded: kind("err:user:unprocessable_entity:query_rows_limit_exceeded", 422, "Unprocessable Entity", "The analytics query produced more rows than allowed."),
+  query_quota_exceeded: kind("err:user:too_many_requests:query_quota_exceeded", 429, "Too Many Requests", "The workspace has used its analytics query quota for now."),
+  workspace_rate_limited: kind("err:user:too_many_requests:workspace_rate_limited", 429, "Too Many Requests", "The workspace sent more requests than its limit allows."),
+  route_not_found: kind("err:user:bad_request:route_not_found", 404, "Not Found", "No route answers this method and path. Every operation is `POST /v2/<resource>.<operation>`."),
+  authentication_missing: kind("err:service:authentication:missing", 400, "Bad Request", "The `Authorization: Bearer <root key>` header is missing."),
+  authentication_malformed: kind("err:service:authentication:malformed", 400, "Bad Request", "The `Authorization` header is not of the form `Bearer <root key>`."),
+  root_key_not_found: kind("err:service:authentication:key_not_found", 401, "Unauthorized", "The root key is unknown or has been revoked."),
+  insufficient_permissions: kind("err:service:authorization:insufficient_permissions", 403, "Insufficient Permissions", "The root key lacks a permission this operation needs. The detail names it."),
+  forbidden: kind("err:service:authorization:forbidden", 403, "Forbidden", "The root key may not be used, for example because it has expired."),
+  key_disabled: kind("err:service:authorization:key_disabled", 403, "Key is disabled", "The root key is disabled."),
+  workspace_disabled: kind("err:service:authorization:workspace_disabled", 403, "Workspace is disabled", "The workspace of the root key is disabled."),
+  key_not_found: kind("err:service:data:key_not_found", 404, "Not Found", "The key does not exist, has been deleted, or belongs to another workspace."),
+  workspace_not_found: kind("err:service:data:workspace_not_found", 404, "Not Found", "The workspace does not exist."),
+  api_not_found: kind("err:service:data:api_not_found", 404, "Not Found", "The API does not exist, has been deleted, or belongs to another workspace."),
+  key_space_not_found: kind("err:service:data:key_space_not_found", 404, "Not Found", "The key space of the API does not exist."),
+  permission_not_found: kind("err:service:data:permission_not_found", 404, "Not Found", "The permission does not exist in this workspace."),
+  role_not_found: kind("err:service:data:role_not_found", 404, "Not Found", "The role does not exist in this workspace. Roles must be created before they are assigned."),
+  identity_not_found: kind("err:service:data:identity_not_found", 404, "Not Found", "The identity does not exist or has been deleted."),
+  ratelimit_namespace_not_found: kind("err:service:data:ratelimit_namespace_not_found", 404, "Not Found", "The rate-limit namespace does not exist."),
+  ratelimit_override_not_found: kind("err:service:data:ratelimit_override_not_found", 404, "Not Found", "No override matches this namespace and identifier."),
+  audit_log_not_found: kind("err:service:data:audit_log_not_found", 404, "Not Found", "The audit log entry does not exist, has passed retention, or belongs to another workspace."),
+  ratelimit_namespace_gone: kind("err:service:data:ratelimit_namespace_gone", 410, "Resource Gone", "The rate-limit namespace has been deleted."),
+  permission_already_exists: kind("err:service:data:permission_already_exists", 409, "Conflict", "A permission with this name or slug already exists in the workspace (names compare case-insensitively)."),
+  role_already_exists: kind("err:service:data:role_already_exists", 409, "Conflict", "A role with this name already exists in the workspace."),
+  identity_already_exists: kind("err:service:data:identity_already_exists", 409, "Conflict", "An identity with this externalId already exists in the workspace."),
+  analytics_not_configured: kind("err:service:data:analytics_not_configured", 412, "Precondition Failed", "Analytics is not enabled for this workspace. An operator enables it with `tollgate workspace update <id> --analytics on`."),
+  analytics_connection_failed: kind("err:service:data:analytics_connection_failed", 503, "Service Unavailable", "The analytics store could not be reached."),
+  protected_resource: kind("err:service:application:protected_resource", 412, "Resource is protected", "The resource has delete protection enabled."),
+  precondition_failed: kind("err:service:application:precondition_failed", 412, "Precondition Failed", "A precondition of the operation does not hold; the detail says which."),
+  unexpected_error: kind("err:service:application:unexpected_error", 500, "Internal Server Error", "Something went wrong inside the service. Quote the request id when you report it."),
+  service_unavailable: kind("err:service:application:service_unavailable", 500, "Internal Server Error", "The service cannot handle the request right now, for example while it shuts down."),
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** Exceptions to the derived type path, fixed by the spec. */
+const TYPE_PATH_OVERRIDES: Partial<Record<ErrorCode, string>> = {
+  permission_already_exists: "service/data/permission/duplicate",
+};
+
+/** `<system>/<category>/<specific>` for the error's `type` URL (under `{docs_url}/api-reference/errors-v2/`). */
+export function errorTypePath(code: ErrorCode): string {
+  const override = TYPE_PATH_OVERRIDES[code];
+  if (override) return override;
+  return ERROR_CATALOGUE[code].urn.replace(/^err:/, "").split(":").join("/");
+}
+
+/** The catalogue entry whose type path is `path`, for the docs pages. */
+export function errorCodeByTypePath(path: string): ErrorCode | undefined {
+  return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).find((code) => errorTypePath(code) === path);
+}

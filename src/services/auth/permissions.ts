@@ -1,0 +1,45 @@
+/**
+ * Root-key permission checks. Grants are `<resource>.<id>.<action>` strings compared exactly, except
+ * that `*` in the id position of a grant matches every id and `apis` means the same as `api`. A bare
+ * `*` grants nothing.
+ */
+import { AppError } from "../../errors/app-error.ts";
+import type { Principal } from "./principal.ts";
+
+/** Normalises stored grants: `apis.x.y` also grants `api.x.y`. */
+export function normaliseGrants(grants: readonly string[]): Set<string> {
+  const set = new Set<string>();
+  for (const g of grants) {
+    set.add(g);
+    if (g.startsWith("apis.")) set.add(`api.${g.slice(5)}`);
+  }
+  return set;
+}
+
+/** Whether the principal holds `<resource>.<id>.<action>`, directly or through `<resource>.*.<action>`. */
+export function can(principal: Principal, resource: string, id: string, action: string): boolean {
+  const p = principal.permissions;
+  return p.has(`${resource}.*.${action}`) || p.has(`${resource}.${id}.${action}`);
+}
+
+/** Throws 403 `insufficient_permissions` naming the permission unless `can(...)`. */
+export function requirePermission(principal: Principal, resource: string, id: string, action: string): void {
+  if (!can(principal, resource, id, action)) {
+    const needed = id === "*" ? `'${resource}.*.${action}'` : `'${resource}.*.${action}' or '${resource}.${id}.${action}'`;
+    throw new AppError("insufficient_permissions", { detail: `Missing permission: ${needed}` });
+  }
+}
+
+/** Whether a permission string is well formed for a root key. */
+export function isValidGrant(grant: string): boolean {
+  return /^[a-z_]+\.[A-Za-z0-9_*-]+\.[a-z_]+$/.test(grant);
+}
+
+/** Every grant a bootstrap root key holds: all actions on every resource. */
+export const ALL_GRANTS: readonly string[] = [
+  ...["read_api", "create_api", "delete_api", "update_api", "create_key", "update_key", "delete_key", "encrypt_key", "decrypt_key", "read_key", "verify_key", "read_analytics"].map((a) => `api.*.${a}`),
+  ...["limit", "read_analytics", "create_namespace", "read_namespace", "update_namespace", "delete_namespace", "set_override", "read_override", "delete_override"].map((a) => `ratelimit.*.${a}`),
+  ...["create_permission", "update_permission", "delete_permission", "read_permission", "create_role", "update_role", "delete_role", "read_role", "add_permission_to_key", "remove_permission_from_key", "add_role_to_key", "remove_role_from_key", "add_permission_to_role", "remove_permission_from_role"].map((a) => `rbac.*.${a}`),
+  ...["create_identity", "read_identity", "update_identity", "delete_identity"].map((a) => `identity.*.${a}`),
+  "audit.*.read_log",
+];

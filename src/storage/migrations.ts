@@ -1,0 +1,25 @@
+/**
+ * The drizzle-kit migrations in `migrations/`, imported as text so `bun build --compile` embeds them.
+ * Every journal entry needs a line here; test/storage/migrate.test.ts checks that none is missing.
+ */
+import journal from "../../migrations/meta/_journal.json";
+import m0000 from "../../migrations/0000_init.sql" with { type: "text" };
+
+export interface EmbeddedMigration {
+  tag: string;
+  /** The journal's `when`: drizzle orders and records migrations by it. */
+  createdAt: number;
+  sql: string;
+}
+
+const SQL_BY_TAG: Record<string, string> = {
+  "0000_init": m0000,
+};
+
+export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
+
+export const MIGRATIONS: EmbeddedMigration[] = journal.entries.map((e) => {
+  const sql = SQL_BY_TAG[e.tag];
+  if (sql === undefined) throw new Error(`migration ${e.tag} is in the journal but not embedded in src/storage/migrations.ts`);
+  return { tag: e.tag, createdAt: e.when, sql };
+});
