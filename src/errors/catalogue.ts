@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE = {
   query_rows_limit_exceeded: kind("err:user:unprocessable_entity:query_rows_limit_exceeded", 422, "Unprocessable Entity", "The analytics query produced more rows than allowed."),
   query_quota_exceeded: kind("err:user:too_many_requests:query_quota_exceeded", 429, "Too Many Requests", "The workspace has used its analytics query quota for now."),
   workspace_rate_limited: kind("err:user:too_many_requests:workspace_rate_limited", 429, "Too Many Requests", "The workspace sent more requests than its limit allows."),
-  route_not_found: kind("err:user:bad_request:route_not_found", 404, "Not Found", "No route answers this method and path. Every operation is `POST /v2/<resource>.<operation>`."),
+  route_not_found: kind("err:user:not_found:route_not_found", 404, "Not Found", "No route answers this method and path. Every operation is `POST /v2/<resource>.<operation>`."),
   authentication_missing: kind("err:service:authentication:missing", 400, "Bad Request", "The `Authorization: Bearer <root key>` header is missing."),
   authentication_malformed: kind("err:service:authentication:malformed", 400, "Bad Request", "The `Authorization` header is not of the form `Bearer <root key>`."),
   root_key_not_found: kind("err:service:authentication:key_not_found", 401, "Unauthorized", "The root key is unknown or has been revoked."),

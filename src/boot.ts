@@ -1,0 +1,87 @@
+/**
+ * The composition root: open the database → migrate → bootstrap → services → app → listen.
+ * Returns a handle whose stop() closes the listener and the database. The only place that
+ * builds concrete implementations.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import type { Clock } from "./lib/clock.ts";
+import { systemClock } from "./lib/clock.ts";
+import type { Logger } from "./lib/logger.ts";
+import { openStorage, type Storage } from "./storage/db.ts";
+import { applyMigrations } from "./storage/migrate.ts";
+import type { Services } from "./services/index.ts";
+import { RootKeyAuthenticator } from "./services/auth/index.ts";
+import { WorkspaceService } from "./services/workspaces/index.ts";
+import { ApiService } from "./services/apis/index.ts";
+import { KeyService, Vault } from "./services/keys/index.ts";
+import { VerificationService } from "./services/verification/index.ts";
+import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
+import { createApp } from "./app.ts";
+
+export interface BootOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface Running {
+  url: string;
+  port: number;
+  services: Services;
+  storage: Storage;
+  stop(): Promise<void>;
+}
+
+/** Opens the data dir and database and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
+export function openDataDir(config: Config, logger: Logger): Storage {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const storage = openStorage(join(config.dataDir, "tollgate.db"));
+  const applied = applyMigrations(storage.sqlite);
+  if (applied.length > 0) logger.info("applied migrations", { migrations: applied });
+  return storage;
+}
+
+/** Builds every service over one storage. */
+export function buildServices(storage: Storage, config: Config, clock: Clock): Services {
+  const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
+  return {
+    auth: new RootKeyAuthenticator({ storage, clock }),
+    workspaces: new WorkspaceService({ storage, clock }),
+    apis: new ApiService({ storage, clock }),
+    keys: new KeyService({ storage, clock, vault }),
+    verification: new VerificationService({ storage, clock }),
+  };
+}
+
+/** Starts the service; resolves once it listens. */
+export async function boot(opts: BootOptions): Promise<Running> {
+  const { config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  const storage = openDataDir(config, logger);
+  const services = buildServices(storage, config, clock);
+  const first = bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
+  if (first.created) {
+    logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
+  }
+  let baseUrl = "";
+  const app = createApp({ services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs` });
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
+  const server = app.server;
+  if (!server) throw new Error("the HTTP server did not start");
+  const port = server.port ?? config.port;
+  const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  baseUrl = `http://${displayHost}:${port}`;
+  logger.info("tollgate listening", { url: baseUrl, dataDir: config.dataDir });
+  return {
+    url: baseUrl,
+    port,
+    services,
+    storage,
+    async stop() {
+      await app.stop();
+      storage.close();
+    },
+  };
+}

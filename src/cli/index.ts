@@ -1,0 +1,116 @@
+/**
+ * The CLI: argv → command → exit code (0 ok, 1 failure, 2 usage, 78 configuration). Commands that
+ * create something print the new value alone on stdout; messages go to stderr.
+ */
+import pkg from "../../package.json";
+import { ConfigError, loadConfig, CONFIG_VARIABLES, type Config } from "../config.ts";
+import { createLogger, type Logger } from "../lib/logger.ts";
+import { AppError } from "../errors/app-error.ts";
+import { buildServices, openDataDir } from "../boot.ts";
+import { systemClock } from "../lib/clock.ts";
+import type { Actor } from "../services/auth/index.ts";
+import { EXIT, UsageError, type CliIo } from "./io.ts";
+import { SERVE_HELP, serveCommand } from "./serve.ts";
+import { MIGRATE_HELP, migrateCommand } from "./migrate.ts";
+import { WORKSPACE_HELP, workspaceCommand } from "./workspace.ts";
+import { ROOT_KEY_HELP, rootKeyCommand } from "./root-key.ts";
+import { BACKUP_HELP, backupCommand } from "./backup.ts";
+
+export { EXIT, type CliIo } from "./io.ts";
+
+const HELP: Record<string, string> = {
+  serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, backup: BACKUP_HELP,
+  version: "tollgate version\n  Prints the version.",
+};
+
+function usage(): string {
+  const vars = CONFIG_VARIABLES.map(([n, d]) => `  ${n.padEnd(31)} ${d}`).join("\n");
+  return `tollgate ${pkg.version}: API keys, verification and rate limiting in one program
+
+Usage: tollgate <command> [flags]   (tollgate <command> --help for details)
+
+Commands:
+${Object.values(HELP).join("\n\n").replace(/^/gm, "  ")}
+
+Environment:
+${vars}
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 78 configuration error.`;
+}
+
+const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
+
+/** Runs one command over the data dir's services, closing the database afterwards. */
+function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
+  const storage = openDataDir(config, logger);
+  try {
+    return run(buildServices(storage, config, systemClock));
+  } finally {
+    storage.close();
+  }
+}
+
+async function dispatch(command: string, rest: string[], config: Config, logger: Logger, io: CliIo): Promise<number> {
+  switch (command) {
+    case "serve":
+      if (rest.length > 0) throw new UsageError("serve takes no arguments; configure it with TOLLGATE_* variables");
+      return serveCommand(config, logger, io);
+    case "migrate":
+      return migrateCommand(config, logger, io);
+    case "workspace":
+      return withServices(config, logger, (s) => workspaceCommand(rest, s, CLI_ACTOR, io));
+    case "root-key":
+      return withServices(config, logger, (s) => rootKeyCommand(rest, s, CLI_ACTOR, io));
+    case "backup":
+      return backupCommand(rest, config, logger, io);
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+/** Runs the CLI with `argv` (without the program name) and returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command = "serve", ...rest] = argv;
+  if (command === "help" || command === "--help" || command === "-h") {
+    io.stdout(usage());
+    return EXIT.ok;
+  }
+  if (command === "version" || command === "--version") {
+    io.stdout(pkg.version);
+    return EXIT.ok;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    const help = HELP[command];
+    if (!help) return usageFailure(io, `unknown command '${command}'`);
+    io.stdout(help);
+    return EXIT.ok;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(io.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(e.message);
+      return EXIT.config;
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel, io.stderr);
+  try {
+    return await dispatch(command, rest, config, logger, io);
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(io, e.message, HELP[command]);
+    if (e instanceof AppError) {
+      io.stderr(`error: ${e.detail}`);
+      return EXIT.failure;
+    }
+    io.stderr(`error: ${(e as Error).message}`);
+    return EXIT.failure;
+  }
+}
+
+function usageFailure(io: CliIo, message: string, help?: string): number {
+  io.stderr(`error: ${message}`);
+  io.stderr(help ?? "Run 'tollgate help' for the commands.");
+  return EXIT.usage;
+}

@@ -1,0 +1,35 @@
+/** `tollgate workspace create|list|update`. */
+import type { Services } from "../services/index.ts";
+import type { Actor } from "../services/auth/index.ts";
+import { parse, requireString } from "./args.ts";
+import { EXIT, UsageError, type CliIo } from "./io.ts";
+
+export const WORKSPACE_HELP = `tollgate workspace create --name <name> [--analytics]   prints the workspace id
+tollgate workspace list                                  one workspace a line: id, name, analytics
+tollgate workspace update <id|name> --analytics on|off`;
+
+export function workspaceCommand(args: string[], services: Services, actor: Actor, io: CliIo): number {
+  const [sub, ...rest] = args;
+  if (sub === "create") {
+    const { values } = parse(rest, { name: { type: "string" }, analytics: { type: "boolean" } });
+    const ws = services.workspaces.create({ name: requireString(values, "name"), analyticsEnabled: values.analytics === true }, actor);
+    io.stdout(ws.id);
+    return EXIT.ok;
+  }
+  if (sub === "list") {
+    parse(rest, {});
+    for (const ws of services.workspaces.list()) io.stdout(`${ws.id}\t${ws.name}\tanalytics=${ws.analyticsEnabled ? "on" : "off"}`);
+    return EXIT.ok;
+  }
+  if (sub === "update") {
+    const { values, positionals } = parse(rest, { analytics: { type: "string" } });
+    const target = positionals[0];
+    if (!target || positionals.length > 1) throw new UsageError("workspace update takes exactly one <id|name>");
+    const analytics = requireString(values, "analytics");
+    if (analytics !== "on" && analytics !== "off") throw new UsageError("--analytics must be on or off");
+    const ws = services.workspaces.setAnalytics(target, analytics === "on", actor);
+    io.stdout(`${ws.id}\t${ws.name}\tanalytics=${analytics}`);
+    return EXIT.ok;
+  }
+  throw new UsageError(sub ? `unknown workspace command '${sub}'` : "workspace needs a command: create, list or update");
+}

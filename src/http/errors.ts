@@ -1,0 +1,69 @@
+/**
+ * The one place errors become responses: AppError → its catalogue entry; Elysia's validation, parse
+ * and not-found errors → 400 / 400 / 404; anything else → 500 with a generic detail, the cause
+ * logged with the request id.
+ */
+import { ValidationError } from "elysia";
+import { AppError, type FieldError } from "../errors/app-error.ts";
+import { ERROR_CATALOGUE, errorTypePath } from "../errors/catalogue.ts";
+import type { Logger } from "../lib/logger.ts";
+import { jsonResponse } from "./json.ts";
+
+export interface ErrorRenderer {
+  render(error: unknown, code: string | number, request: Request, requestId: string): Response;
+}
+
+/** Turns an Elysia validation error into field errors naming each field (`body.credits.remaining`). */
+function validationErrors(error: ValidationError): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of error.all) {
+    const path = "path" in e && typeof e.path === "string" ? e.path : "";
+    const location = `${error.type}${path.split("/").filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}`;
+    const message = "summary" in e && typeof e.summary === "string" && e.summary ? e.summary : e.message;
+    const key = `${location}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ location, message });
+  }
+  return out;
+}
+
+/** Normalises anything thrown into an AppError; unexpected errors become `unexpected_error`. */
+function toAppError(error: unknown, code: string | number): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof ValidationError || code === "VALIDATION") {
+    const errors = error instanceof ValidationError ? validationErrors(error) : [];
+    return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
+  }
+  if (code === "PARSE") return new AppError("request_body_unreadable", { detail: "The request body is not valid JSON." });
+  if (code === "NOT_FOUND") return new AppError("route_not_found", { detail: "No route answers this method and path." });
+  return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
+}
+
+/** Builds the renderer for one app: `docsUrl` is the base of `type` URLs. */
+export function createErrorRenderer(docsUrl: () => string, logger: Logger): ErrorRenderer {
+  return {
+    render(error, code, request, requestId) {
+      const appError = toAppError(error, code);
+      const kind = ERROR_CATALOGUE[appError.code];
+      if (appError.code === "unexpected_error") {
+        const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+        logger.error("unexpected error", { requestId, method: request.method, path: new URL(request.url).pathname, cause });
+      }
+      const body = {
+        meta: { requestId },
+        error: {
+          title: kind.title,
+          detail: appError.detail,
+          status: kind.status,
+          type: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
+          ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
+        },
+      };
+      const accept = request.headers.get("accept") ?? "";
+      const problem = appError.code !== "invalid_input" && /application\/problem\+json|application\/\*|\*\/\*/.test(accept);
+      return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json" } : undefined);
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * Per-request facts the hooks share: the request id (`req_…`, also sent as `X-Request-Id`) and the
+ * start time. Kept in a WeakMap owned by one app, so it goes away with the request.
+ */
+import { newId } from "../lib/ids.ts";
+
+export interface RequestInfo {
+  requestId: string;
+  startedAtMs: number;
+}
+
+export class RequestContexts {
+  private readonly byRequest = new WeakMap<Request, RequestInfo>();
+
+  /** The info of this request, created on first use. */
+  of(request: Request): RequestInfo {
+    let info = this.byRequest.get(request);
+    if (!info) {
+      info = { requestId: newId("req"), startedAtMs: performance.now() };
+      this.byRequest.set(request, info);
+    }
+    return info;
+  }
+}

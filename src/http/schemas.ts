@@ -1,0 +1,37 @@
+/** Request-schema pieces shared by several routes. Every object rejects unknown fields. */
+import { t } from "elysia";
+import type { TProperties } from "@sinclair/typebox";
+
+/** An object schema that rejects unknown fields (400 naming the field). */
+export const strictObject = <P extends TProperties>(props: P, description?: string) =>
+  t.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+
+export const IDENTIFIER_PATTERN = "^[a-zA-Z0-9_]+$";
+
+export const ApiId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "API identifier (`api_…`)" });
+export const KeyId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "Key identifier (`key_…`)" });
+export const ExternalId = t.String({ minLength: 1, maxLength: 255, pattern: "^[a-zA-Z0-9_.-]+$", description: "Your identifier of the key's owner" });
+export const Meta = t.Record(t.String(), t.Unknown(), { description: "Arbitrary JSON object" });
+export const PermissionSlug = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
+export const RoleName = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
+export const UnixMs = (description: string) => t.Integer({ minimum: 0, maximum: 4102444800000, description });
+export const PageLimit = t.Integer({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 100)" });
+export const Cursor = t.String({ minLength: 1, maxLength: 1024, description: "Cursor from the previous page" });
+
+export const RatelimitConfigBody = strictObject({
+  name: t.String({ minLength: 3, maxLength: 128, description: "Name of the limit" }),
+  limit: t.Integer({ minimum: 1, description: "Requests allowed per window" }),
+  duration: t.Integer({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds" }),
+  autoApply: t.Optional(t.Boolean({ description: "Apply on every verification (default false)" })),
+});
+
+export const Refill = strictObject({
+  interval: t.Union([t.Literal("daily"), t.Literal("monthly")]),
+  amount: t.Integer({ minimum: 1, description: "Credits set at each refill" }),
+  refillDay: t.Optional(t.Integer({ minimum: 1, maximum: 31, description: "Day of the month for monthly refills" })),
+});
+
+export const Credits = strictObject({
+  remaining: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "Remaining uses; null for unlimited" })),
+  refill: t.Optional(Refill),
+});

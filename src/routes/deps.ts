@@ -1,0 +1,9 @@
+/** What every route factory receives: the services and the way to authenticate a request. */
+import type { Principal } from "../services/auth/index.ts";
+import type { Services } from "../services/index.ts";
+
+export interface RouteDeps {
+  services: Services;
+  /** Authenticates the request's root key (400/401/403 AppError otherwise). Call it after validation. */
+  principal(request: Request): Principal;
+}

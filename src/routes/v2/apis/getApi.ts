@@ -1,0 +1,10 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { ApiId, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const getApiRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/apis.getApi", ({ body, request }) => ok(deps.services.apis.getApi(deps.principal(request), body)), {
+    body: strictObject({ apiId: ApiId }),
+    detail: { summary: "Get an API", tags: ["apis"], description: "Needs `api.*.read_api` or `api.<apiId>.read_api`." },
+  });

@@ -1,0 +1,24 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { ApiId, Credits, ExternalId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const createKeyRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.createKey", ({ body, request }) => ok(deps.services.keys.createKey(deps.principal(request), body)), {
+    body: strictObject({
+      apiId: ApiId,
+      prefix: t.Optional(t.String({ minLength: 1, maxLength: 16, pattern: "^[a-zA-Z0-9_]+$", description: "Becomes `<prefix>_` at the start of the key" })),
+      name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+      byteLength: t.Optional(t.Integer({ minimum: 16, maximum: 255, description: "Random bytes in the key (default 16)" })),
+      externalId: t.Optional(ExternalId),
+      meta: t.Optional(Meta),
+      roles: t.Optional(t.Array(RoleName, { maxItems: 100, description: "Names of existing roles" })),
+      permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Permission slugs; missing ones are created" })),
+      expires: t.Optional(UnixMs("Expiry, Unix ms")),
+      credits: t.Optional(Credits),
+      ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50 })),
+      enabled: t.Optional(t.Boolean({ description: "Default true" })),
+      recoverable: t.Optional(t.Boolean({ description: "Store the key encrypted so it can be read back (needs `encrypt_key`)" })),
+    }),
+    detail: { summary: "Create a key", tags: ["keys"], description: "Returns the key string once. Needs `create_key` on the API." },
+  });

@@ -1,0 +1,16 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { KeyId, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const getKeyRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.getKey", ({ body, request }) => {
+    const principal = deps.principal(request);
+    return ok(deps.services.keys.getKey(principal, body));
+  }, {
+    body: strictObject({
+      keyId: KeyId,
+      decrypt: t.Optional(t.Boolean({ description: "Return the plaintext of a recoverable key (needs `decrypt_key`)" })),
+    }),
+    detail: { summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API." },
+  });

@@ -1,0 +1,94 @@
+/** keys.createKey: validates the cross-field rules, then stores the key and everything attached to it in one transaction. */
+import type { Storage } from "../../storage/db.ts";
+import { inTransaction } from "../../storage/db.ts";
+import { keys, ratelimitConfigs } from "../../storage/schema/index.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId, randomKeyPart } from "../../lib/ids.ts";
+import { sha256Base64 } from "../../lib/hashing.ts";
+import { invalidInput } from "../../errors/app-error.ts";
+import { recordAudit } from "../audit/index.ts";
+import { requirePermission, type Principal } from "../auth/index.ts";
+import { getLiveApi } from "../apis/index.ts";
+import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
+import { upsertIdentity } from "../identities/index.ts";
+import type { Vault } from "./vault.ts";
+import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
+
+export interface KeyDeps {
+  storage: Storage;
+  clock: Clock;
+  vault: Vault;
+}
+
+const DEFAULT_BYTE_LENGTH = 16;
+
+/** Credits as stored: remaining (null = unlimited), refill amount and day. Throws 400 on a bad combination. */
+export function creditsColumns(credits: CreditsInput | undefined): { remaining: number | null; refillAmount: number | null; refillDay: number | null } {
+  if (!credits) return { remaining: null, refillAmount: null, refillDay: null };
+  const remaining = credits.remaining ?? null;
+  const refill = credits.refill;
+  if (!refill) return { remaining, refillAmount: null, refillDay: null };
+  if (remaining === null) {
+    throw invalidInput("body.credits.remaining", "`credits.remaining` must be provided when `credits.refill` is set.");
+  }
+  if (refill.interval === "monthly") {
+    if (refill.refillDay === undefined) {
+      throw invalidInput("body.credits.refill.refillDay", "`refillDay` must be provided when the refill interval is `monthly`.");
+    }
+    return { remaining, refillAmount: refill.amount, refillDay: refill.refillDay };
+  }
+  return { remaining, refillAmount: refill.amount, refillDay: null };
+}
+
+/** Throws 400 when two limits share a name. */
+export function assertUniqueLimitNames(limits: readonly RatelimitInput[], location: string): void {
+  const seen = new Set<string>();
+  for (const l of limits) {
+    if (seen.has(l.name)) throw invalidInput(location, `Ratelimit with name '${l.name}' is already defined in the request`);
+    seen.add(l.name);
+  }
+}
+
+/** Creates a key; returns its id and the only copy of the key string. */
+export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyInput): { keyId: string; key: string } {
+  requirePermission(principal, "api", input.apiId, "create_key");
+  if (input.recoverable) requirePermission(principal, "api", input.apiId, "encrypt_key");
+  const credits = creditsColumns(input.credits);
+  assertUniqueLimitNames(input.ratelimits ?? [], "body.ratelimits");
+  const { db } = deps.storage;
+  const ws = principal.workspaceId;
+  if (input.recoverable) deps.vault.prepare(ws);
+  const now = deps.clock.now();
+  return inTransaction(deps.storage, () => {
+    const api = getLiveApi(db, ws, input.apiId);
+    const roleIds = findRoleIds(db, ws, input.roles ?? []);
+    const permissionIds = ensurePermissions(db, ws, input.permissions ?? [], now);
+    const identity = input.externalId ? upsertIdentity(db, ws, input.externalId, now) : undefined;
+    const random = randomKeyPart(input.byteLength ?? DEFAULT_BYTE_LENGTH);
+    const key = input.prefix ? `${input.prefix}_${random}` : random;
+    const keyId = newId("key");
+    db.insert(keys).values({
+      id: keyId, workspaceId: ws, keySpaceId: api.keySpaceId, hash: sha256Base64(key),
+      start: input.prefix ? `${input.prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
+      name: input.name ?? null, identityId: identity?.id ?? null, meta: input.meta ?? null,
+      expiresAt: input.expires ?? null, enabled: input.enabled ?? true, ...credits,
+      lastRefillAt: credits.refillAmount !== null ? now : null,
+      recoverable: input.recoverable ?? false, encrypted: input.recoverable ? deps.vault.encrypt(ws, key) : null,
+      createdAt: now,
+    }).run();
+    setKeyPermissions(db, ws, keyId, permissionIds, now);
+    setKeyRoles(db, ws, keyId, roleIds, now);
+    for (const l of input.ratelimits ?? []) {
+      db.insert(ratelimitConfigs).values({
+        id: newId("rl"), workspaceId: ws, keyId, name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply ?? false, createdAt: now,
+      }).run();
+    }
+    recordAudit(db, {
+      workspaceId: ws, event: "key.create", actor: principal.actor, timeMs: now,
+      resources: [{ type: "api", id: api.id, name: api.name }, { type: "key", id: keyId, ...(input.name ? { name: input.name } : {}) }],
+      description: `Created key ${keyId} in API ${api.id}`,
+    });
+    return { keyId, key };
+  });
+}
+

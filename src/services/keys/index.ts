@@ -1,0 +1,76 @@
+/**
+ * End-user keys: creation, reading and listing. A key string is shown once, at creation; only
+ * base64(SHA-256) and `start` are stored, plus an AES-GCM ciphertext for recoverable keys.
+ * A key of another workspace, or of a deleted API, behaves as missing.
+ */
+import { and, asc, eq, gte, isNull } from "drizzle-orm";
+import { keys } from "../../storage/schema/index.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { requirePermission, type Principal } from "../auth/index.ts";
+import { findApiByKeySpace, getLiveApi } from "../apis/index.ts";
+import { findIdentityByExternalId } from "../identities/index.ts";
+import { createKey, type KeyDeps } from "./create.ts";
+import { buildKeyView, type KeyRow } from "./view.ts";
+import type { CreateKeyInput, KeyView } from "./types.ts";
+
+export type { CreateKeyInput, KeyView } from "./types.ts";
+export { Vault } from "./vault.ts";
+export type { KeyDeps } from "./create.ts";
+
+export interface Page<T> {
+  items: T[];
+  /** Id of the first row of the next page; undefined on the last page. */
+  cursor: string | undefined;
+}
+
+export class KeyService {
+  constructor(private readonly deps: KeyDeps) {}
+
+  createKey(principal: Principal, input: CreateKeyInput): { keyId: string; key: string } {
+    return createKey(this.deps, principal, input);
+  }
+
+  /** One live key by id; needs `read_key` on its API, and `decrypt_key` with `decrypt`. */
+  getKey(principal: Principal, input: { keyId: string; decrypt?: boolean }): KeyView {
+    const { db } = this.deps.storage;
+    const row = db.select().from(keys).where(and(eq(keys.id, input.keyId), isNull(keys.deletedAt))).get();
+    if (!row || row.workspaceId !== principal.workspaceId) {
+      throw new AppError("key_not_found", { detail: "The specified key was not found." });
+    }
+    const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
+    if (!api) throw new AppError("key_not_found", { detail: "The specified key was not found." });
+    requirePermission(principal, "api", api.id, "read_key");
+    if (input.decrypt) requirePermission(principal, "api", api.id, "decrypt_key");
+    return this.withPlaintext(buildKeyView(db, row), row, input.decrypt);
+  }
+
+  /** A page of an API's live keys, by id ascending; needs `read_key` and `read_api` on the API. */
+  listKeys(principal: Principal, input: { apiId: string; limit?: number; cursor?: string; externalId?: string; decrypt?: boolean }): Page<KeyView> {
+    requirePermission(principal, "api", input.apiId, "read_key");
+    requirePermission(principal, "api", input.apiId, "read_api");
+    if (input.decrypt) requirePermission(principal, "api", input.apiId, "decrypt_key");
+    const { db } = this.deps.storage;
+    const api = getLiveApi(db, principal.workspaceId, input.apiId);
+    const limit = input.limit ?? 100;
+    const conditions = [eq(keys.keySpaceId, api.keySpaceId), isNull(keys.deletedAt)];
+    if (input.cursor) conditions.push(gte(keys.id, input.cursor));
+    if (input.externalId !== undefined) {
+      const identity = findIdentityByExternalId(db, principal.workspaceId, input.externalId);
+      if (!identity) return { items: [], cursor: undefined };
+      conditions.push(eq(keys.identityId, identity.id));
+    }
+    const rows = db.select().from(keys).where(and(...conditions)).orderBy(asc(keys.id)).limit(limit + 1).all();
+    const next = rows.length > limit ? rows[limit] : undefined;
+    return { items: rows.slice(0, limit).map((r) => this.withPlaintext(buildKeyView(db, r), r, input.decrypt)), cursor: next?.id };
+  }
+
+  /** Adds `plaintext` for a recoverable key when asked; a ciphertext that does not decrypt is left out. */
+  private withPlaintext(view: KeyView, row: KeyRow, decrypt: boolean | undefined): KeyView {
+    if (!decrypt || row.encrypted === null) return view;
+    try {
+      return { ...view, plaintext: this.deps.vault.decrypt(row.workspaceId, row.encrypted) };
+    } catch {
+      return view;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/** Builds the KeyView of a stored key: the row plus its access, identity and limits. */
+import type { Db } from "../../storage/db.ts";
+import type { keys } from "../../storage/schema/index.ts";
+import { loadKeyAccess } from "../rbac/index.ts";
+import { findIdentityById, loadRatelimitConfigs } from "../identities/index.ts";
+import type { KeyView } from "./types.ts";
+
+export type KeyRow = typeof keys.$inferSelect;
+
+/** Leaves out every optional field that is empty, as upstream does. */
+export function buildKeyView(db: Db, row: KeyRow): KeyView {
+  const view: KeyView = { keyId: row.id, start: row.start, enabled: row.enabled, createdAt: row.createdAt };
+  if (row.name !== null) view.name = row.name;
+  if (row.meta !== null) view.meta = row.meta;
+  if (row.updatedAt !== null) view.updatedAt = row.updatedAt;
+  if (row.lastUsedAt !== null) view.lastUsedAt = row.lastUsedAt;
+  if (row.expiresAt !== null) view.expires = row.expiresAt;
+  const access = loadKeyAccess(db, row.id);
+  if (access.permissions.length > 0) view.permissions = access.permissions;
+  if (access.roles.length > 0) view.roles = access.roles;
+  const credits = creditsView(row);
+  if (credits) view.credits = credits;
+  const identity = row.identityId ? findIdentityById(db, row.identityId) : undefined;
+  if (identity) {
+    const limits = loadRatelimitConfigs(db, { identityId: identity.id });
+    view.identity = {
+      id: identity.id,
+      externalId: identity.externalId,
+      ...(identity.meta && Object.keys(identity.meta).length > 0 ? { meta: identity.meta } : {}),
+      ...(limits.length > 0 ? { ratelimits: limits } : {}),
+    };
+  }
+  const limits = loadRatelimitConfigs(db, { keyId: row.id });
+  if (limits.length > 0) view.ratelimits = limits;
+  return view;
+}
+
+/** Credits as shown to clients; undefined for an unlimited key without refill. */
+export function creditsView(row: Pick<KeyRow, "remaining" | "refillAmount" | "refillDay">): KeyView["credits"] {
+  if (row.remaining === null && row.refillAmount === null) return undefined;
+  const credits: NonNullable<KeyView["credits"]> = { remaining: row.remaining };
+  if (row.refillAmount !== null) {
+    credits.refill = row.refillDay !== null
+      ? { interval: "monthly", amount: row.refillAmount, refillDay: row.refillDay }
+      : { interval: "daily", amount: row.refillAmount };
+  }
+  return credits;
+}

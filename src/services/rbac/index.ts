@@ -1,0 +1,75 @@
+/**
+ * Permissions and roles of end-user keys. Permission names and slugs, and role names, are unique
+ * per workspace compared case-insensitively. Permissions named on a key that do not exist yet are
+ * created on the fly (name = slug); roles must exist before they are assigned.
+ * The helpers here take a Db and run inside the caller's transaction.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../storage/db.ts";
+import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
+import { newId } from "../../lib/ids.ts";
+import { AppError } from "../../errors/app-error.ts";
+
+/** Ids of the permissions with these slugs, creating the missing ones. Order follows `slugs`. */
+export function ensurePermissions(db: Db, workspaceId: string, slugs: readonly string[], nowMs: number): string[] {
+  const unique = [...new Set(slugs)];
+  if (unique.length === 0) return [];
+  const existing = db.select({ id: permissions.id, slug: permissions.slug }).from(permissions)
+    .where(and(eq(permissions.workspaceId, workspaceId), inArray(permissions.slug, unique))).all();
+  const bySlug = new Map(existing.map((p) => [p.slug, p.id]));
+  for (const slug of unique) {
+    if (bySlug.has(slug)) continue;
+    // A name differing only in case from an existing permission would break the unique index: reuse it.
+    const sameName = db.select({ id: permissions.id }).from(permissions)
+      .where(and(eq(permissions.workspaceId, workspaceId), sql`(lower(${permissions.slug}) = lower(${slug}) or lower(${permissions.name}) = lower(${slug}))`)).get();
+    if (sameName) {
+      bySlug.set(slug, sameName.id);
+      continue;
+    }
+    const id = newId("perm");
+    db.insert(permissions).values({ id, workspaceId, name: slug, slug, description: `Auto-created permission: ${slug}`, createdAt: nowMs }).run();
+    bySlug.set(slug, id);
+  }
+  return unique.map((s) => bySlug.get(s) as string);
+}
+
+/** Ids of the roles with these names (case-insensitive); 404 `role_not_found` for the first missing one. */
+export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {
+  const unique = [...new Set(names)];
+  if (unique.length === 0) return [];
+  const rows = db.select({ id: roles.id, name: roles.name }).from(roles)
+    .where(and(eq(roles.workspaceId, workspaceId), inArray(sql`lower(${roles.name})`, unique.map((n) => n.toLowerCase())))).all();
+  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r.id]));
+  return unique.map((name) => {
+    const id = byName.get(name.toLowerCase());
+    if (!id) throw new AppError("role_not_found", { detail: `Role '${name}' was not found.` });
+    return id;
+  });
+}
+
+/** Replaces a key's direct permissions. */
+export function setKeyPermissions(db: Db, workspaceId: string, keyId: string, permissionIds: readonly string[], nowMs: number): void {
+  db.delete(keyPermissions).where(eq(keyPermissions.keyId, keyId)).run();
+  if (permissionIds.length === 0) return;
+  db.insert(keyPermissions).values(permissionIds.map((permissionId) => ({ keyId, permissionId, workspaceId, createdAt: nowMs }))).run();
+}
+
+/** Replaces a key's roles. */
+export function setKeyRoles(db: Db, workspaceId: string, keyId: string, roleIds: readonly string[], nowMs: number): void {
+  db.delete(keyRoles).where(eq(keyRoles.keyId, keyId)).run();
+  if (roleIds.length === 0) return;
+  db.insert(keyRoles).values(roleIds.map((roleId) => ({ keyId, roleId, workspaceId, createdAt: nowMs }))).run();
+}
+
+/** A key's role names (sorted) and every permission slug it holds, directly or through roles (sorted, unique). */
+export function loadKeyAccess(db: Db, keyId: string): { roles: string[]; permissions: string[] } {
+  const roleRows = db.select({ id: roles.id, name: roles.name }).from(keyRoles)
+    .innerJoin(roles, eq(roles.id, keyRoles.roleId)).where(eq(keyRoles.keyId, keyId)).all();
+  const direct = db.select({ slug: permissions.slug }).from(keyPermissions)
+    .innerJoin(permissions, eq(permissions.id, keyPermissions.permissionId)).where(eq(keyPermissions.keyId, keyId)).all();
+  const viaRoles = roleRows.length === 0 ? [] : db.select({ slug: permissions.slug }).from(rolePermissions)
+    .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
+    .where(inArray(rolePermissions.roleId, roleRows.map((r) => r.id))).all();
+  const slugs = new Set([...direct, ...viaRoles].map((p) => p.slug));
+  return { roles: roleRows.map((r) => r.name).sort(), permissions: [...slugs].sort() };
+}

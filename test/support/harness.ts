@@ -1,0 +1,72 @@
+/**
+ * startHarness(): the real boot() on port 0 against a fresh temporary data dir, with a TestClock.
+ * Every test file (or test) gets its own instance; nothing is shared between them.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { boot, type Running } from "../../src/boot.ts";
+import { loadConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { randomKeyPart } from "../../src/lib/ids.ts";
+import { TestClock } from "./test-clock.ts";
+
+export interface Harness {
+  url: string;
+  /** The bootstrap root key: every permission in workspace `default`. */
+  rootKey: string;
+  clock: TestClock;
+  dataDir: string;
+  running: Running;
+  /** POSTs JSON to a path with `Authorization: Bearer <key>` (the bootstrap key unless given; null sends none). */
+  post(path: string, body: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** A new root key in `workspace` (default `default`) holding exactly `permissions`. */
+  rootKeyWith(permissions: string[], workspace?: string): string;
+  stop(): Promise<void>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // Tests read whatever the envelope holds; the contract tests assert its shape.
+  body: any;
+}
+
+export async function startHarness(opts: { env?: Record<string, string>; startMs?: number } = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-"));
+  const rootKey = `tg_test_${randomKeyPart(24)}`;
+  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
+  const clock = new TestClock(opts.startMs);
+  const running = await boot({ config, logger: silentLogger, clock });
+  const actor = { type: "cli" as const, id: "test" };
+  return {
+    url: running.url,
+    rootKey,
+    clock,
+    dataDir,
+    running,
+    async post(path, body, o = {}) {
+      const key = o.key === undefined ? rootKey : o.key;
+      const res = await fetch(running.url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...o.headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Non-JSON bodies are returned as text so the test can show them.
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    rootKeyWith(permissions, workspace = "default") {
+      return running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor).key;
+    },
+    async stop() {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
