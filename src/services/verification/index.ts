@@ -1,14 +1,21 @@
 /**
  * Key verification: the service's hot path. Always answers with data (`valid`, `code`); only a
- * malformed request is an error. Checks run in upstream's order and the first failure wins:
- * unknown key / other workspace / deleted API / no verify permission → NOT_FOUND (bare);
- * deleted key → NOT_FOUND; disabled → DISABLED; expired → EXPIRED.
+ * malformed request (or query, or an unknown named limit) is an error. Checks run in upstream's
+ * order (§5.6) and the first failure wins:
+ *   unknown key / other workspace / deleted API / no verify permission → NOT_FOUND (bare)
+ *   → permission query syntax (400) → deleted key → NOT_FOUND, disabled → DISABLED,
+ *   expired → EXPIRED → permission query → INSUFFICIENT_PERMISSIONS → rate limits → RATE_LIMITED
+ *   → credits → USAGE_EXCEEDED → VALID.
  */
 import type { Storage } from "../../storage/db.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
+import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
 import { loadKeySnapshot, type KeySnapshot } from "./snapshot.ts";
+import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "./permission-query.ts";
+import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
+import { CreditLedger } from "./credits.ts";
 
 export type VerificationCode =
   | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
@@ -18,7 +25,7 @@ export interface VerifyKeyInput {
   tags?: string[];
   permissions?: string;
   credits?: { cost: number };
-  ratelimits?: Array<{ name: string; cost?: number; limit?: number; duration?: number }>;
+  ratelimits?: RequestedLimit[];
 }
 
 export interface VerifyKeyResult {
@@ -33,10 +40,21 @@ export interface VerifyKeyResult {
   permissions?: string[];
   roles?: string[];
   identity?: { id: string; externalId: string; meta?: Record<string, unknown> };
+  ratelimits?: RatelimitState[];
+}
+
+export interface VerificationDeps {
+  storage: Storage;
+  clock: Clock;
+  limiter: SlidingWindowLimiter;
 }
 
 export class VerificationService {
-  constructor(private readonly deps: { storage: Storage; clock: Clock }) {}
+  private readonly credits: CreditLedger;
+
+  constructor(private readonly deps: VerificationDeps) {
+    this.credits = new CreditLedger(deps.storage);
+  }
 
   verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult {
     const snap = loadKeySnapshot(this.deps.storage.db, sha256Base64(input.key));
@@ -44,15 +62,25 @@ export class VerificationService {
       return { valid: false, code: "NOT_FOUND" };
     }
     if (!can(principal, "api", snap.apiId, "verify_key")) return { valid: false, code: "NOT_FOUND" };
+    const query = input.permissions === undefined ? undefined : parsePermissionQuery(input.permissions);
     if (snap.deleted) return describe(snap, "NOT_FOUND");
     if (!snap.enabled) return describe(snap, "DISABLED");
     if (snap.expiresAt !== null && snap.expiresAt <= this.deps.clock.now()) return describe(snap, "EXPIRED");
-    return describe(snap, "VALID");
+    if (query && !evaluatePermissionQuery(query, holdPermissions(snap.permissions))) {
+      return describe(snap, "INSUFFICIENT_PERMISSIONS");
+    }
+    const limits = applyRatelimits(this.deps.limiter, snap, input.ratelimits ?? []);
+    if (limits && !limits.passed) return describe(snap, "RATE_LIMITED", { ratelimits: limits.states });
+    const extra = limits ? { ratelimits: limits.states } : {};
+    if (snap.remaining === null) return describe(snap, "VALID", extra);
+    const cost = input.credits?.cost ?? 1;
+    const spend = this.credits.spend(snap.keyId, cost);
+    return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
   }
 }
 
 /** The result for a key that was found: its fields, optional ones only when set. */
-function describe(snap: KeySnapshot, code: VerificationCode): VerifyKeyResult {
+function describe(snap: KeySnapshot, code: VerificationCode, extra: Partial<VerifyKeyResult> = {}): VerifyKeyResult {
   const result: VerifyKeyResult = { valid: code === "VALID", code, keyId: snap.keyId };
   if (snap.name !== null) result.name = snap.name;
   if (snap.meta !== null) result.meta = snap.meta;
@@ -68,5 +96,5 @@ function describe(snap: KeySnapshot, code: VerificationCode): VerifyKeyResult {
       ...(snap.identity.meta && Object.keys(snap.identity.meta).length > 0 ? { meta: snap.identity.meta } : {}),
     };
   }
-  return result;
+  return { ...result, ...extra };
 }
