@@ -16,7 +16,8 @@ import { RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
-import { VerificationService } from "./services/verification/index.ts";
+import { KeyCache, VerificationService } from "./services/verification/index.ts";
+import { SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
 
@@ -46,12 +47,14 @@ export function openDataDir(config: Config, logger: Logger): Storage {
 /** Builds every service over one storage. */
 export function buildServices(storage: Storage, config: Config, clock: Clock): Services {
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
+  const cache = new KeyCache(config.keyCacheSize);
+  const limiter = new SlidingWindowLimiter({ clock });
   return {
     auth: new RootKeyAuthenticator({ storage, clock }),
     workspaces: new WorkspaceService({ storage, clock }),
-    apis: new ApiService({ storage, clock }),
-    keys: new KeyService({ storage, clock, vault }),
-    verification: new VerificationService({ storage, clock }),
+    apis: new ApiService({ storage, clock, cache }),
+    keys: new KeyService({ storage, clock, vault, cache }),
+    verification: new VerificationService({ storage, clock, limiter, cache }),
   };
 }
 

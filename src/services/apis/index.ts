@@ -11,6 +11,7 @@ import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
+import type { KeyCacheInvalidator } from "../verification/index.ts";
 
 export interface ApiRecord {
   id: string;
@@ -39,7 +40,7 @@ export function getLiveApi(db: Db, workspaceId: string, apiId: string): ApiRecor
 }
 
 export class ApiService {
-  constructor(private readonly deps: { storage: Storage; clock: Clock }) {}
+  constructor(private readonly deps: { storage: Storage; clock: Clock; cache: KeyCacheInvalidator }) {}
 
   /** Creates an API and its key space. Needs `api.*.create_api`. */
   createApi(principal: Principal, input: { name: string }): { apiId: string } {
@@ -83,6 +84,7 @@ export class ApiService {
         resources: [{ type: "api", id: api.id, name: api.name }], description: `Deleted API ${api.name}`,
       });
     });
+    this.deps.cache.allChanged();
     return {};
   }
 }

@@ -11,6 +11,7 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { upsertIdentity } from "../identities/index.ts";
+import type { KeyCacheInvalidator } from "../verification/index.ts";
 import type { Vault } from "./vault.ts";
 import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
 
@@ -18,6 +19,7 @@ export interface KeyDeps {
   storage: Storage;
   clock: Clock;
   vault: Vault;
+  cache: KeyCacheInvalidator;
 }
 
 const DEFAULT_BYTE_LENGTH = 16;
@@ -67,8 +69,9 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
     const random = randomKeyPart(input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const key = input.prefix ? `${input.prefix}_${random}` : random;
     const keyId = newId("key");
+    const hash = sha256Base64(key);
     db.insert(keys).values({
-      id: keyId, workspaceId: ws, keySpaceId: api.keySpaceId, hash: sha256Base64(key),
+      id: keyId, workspaceId: ws, keySpaceId: api.keySpaceId, hash,
       start: input.prefix ? `${input.prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
       name: input.name ?? null, identityId: identity?.id ?? null, meta: input.meta ?? null,
       expiresAt: input.expires ?? null, enabled: input.enabled ?? true, ...credits,
@@ -88,6 +91,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
       resources: [{ type: "api", id: api.id, name: api.name }, { type: "key", id: keyId, ...(input.name ? { name: input.name } : {}) }],
       description: `Created key ${keyId} in API ${api.id}`,
     });
+    deps.cache.keyCreated(hash);
     return { keyId, key };
   });
 }

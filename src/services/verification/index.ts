@@ -16,6 +16,9 @@ import { loadKeySnapshot, type KeySnapshot } from "./snapshot.ts";
 import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import { CreditLedger } from "./credits.ts";
+import type { KeyCache } from "./key-cache.ts";
+
+export { KeyCache, type KeyCacheInvalidator } from "./key-cache.ts";
 
 export type VerificationCode =
   | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
@@ -47,6 +50,7 @@ export interface VerificationDeps {
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
+  cache: KeyCache;
 }
 
 export class VerificationService {
@@ -56,8 +60,17 @@ export class VerificationService {
     this.credits = new CreditLedger(deps.storage);
   }
 
+  /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
+  private snapshot(hash: string): KeySnapshot | undefined {
+    const cached = this.deps.cache.get(hash);
+    if (cached !== undefined) return cached ?? undefined;
+    const loaded = loadKeySnapshot(this.deps.storage.db, hash);
+    this.deps.cache.set(hash, loaded);
+    return loaded;
+  }
+
   verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult {
-    const snap = loadKeySnapshot(this.deps.storage.db, sha256Base64(input.key));
+    const snap = this.snapshot(sha256Base64(input.key));
     if (!snap || snap.workspaceId !== principal.workspaceId || snap.apiDeleted || snap.apiId === null) {
       return { valid: false, code: "NOT_FOUND" };
     }
@@ -75,6 +88,7 @@ export class VerificationService {
     if (snap.remaining === null) return describe(snap, "VALID", extra);
     const cost = input.credits?.cost ?? 1;
     const spend = this.credits.spend(snap.keyId, cost);
+    snap.remaining = spend.remaining;
     return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
   }
 }

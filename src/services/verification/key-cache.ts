@@ -1,0 +1,73 @@
+/**
+ * The verification cache: key snapshots by hash (lru-cache), so a verification of a known key reads
+ * no SQLite, and a bounded negative cache of unknown hashes, so a flood of made-up keys cannot reach
+ * the database on every request. Every mutation that touches a key, its roles, permissions,
+ * identity or API drops the affected entries synchronously, before it answers.
+ */
+import { LRUCache } from "lru-cache";
+import type { KeySnapshot } from "./snapshot.ts";
+
+/** What mutations call; the verification cache implements it. */
+export interface KeyCacheInvalidator {
+  /** One key changed (update, delete, credits, its permissions or roles). */
+  keyChanged(keyId: string): void;
+  /** Something shared changed (a role, a permission, an identity, an API): drop everything. */
+  allChanged(): void;
+  /** A new key exists with this hash. */
+  keyCreated(hash: string): void;
+}
+
+const NEGATIVE_CACHE_SIZE = 100_000;
+
+export class KeyCache implements KeyCacheInvalidator {
+  private readonly byHash: LRUCache<string, KeySnapshot> | undefined;
+  private readonly hashByKeyId = new Map<string, string>();
+  private readonly unknown = new LRUCache<string, true>({ max: NEGATIVE_CACHE_SIZE });
+
+  /** `size` 0 turns caching of known keys off (every verification reads SQLite). */
+  constructor(size: number) {
+    this.byHash = size > 0
+      ? new LRUCache<string, KeySnapshot>({ max: size, dispose: (snap) => this.forgetId(snap) })
+      : undefined;
+  }
+
+  /** The cached snapshot, `null` when the hash is known not to exist, undefined when not cached. */
+  get(hash: string): KeySnapshot | null | undefined {
+    const snap = this.byHash?.get(hash);
+    if (snap) return snap;
+    return this.unknown.has(hash) ? null : undefined;
+  }
+
+  set(hash: string, snap: KeySnapshot | undefined): void {
+    if (!snap) {
+      this.unknown.set(hash, true);
+      return;
+    }
+    if (!this.byHash) return;
+    this.byHash.set(hash, snap);
+    this.hashByKeyId.set(snap.keyId, hash);
+  }
+
+  /** A hash remembered as unknown may now exist: forget that it was unknown. */
+  keyCreated(hash: string): void {
+    this.unknown.delete(hash);
+  }
+
+  keyChanged(keyId: string): void {
+    const hash = this.hashByKeyId.get(keyId);
+    if (hash !== undefined) this.byHash?.delete(hash);
+  }
+
+  allChanged(): void {
+    this.byHash?.clear();
+    this.hashByKeyId.clear();
+  }
+
+  get size(): number {
+    return this.byHash?.size ?? 0;
+  }
+
+  private forgetId(snap: KeySnapshot): void {
+    if (this.hashByKeyId.get(snap.keyId) !== undefined) this.hashByKeyId.delete(snap.keyId);
+  }
+}
