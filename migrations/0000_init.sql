@@ -201,13 +201,15 @@ CREATE TABLE `ratelimit_overrides` (
 CREATE UNIQUE INDEX `ratelimit_overrides_live_uq` ON `ratelimit_overrides` (`namespace_id`,`identifier`) WHERE "ratelimit_overrides"."deleted_at" is null;--> statement-breakpoint
 CREATE TABLE `ratelimit_windows` (
 	`counter` text NOT NULL,
-	`window_start_ms` integer NOT NULL,
 	`duration_ms` integer NOT NULL,
+	`window_start_ms` integer NOT NULL,
 	`count` integer NOT NULL,
-	PRIMARY KEY(`counter`, `window_start_ms`)
+	`previous_count` integer DEFAULT 0 NOT NULL,
+	`expires_ms` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`counter`, `duration_ms`)
 );
 --> statement-breakpoint
-CREATE INDEX `ratelimit_windows_end_idx` ON `ratelimit_windows` (`window_start_ms`);--> statement-breakpoint
+CREATE INDEX `ratelimit_windows_expires_idx` ON `ratelimit_windows` (`expires_ms`);--> statement-breakpoint
 CREATE TABLE `audit_logs` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,

@@ -14,11 +14,12 @@ export interface Storage {
 /** Opens (creating when missing) the database at `path`: WAL, synchronous=NORMAL, busy_timeout, foreign keys. */
 export function openStorage(path: string, opts: { readonly?: boolean } = {}): Storage {
   const sqlite = opts.readonly ? new Database(path, { readonly: true }) : new Database(path, { create: true, strict: true });
+  // First, so that another process opening the same file at the same moment waits instead of failing.
+  sqlite.run("PRAGMA busy_timeout = 5000");
   if (!opts.readonly) {
     sqlite.run("PRAGMA journal_mode = WAL");
     sqlite.run("PRAGMA synchronous = NORMAL");
   }
-  sqlite.run("PRAGMA busy_timeout = 5000");
   sqlite.run("PRAGMA foreign_keys = ON");
   const db = drizzle({ client: sqlite, schema });
   return {

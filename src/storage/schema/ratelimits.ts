@@ -46,12 +46,15 @@ export const ratelimitOverrides = sqliteTable("ratelimit_overrides", {
 ]);
 
 /**
- * Saved sliding-window counters, so limits survive a restart. `counter` identifies
- * (workspace, namespace, identifier, duration); a row holds one fixed window.
+ * Saved sliding-window counters, so limits survive a restart: one row per (counter, duration), the
+ * limiter's state as of its last flush. `counter` names (workspace, namespace, identifier);
+ * `expires_ms` = window start + 2 × duration, when neither count is weighed any more.
  */
 export const ratelimitWindows = sqliteTable("ratelimit_windows", {
   counter: text("counter").notNull(),
-  windowStartMs: integer("window_start_ms").notNull(),
   durationMs: integer("duration_ms").notNull(),
+  windowStartMs: integer("window_start_ms").notNull(),
   count: integer("count").notNull(),
-}, (t) => [primaryKey({ columns: [t.counter, t.windowStartMs] }), index("ratelimit_windows_end_idx").on(t.windowStartMs)]);
+  previousCount: integer("previous_count").notNull().default(0),
+  expiresMs: integer("expires_ms").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.counter, t.durationMs] }), index("ratelimit_windows_expires_idx").on(t.expiresMs)]);
