@@ -14,16 +14,19 @@ export const MASTER_KEY_FILE = "master.key";
 
 const SYSTEM_ACTOR = { type: "system" as const, id: "bootstrap", name: "first start" };
 
-/** Creates the default workspace and bootstrap root key when no workspace exists; returns where the key is, if created. */
+/**
+ * Creates the default workspace and bootstrap root key when no workspace exists (atomically, so a
+ * CLI command and `serve` racing on an empty data dir bootstrap once); returns where the key is, if created.
+ */
 export function bootstrapWorkspace(workspaces: WorkspaceService, dataDir: string, rootKey: string | undefined): { created: boolean; keyFile?: string } {
-  if (workspaces.list().length > 0) return { created: false };
-  workspaces.create({ name: "default" }, SYSTEM_ACTOR);
-  const key = workspaces.createRootKey({ workspace: "default", name: "bootstrap", permissions: [...ALL_GRANTS], ...(rootKey ? { value: rootKey } : {}) }, SYSTEM_ACTOR);
-  if (rootKey) return { created: true };
   const keyFile = join(dataDir, BOOTSTRAP_KEY_FILE);
-  writeFileSync(keyFile, key.key + "\n", { mode: 0o600 });
-  chmodSync(keyFile, 0o600);
-  return { created: true, keyFile };
+  const created = workspaces.bootstrapDefault({ permissions: [...ALL_GRANTS], ...(rootKey ? { value: rootKey } : {}) }, SYSTEM_ACTOR, (key) => {
+    if (rootKey) return;
+    writeFileSync(keyFile, key + "\n", { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+  });
+  if (!created) return { created: false };
+  return rootKey ? { created: true } : { created: true, keyFile };
 }
 
 /** The master key: from the configuration, else `<data dir>/master.key`, generated (0600) on first use. */

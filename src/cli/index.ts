@@ -6,7 +6,7 @@ import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type Config } from "../config.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
-import { buildServices, openDataDir } from "../boot.ts";
+import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
 import { systemClock } from "../lib/clock.ts";
 import type { Actor } from "../services/auth/index.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
@@ -40,11 +40,17 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 78 configuration error.`;
 
 const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
 
-/** Runs one command over the data dir's services, closing the database afterwards. */
+/**
+ * Runs one command over the data dir's services, closing the database afterwards. An empty data dir
+ * is bootstrapped first, as `serve` would, so `root-key create --workspace default` works before the
+ * first `serve` and a workspace created first does not suppress the bootstrap.
+ */
 function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
   const storage = openDataDir(config, logger);
   try {
-    return run(buildServices(storage, config, systemClock));
+    const services = buildServices(storage, config, systemClock);
+    bootstrapDataDir(services, config, logger);
+    return run(services);
   } finally {
     storage.close();
   }
@@ -56,11 +62,12 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       if (rest.length > 0) throw new UsageError("serve takes no arguments; configure it with TOLLGATE_* variables");
       return serveCommand(config, logger, io);
     case "migrate":
+      if (rest.length > 0) throw new UsageError("migrate takes no arguments");
       return migrateCommand(config, logger, io);
     case "workspace":
-      return withServices(config, logger, (s) => workspaceCommand(rest, s, CLI_ACTOR, io));
+      return withServices(config, logger, workspaceCommand(rest, CLI_ACTOR, io));
     case "root-key":
-      return withServices(config, logger, (s) => rootKeyCommand(rest, s, CLI_ACTOR, io));
+      return withServices(config, logger, rootKeyCommand(rest, CLI_ACTOR, io));
     case "backup":
       return backupCommand(rest, config, logger, io);
     default:

@@ -1,6 +1,6 @@
 /** `tollgate root-key create|list|revoke`. */
 import type { Services } from "../services/index.ts";
-import type { Actor } from "../services/auth/index.ts";
+import { ALL_GRANTS, isValidGrant, type Actor } from "../services/auth/index.ts";
 import { parse, requireString } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 
@@ -9,38 +9,63 @@ export const ROOT_KEY_HELP = `tollgate root-key create --workspace <id|name> --n
 tollgate root-key list --workspace <id|name>   one key a line: id, name, start, state, permissions
 tollgate root-key revoke <root key id>`;
 
-export function rootKeyCommand(args: string[], services: Services, actor: Actor, io: CliIo): number {
+/** `<resource>.<action>` pairs that exist; a typo in either would create a key that silently lacks the permission. */
+const KNOWN_ACTIONS = new Set(ALL_GRANTS.map((g) => g.replace(/\.[^.]+\./, ".")));
+
+function isKnownGrant(grant: string): boolean {
+  if (!isValidGrant(grant)) return false;
+  const [resource, , action] = grant.split(".");
+  return KNOWN_ACTIONS.has(`${resource === "apis" ? "api" : resource}.${action}`);
+}
+
+/**
+ * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
+ * returns the step that runs over the services.
+ */
+export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (services: Services) => number {
   const [sub, ...rest] = args;
   if (sub === "create") {
     const { values } = parse(rest, {
       workspace: { type: "string" }, name: { type: "string" }, permission: { type: "string", multiple: true }, expires: { type: "string" },
     });
+    const workspace = requireString(values, "workspace");
+    const name = requireString(values, "name");
     const permissions = (values.permission as string[] | undefined) ?? [];
     if (permissions.length === 0) throw new UsageError("at least one --permission is required");
+    const bad = permissions.filter((p) => !isKnownGrant(p));
+    if (bad.length > 0) throw new UsageError(`--permission must be <resource>.<id|*>.<action> with a known resource and action (e.g. api.*.create_api), got: ${bad.join(", ")}`);
     const expires = values.expires as string | undefined;
     if (expires !== undefined && !/^\d{1,15}$/.test(expires)) throw new UsageError("--expires must be Unix milliseconds");
-    const created = services.workspaces.createRootKey({
-      workspace: requireString(values, "workspace"), name: requireString(values, "name"), permissions,
-      ...(expires !== undefined ? { expiresAt: Number(expires) } : {}),
-    }, actor);
-    io.stdout(created.key);
-    return EXIT.ok;
+    // A past value is almost always seconds given for milliseconds; it would create a dead key.
+    if (expires !== undefined && Number(expires) <= Date.now()) throw new UsageError(`--expires ${expires} is in the past; it takes Unix milliseconds`);
+    return (services) => {
+      const created = services.workspaces.createRootKey({
+        workspace, name, permissions, ...(expires !== undefined ? { expiresAt: Number(expires) } : {}),
+      }, actor);
+      io.stdout(created.key);
+      return EXIT.ok;
+    };
   }
   if (sub === "list") {
     const { values } = parse(rest, { workspace: { type: "string" } });
-    for (const k of services.workspaces.listRootKeys(requireString(values, "workspace"))) {
-      const state = k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= Date.now() ? "expired" : "active";
-      io.stdout(`${k.id}\t${k.name}\t${k.start}…\t${state}\t${k.permissions.join(",")}`);
-    }
-    return EXIT.ok;
+    const workspace = requireString(values, "workspace");
+    return (services) => {
+      for (const k of services.workspaces.listRootKeys(workspace)) {
+        const state = k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= Date.now() ? "expired" : "active";
+        io.stdout(`${k.id}\t${k.name}\t${k.start}…\t${state}\t${k.permissions.join(",")}`);
+      }
+      return EXIT.ok;
+    };
   }
   if (sub === "revoke") {
     const { positionals } = parse(rest, {});
     const id = positionals[0];
     if (!id || positionals.length > 1) throw new UsageError("root-key revoke takes exactly one <root key id>");
-    services.workspaces.revokeRootKey(id, actor);
-    io.stdout(`revoked ${id}`);
-    return EXIT.ok;
+    return (services) => {
+      services.workspaces.revokeRootKey(id, actor);
+      io.stdout(`revoked ${id}`);
+      return EXIT.ok;
+    };
   }
   throw new UsageError(sub ? `unknown root-key command '${sub}'` : "root-key needs a command: create, list or revoke");
 }

@@ -8,18 +8,27 @@ export const WORKSPACE_HELP = `tollgate workspace create --name <name> [--analyt
 tollgate workspace list                                  one workspace a line: id, name, analytics
 tollgate workspace update <id|name> --analytics on|off`;
 
-export function workspaceCommand(args: string[], services: Services, actor: Actor, io: CliIo): number {
+/**
+ * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
+ * returns the step that runs over the services.
+ */
+export function workspaceCommand(args: string[], actor: Actor, io: CliIo): (services: Services) => number {
   const [sub, ...rest] = args;
   if (sub === "create") {
     const { values } = parse(rest, { name: { type: "string" }, analytics: { type: "boolean" } });
-    const ws = services.workspaces.create({ name: requireString(values, "name"), analyticsEnabled: values.analytics === true }, actor);
-    io.stdout(ws.id);
-    return EXIT.ok;
+    const name = requireString(values, "name");
+    return (services) => {
+      const ws = services.workspaces.create({ name, analyticsEnabled: values.analytics === true }, actor);
+      io.stdout(ws.id);
+      return EXIT.ok;
+    };
   }
   if (sub === "list") {
     parse(rest, {});
-    for (const ws of services.workspaces.list()) io.stdout(`${ws.id}\t${ws.name}\tanalytics=${ws.analyticsEnabled ? "on" : "off"}`);
-    return EXIT.ok;
+    return (services) => {
+      for (const ws of services.workspaces.list()) io.stdout(`${ws.id}\t${ws.name}\tanalytics=${ws.analyticsEnabled ? "on" : "off"}`);
+      return EXIT.ok;
+    };
   }
   if (sub === "update") {
     const { values, positionals } = parse(rest, { analytics: { type: "string" } });
@@ -27,9 +36,11 @@ export function workspaceCommand(args: string[], services: Services, actor: Acto
     if (!target || positionals.length > 1) throw new UsageError("workspace update takes exactly one <id|name>");
     const analytics = requireString(values, "analytics");
     if (analytics !== "on" && analytics !== "off") throw new UsageError("--analytics must be on or off");
-    const ws = services.workspaces.setAnalytics(target, analytics === "on", actor);
-    io.stdout(`${ws.id}\t${ws.name}\tanalytics=${analytics}`);
-    return EXIT.ok;
+    return (services) => {
+      const ws = services.workspaces.setAnalytics(target, analytics === "on", actor);
+      io.stdout(`${ws.id}\t${ws.name}\tanalytics=${analytics}`);
+      return EXIT.ok;
+    };
   }
   throw new UsageError(sub ? `unknown workspace command '${sub}'` : "workspace needs a command: create, list or update");
 }

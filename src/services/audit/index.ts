@@ -6,7 +6,7 @@
 import type { Db } from "../../storage/db.ts";
 import { auditLogs } from "../../storage/schema/index.ts";
 import { newId } from "../../lib/ids.ts";
-import type { Actor } from "../auth/principal.ts";
+import type { Actor } from "../auth/index.ts";
 
 export interface AuditResource {
   type: string;

@@ -1,11 +1,13 @@
 /**
- * Root-key authentication: `Authorization: Bearer <root key>` → Principal. Every request reads the
- * root key's row (an indexed lookup by hash) so a revocation made by the CLI in another process
- * takes effect on the very next request.
+ * Root-key authentication: `Authorization: Bearer <root key>` → Principal. Principals are cached by
+ * token so the hot paths do not read SQLite for them; the cache is dropped whenever root keys or
+ * workspaces change, here (`invalidate`, called by the workspace service) or in another process
+ * such as the CLI (seen through SQLite's `data_version`, checked on every request). Expiry is
+ * checked against the clock on every request.
  */
-import { eq } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
+import type { Statement } from "bun:sqlite";
 import type { Storage } from "../../storage/db.ts";
-import { rootKeys, workspaces } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
@@ -20,34 +22,80 @@ export interface RequestOrigin {
   userAgent?: string;
 }
 
+interface RootKeyRow {
+  id: string;
+  name: string;
+  workspace_id: string;
+  permissions: string;
+  enabled: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  workspace_enabled: number;
+}
+
+interface CachedRootKey {
+  row: RootKeyRow;
+  permissions: ReadonlySet<string>;
+}
+
+const PRINCIPAL_CACHE_SIZE = 10_000;
+
 export class RootKeyAuthenticator {
-  constructor(private readonly deps: { storage: Storage; clock: Clock }) {}
+  private readonly byToken = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
+  private readonly lookup: Statement<RootKeyRow, [string]>;
+  private readonly dataVersion: Statement<{ data_version: number }, []>;
+  private seenDataVersion = -1;
+
+  constructor(private readonly deps: { storage: Storage; clock: Clock }) {
+    this.lookup = deps.storage.sqlite.query<RootKeyRow, [string]>(
+      `SELECT rk.id, rk.name, rk.workspace_id, rk.permissions, rk.enabled, rk.expires_at, rk.revoked_at, w.enabled AS workspace_enabled
+       FROM root_keys rk JOIN workspaces w ON w.id = rk.workspace_id WHERE rk.hash = ?1`,
+    );
+    this.dataVersion = deps.storage.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
+  }
+
+  /** Root keys or workspaces changed in this process: forget every cached principal. */
+  invalidate(): void {
+    this.byToken.clear();
+  }
 
   /** 400 missing/malformed header, 401 unknown or revoked key, 403 disabled or expired key or workspace. */
   authenticate(authorization: string | null | undefined, origin: RequestOrigin = {}): Principal {
     const token = parseBearer(authorization);
-    const row = this.deps.storage.db
-      .select({
-        id: rootKeys.id, name: rootKeys.name, workspaceId: rootKeys.workspaceId, permissions: rootKeys.permissions,
-        enabled: rootKeys.enabled, expiresAt: rootKeys.expiresAt, revokedAt: rootKeys.revokedAt, workspaceEnabled: workspaces.enabled,
-      })
-      .from(rootKeys).innerJoin(workspaces, eq(workspaces.id, rootKeys.workspaceId))
-      .where(eq(rootKeys.hash, sha256Base64(token))).get();
-    if (!row || row.revokedAt !== null) {
-      throw new AppError("root_key_not_found", { detail: "The provided root key is invalid. We could not find the requested key." });
-    }
+    const cached = this.cached(token);
+    const row = cached.row;
+    if (row.revoked_at !== null) throw unknownRootKey();
     if (!row.enabled) throw new AppError("key_disabled", { detail: "The root key is disabled." });
-    if (row.expiresAt !== null && row.expiresAt <= this.deps.clock.now()) {
+    if (row.expires_at !== null && row.expires_at <= this.deps.clock.now()) {
       throw new AppError("forbidden", { detail: "The root key has expired." });
     }
-    if (!row.workspaceEnabled) throw new AppError("workspace_disabled", { detail: "The workspace of this root key is disabled." });
+    if (!row.workspace_enabled) throw new AppError("workspace_disabled", { detail: "The workspace of this root key is disabled." });
     return {
-      workspaceId: row.workspaceId,
+      workspaceId: row.workspace_id,
       rootKeyId: row.id,
-      permissions: normaliseGrants(row.permissions),
+      permissions: cached.permissions,
       actor: { type: "root_key", id: row.id, name: row.name, ...origin },
     };
   }
+
+  private cached(token: string): CachedRootKey {
+    const version = this.dataVersion.get()?.data_version ?? 0;
+    if (version !== this.seenDataVersion) {
+      this.seenDataVersion = version;
+      this.byToken.clear();
+    }
+    const hit = this.byToken.get(token);
+    if (hit) return hit;
+    const row = this.lookup.get(sha256Base64(token));
+    if (!row) throw unknownRootKey();
+    const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
+    this.byToken.set(token, entry);
+    return entry;
+  }
+}
+
+function unknownRootKey(): AppError {
+  return new AppError("root_key_not_found", { detail: "The provided root key is invalid. We could not find the requested key." });
 }
 
 function parseBearer(authorization: string | null | undefined): string {

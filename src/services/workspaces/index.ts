@@ -12,8 +12,7 @@ import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
-import type { Actor } from "../auth/principal.ts";
-import { isValidGrant } from "../auth/permissions.ts";
+import { isValidGrant, type Actor } from "../auth/index.ts";
 
 export interface WorkspaceRecord {
   id: string;
@@ -35,7 +34,14 @@ export interface RootKeyRecord {
 const ROOT_KEY_PREFIX = "tg_root";
 
 export class WorkspaceService {
-  constructor(private readonly deps: { storage: Storage; clock: Clock }) {}
+  /** `onChange` runs after every committed change, so cached root-key principals are dropped. */
+  constructor(private readonly deps: { storage: Storage; clock: Clock; onChange?: () => void }) {}
+
+  private write<T>(fn: () => T): T {
+    const result = inTransaction(this.deps.storage, fn);
+    this.deps.onChange?.();
+    return result;
+  }
 
   /** Creates a workspace; 409-style AppError when the name is taken. */
   create(input: { name: string; analyticsEnabled?: boolean }, actor: Actor): WorkspaceRecord {
@@ -44,7 +50,7 @@ export class WorkspaceService {
       throw new AppError("invalid_input", { detail: "A workspace name is 1 to 64 letters, digits, '_', '.' or '-'." });
     }
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.storage, () => {
+    return this.write(() => {
       if (this.findByIdOrName(name)) {
         throw new AppError("precondition_failed", { detail: `A workspace named '${name}' already exists.` });
       }
@@ -82,7 +88,7 @@ export class WorkspaceService {
 
   setAnalytics(idOrName: string, enabled: boolean, actor: Actor): WorkspaceRecord {
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.storage, () => {
+    return this.write(() => {
       const ws = this.get(idOrName);
       this.deps.storage.db.update(workspaces).set({ analyticsEnabled: enabled, updatedAt: now }).where(eq(workspaces.id, ws.id)).run();
       recordAudit(this.deps.storage.db, {
@@ -105,7 +111,7 @@ export class WorkspaceService {
     }
     const key = input.value ?? `${ROOT_KEY_PREFIX}_${randomKeyPart(24)}`;
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.storage, () => {
+    return this.write(() => {
       const ws = this.get(input.workspace);
       const id = newId("rk");
       this.deps.storage.db.insert(rootKeys).values({
@@ -120,6 +126,22 @@ export class WorkspaceService {
     });
   }
 
+  /**
+   * First start: when no workspace exists yet, creates `default` and a root key holding `permissions`
+   * (its value `value`, else generated) in one transaction, so two processes opening an empty data dir
+   * at once bootstrap exactly once. `keep` receives the key before the commit; if it throws, nothing
+   * is stored. Returns whether it bootstrapped.
+   */
+  bootstrapDefault(input: { permissions: string[]; value?: string }, actor: Actor, keep: (key: string) => void): boolean {
+    return this.write(() => {
+      if (this.deps.storage.db.select({ id: workspaces.id }).from(workspaces).limit(1).get()) return false;
+      this.create({ name: "default" }, actor);
+      const { key } = this.createRootKey({ workspace: "default", name: "bootstrap", ...input }, actor);
+      keep(key);
+      return true;
+    });
+  }
+
   listRootKeys(workspace: string): RootKeyRecord[] {
     const ws = this.get(workspace);
     return this.deps.storage.db
@@ -130,7 +152,7 @@ export class WorkspaceService {
   /** Revokes a root key by id; revoking twice is an error so scripts notice a typo. */
   revokeRootKey(id: string, actor: Actor): void {
     const now = this.deps.clock.now();
-    inTransaction(this.deps.storage, () => {
+    this.write(() => {
       const row = this.deps.storage.db.select().from(rootKeys).where(and(eq(rootKeys.id, id), isNull(rootKeys.revokedAt))).get();
       if (!row) throw new AppError("key_not_found", { detail: `No live root key has the id '${id}'.` });
       this.deps.storage.db.update(rootKeys).set({ revokedAt: now }).where(eq(rootKeys.id, id)).run();

@@ -1,0 +1,259 @@
+/**
+ * The dependency rules of ARCHITECTURE.md, checked from the source of every file under src/.
+ * Runtime imports come from Bun.Transpiler#scanImports; it drops type-only imports (`import type`,
+ * `export type … from`), so those are read from the import/export statements as well: a type
+ * import is a dependency too (a domain's type files are reached through its index.ts).
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { Glob } from "bun";
+
+const ROOT = resolve(import.meta.dir, "..");
+const SRC = join(ROOT, "src");
+
+interface SourceFile {
+  /** Path relative to src/, with forward slashes: `services/keys/create.ts`. */
+  path: string;
+  /** The code with comments removed. */
+  code: string;
+  /** Package specifiers (`elysia`, `drizzle-orm/sqlite-core`, `bun:sqlite`, `node:fs`). */
+  packages: string[];
+  /** Relative imports resolved against src/: `services/auth/index.ts`, or `../package.json` outside src. */
+  local: string[];
+  /** The subset of `local` that exists at run time (not type-only). */
+  runtimeLocal: string[];
+}
+
+function stripComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:\\])\/\/.*$/gm, "$1");
+}
+
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+/** `import … from "x"`, `import type … from "x"`, `export … from "x"` (type-only ones too), and `import("x")` types. */
+const STATEMENT_FROM = /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
+const IMPORT_TYPE_EXPR = /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+
+function runtimeSpecifiersOf(code: string): string[] {
+  return [...new Set(transpiler.scanImports(code).map((i) => i.path))];
+}
+
+/** Runtime imports from the transpiler (on the raw source), plus type-only ones from the statements (comments removed). */
+function specifiersOf(raw: string): string[] {
+  const code = stripComments(raw);
+  const found = new Set(runtimeSpecifiersOf(raw));
+  for (const m of code.matchAll(STATEMENT_FROM)) found.add(m[1]!);
+  for (const m of code.matchAll(IMPORT_TYPE_EXPR)) found.add(m[1]!);
+  return [...found];
+}
+
+function loadSources(): SourceFile[] {
+  const files: SourceFile[] = [];
+  for (const path of new Glob("**/*.{ts,tsx,mts,cts,js,mjs}").scanSync({ cwd: SRC })) {
+    const raw = readFileSync(join(SRC, path), "utf8");
+    const code = stripComments(raw);
+    const specifiers = specifiersOf(raw);
+    const resolveLocal = (specs: string[]) => specs
+      .filter((s) => s.startsWith("."))
+      .map((s) => relative(SRC, resolve(SRC, dirname(path), s)).split("\\").join("/"));
+    files.push({
+      path: path.split("\\").join("/"),
+      code,
+      packages: specifiers.filter((s) => !s.startsWith(".")),
+      local: resolveLocal(specifiers),
+      runtimeLocal: resolveLocal(runtimeSpecifiersOf(raw)),
+    });
+  }
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+const sources = loadSources();
+
+/** Passes when `offences` is empty; otherwise fails with the rule and one offence a line. */
+function expectNone(rule: string, offences: string[]): void {
+  if (offences.length > 0) throw new Error(`${rule}\n  ${offences.join("\n  ")}`);
+  expect(offences).toEqual([]);
+}
+
+const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
+const isFile = (file: string) => (path: string) => path === file;
+const anyOf = (...tests: Array<(path: string) => boolean>) => (path: string) => tests.some((t) => t(path));
+
+/** `file → import` for every package import matching `pkg` from a file not allowed by `allowed`. */
+function packageOffences(pkg: (specifier: string) => boolean, allowed: (path: string) => boolean): string[] {
+  return sources.flatMap((f) => (allowed(f.path) ? [] : f.packages.filter(pkg).map((p) => `src/${f.path} → ${p}`)));
+}
+
+/** `file → import` for every local import of a file matching `from` that matches `to`. */
+function localOffences(from: (path: string) => boolean, to: (target: string, importer: string) => boolean): string[] {
+  return sources.flatMap((f) => (from(f.path) ? f.local.filter((t) => to(t, f.path)).map((t) => `src/${f.path} → ${t.startsWith("..") ? t.slice(3) : `src/${t}`}`) : []));
+}
+
+describe("the source scan itself", () => {
+  test("finds the files and sees type-only imports as well as runtime ones", () => {
+    expect(sources.length).toBeGreaterThan(20);
+    expect(sources.map((f) => f.path)).toContain("main.ts");
+    expect(specifiersOf(`import type { A } from "./a.ts";\nimport { type B } from "./b.ts";\nexport type { C } from "./c.ts";\nimport "./d.ts";\nlet e: import("./e.ts").E;`).sort())
+      .toEqual(["./a.ts", "./b.ts", "./c.ts", "./d.ts", "./e.ts"]);
+  });
+});
+
+describe("dependency rules (ARCHITECTURE.md)", () => {
+  test("only src/routes/**, src/http/** and src/app.ts import elysia or @elysiajs/*", () => {
+    expectNone(
+      "These files import elysia outside routes/, http/ and app.ts:",
+      packageOffences((p) => p === "elysia" || p.startsWith("elysia/") || p.startsWith("@elysiajs/"), anyOf(under("routes"), under("http"), isFile("app.ts"))),
+    );
+  });
+
+  test("only src/storage/** and src/services/** import drizzle-orm* or bun:sqlite", () => {
+    expectNone(
+      "These files import drizzle or bun:sqlite outside storage/ and services/ (boot.ts and cli/ use storage through its functions):",
+      packageOffences((p) => p === "drizzle-orm" || p.startsWith("drizzle-orm/") || p === "bun:sqlite", anyOf(under("storage"), under("services"))),
+    );
+  });
+
+  test("routes, http and app.ts reach storage only through services", () => {
+    expectNone(
+      "These files of the HTTP layer import src/storage directly:",
+      localOffences(anyOf(under("routes"), under("http"), isFile("app.ts")), under("storage")),
+    );
+  });
+
+  test("only src/jobs/scheduler.ts imports croner", () => {
+    expectNone(
+      "These files import croner:",
+      packageOffences((p) => p === "croner" || p.startsWith("croner/"), isFile("jobs/scheduler.ts")),
+    );
+  });
+
+  test("only src/main.ts reads process.env / process.argv or calls process.exit", () => {
+    const pattern = /\bprocess\s*\.\s*(?:env|argv|exit)\b|\bBun\s*\.\s*(?:env|argv)\b|\bimport\.meta\.env\b/g;
+    const offences = sources
+      .filter((f) => f.path !== "main.ts")
+      .flatMap((f) => [...new Set([...f.code.matchAll(pattern)].map((m) => m[0].replace(/\s+/g, "")))].map((m) => `src/${f.path}: ${m}`));
+    expectNone("These files read the environment or argv, or exit, which only main.ts may do:", offences);
+  });
+
+  test("src/errors/** imports nothing of ours but errors/", () => {
+    expectNone(
+      "errors/ is a leaf, but these imports leave it:",
+      localOffences(under("errors"), (t) => !under("errors")(t)),
+    );
+  });
+
+  test("src/lib/** imports nothing of ours but lib/", () => {
+    expectNone(
+      "lib/ is a leaf, but these imports leave it:",
+      localOffences(under("lib"), (t) => !under("lib")(t)),
+    );
+  });
+
+  test("services never import routes, http, app.ts or anything above them (boot, bootstrap, cli, jobs, main)", () => {
+    const above = anyOf(under("routes"), under("http"), isFile("app.ts"), isFile("boot.ts"), isFile("bootstrap.ts"), under("cli"), under("jobs"), isFile("main.ts"));
+    expectNone("These service files import a layer above services:", localOffences(under("services"), above));
+  });
+
+  test("storage imports nothing from services, routes, http or anything above them", () => {
+    const allowed = anyOf(under("storage"), under("lib"), under("errors"), (t) => t.startsWith("../"));
+    expectNone("These storage files import outside storage/, lib/, errors/ (and the migrations):", localOffences(under("storage"), (t) => !allowed(t)));
+  });
+
+  test("a service domain uses another domain only through its index.ts (type imports too)", () => {
+    const domainOf = (path: string) => /^services\/([^/]+)\/[^/]+/.exec(path)?.[1];
+    expectNone(
+      "These files reach into another domain instead of going through its index.ts:",
+      localOffences(under("services"), (target, importer) => {
+        const to = domainOf(target);
+        return to !== undefined && to !== domainOf(importer) && target !== `services/${to}/index.ts`;
+      }),
+    );
+  });
+
+  test("code outside services uses a domain only through its index.ts (or services/index.ts)", () => {
+    expectNone(
+      "These files reach into a service domain instead of going through its index.ts:",
+      localOffences((p) => !under("services")(p), (target) => /^services\/[^/]+\//.test(target) && !/^services\/[^/]+\/index\.ts$/.test(target)),
+    );
+  });
+
+  test("no import cycles among src files at run time", () => {
+    const graph = new Map(sources.map((f) => [f.path, f.runtimeLocal.filter((t) => !t.startsWith("../"))]));
+    expectNone("These runtime import cycles exist:", findCycles(graph).map((cycle) => showCycle(cycle, graph)));
+  });
+
+  test("no import cycles among src files, counting type-only imports (two domains that need each other's types are one domain)", () => {
+    const graph = new Map(sources.map((f) => [f.path, f.local.filter((t) => !t.startsWith("../"))]));
+    const runtime = new Map(sources.map((f) => [f.path, f.runtimeLocal]));
+    expectNone("These import cycles exist ('type→' marks a type-only import):", findCycles(graph).map((cycle) => showCycle(cycle, runtime)));
+  });
+});
+
+/** `src/a.ts → src/b.ts type→ src/c.ts → src/a.ts`; an edge missing from `runtime` is type-only. */
+function showCycle(cycle: string[], runtime: Map<string, string[]>): string {
+  return cycle.map((p, i) => (i === 0 ? `src/${p}` : `${runtime.get(cycle[i - 1]!)?.includes(p) ? "→" : "type→"} src/${p}`)).join(" ");
+}
+
+/** One cycle per strongly connected component of more than one file (or a file importing itself). */
+function findCycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  let next = 0;
+
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) components.push(component);
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+
+  // Show each component as one concrete cycle: a shortest path from its first file back to itself.
+  return components.map((component) => {
+    const members = new Set(component);
+    const start = [...members].sort()[0]!;
+    const previous = new Map<string, string>();
+    const queue = [start];
+    const seen = new Set([start]);
+    while (queue.length > 0) {
+      const v = queue.shift()!;
+      for (const w of graph.get(v) ?? []) {
+        if (!members.has(w)) continue;
+        if (w === start) {
+          const path = [v];
+          while (path[0] !== start) path.unshift(previous.get(path[0]!)!);
+          return [...path, start];
+        }
+        if (!seen.has(w)) {
+          seen.add(w);
+          previous.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    return [...component, component[0]!];
+  });
+}

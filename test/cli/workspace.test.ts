@@ -1,0 +1,92 @@
+/** `tollgate workspace create|list|update` as a child process, over one data dir for this file. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { runCli, tempDataDir } from "../support/cli.ts";
+
+let data: ReturnType<typeof tempDataDir>;
+beforeAll(() => { data = tempDataDir(); });
+afterAll(() => data.cleanup());
+
+const run = (...args: string[]) => runCli(["workspace", ...args], { dataDir: data.dir });
+
+/** `workspace list` as rows: [id, name, analytics=on|off]. */
+async function listRows(): Promise<string[][]> {
+  const r = await run("list");
+  expect(r.code).toBe(0);
+  return r.stdout.trim().split("\n").map((line) => line.split("\t"));
+}
+
+let acmeId = "";
+
+describe("workspace create", () => {
+  test("prints only the new workspace id on stdout", async () => {
+    const r = await run("create", "--name", "acme");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ws_[1-9A-HJ-NP-Za-km-z]+\n$/);
+    acmeId = r.stdout.trim();
+  });
+
+  test("a name that exists (compared case-insensitively) exits 1 with a message", async () => {
+    const r = await run("create", "--name", "ACME");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("already exists");
+  });
+
+  test("--analytics creates the workspace with analytics on", async () => {
+    const r = await run("create", "--name", "beta", "--analytics");
+    expect(r.code).toBe(0);
+    expect((await listRows()).find((row) => row[1] === "beta")).toEqual([r.stdout.trim(), "beta", "analytics=on"]);
+  });
+
+  test("an invalid name exits non-zero with a message and creates nothing", async () => {
+    const r = await run("create", "--name", "has spaces");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("workspace name");
+    expect((await listRows()).map((row) => row[1])).not.toContain("has spaces");
+  });
+
+  test("--name is required (usage error)", async () => {
+    const r = await run("create", "--analytics");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--name is required");
+  });
+});
+
+describe("workspace list", () => {
+  test("shows every workspace, one a line: id, name, analytics (default bootstrapped on first use)", async () => {
+    const rows = await listRows();
+    expect(rows.find((row) => row[1] === "acme")).toEqual([acmeId, "acme", "analytics=off"]);
+    expect(rows.map((row) => row[1])).toEqual(["default", "acme", "beta"]);
+  });
+});
+
+describe("workspace update", () => {
+  test("--analytics on by name, then off by id", async () => {
+    const on = await run("update", "acme", "--analytics", "on");
+    expect(on.code).toBe(0);
+    expect(on.stdout).toBe(`${acmeId}\tacme\tanalytics=on\n`);
+    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("analytics=on");
+
+    const off = await run("update", acmeId, "--analytics", "off");
+    expect(off.code).toBe(0);
+    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("analytics=off");
+  });
+
+  test.each([
+    [["update", "acme", "--analytics", "yes"], "--analytics must be on or off"],
+    [["update", "acme"], "--analytics is required"],
+    [["update", "--analytics", "on"], "exactly one <id|name>"],
+    [["update", "acme", "beta", "--analytics", "on"], "exactly one <id|name>"],
+  ])("%p is a usage error (exit 2)", async (args, message) => {
+    const r = await run(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  test("an unknown workspace exits 1 and names it", async () => {
+    const r = await run("update", "nope", "--analytics", "on");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("'nope'");
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, CONFIG_VARIABLES, loadConfig } from "../src/config.ts";
+
+/** The ConfigError that `env` produces (fails the test when there is none). */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).problems;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+const MASTER_KEY_32 = Buffer.alloc(32, 7).toString("base64");
+
+describe("defaults", () => {
+  test("an empty environment gives the documented default for every variable", () => {
+    expect(loadConfig({})).toEqual({
+      dataDir: "./data",
+      host: "127.0.0.1",
+      port: 8080,
+      rootKey: undefined,
+      masterKey: undefined,
+      docsUrl: undefined,
+      logLevel: "info",
+      ratelimitFlushMs: 1000,
+      auditRetentionDays: 90,
+      keyCacheSize: 200_000,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  test("empty strings count as unset", () => {
+    const env = Object.fromEntries(CONFIG_VARIABLES.map(([name]) => [name, ""]));
+    expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+
+  test("variables that are not TOLLGATE_* are ignored", () => {
+    expect(loadConfig({ PORT: "x", HOME: "/root" })).toEqual(loadConfig({}));
+  });
+
+  test("CONFIG_VARIABLES lists every variable loadConfig reads", () => {
+    expect(CONFIG_VARIABLES.map(([name]) => name).sort()).toEqual([
+      "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
+      "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
+      "TOLLGATE_SHUTDOWN_TIMEOUT_MS",
+    ]);
+  });
+});
+
+describe("valid values", () => {
+  test("every variable is read", () => {
+    const config = loadConfig({
+      TOLLGATE_DATA_DIR: "/var/lib/tollgate",
+      TOLLGATE_HOST: "::1",
+      TOLLGATE_PORT: "9090",
+      TOLLGATE_ROOT_KEY: "tg_root_0123456789abcdef",
+      TOLLGATE_MASTER_KEY: MASTER_KEY_32,
+      TOLLGATE_DOCS_URL: "https://docs.example.com/",
+      TOLLGATE_LOG_LEVEL: "debug",
+      TOLLGATE_RATELIMIT_FLUSH_MS: "250",
+      TOLLGATE_AUDIT_RETENTION_DAYS: "30",
+      TOLLGATE_KEY_CACHE_SIZE: "0",
+      TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
+    });
+    expect(config).toEqual({
+      dataDir: "/var/lib/tollgate",
+      host: "::1",
+      port: 9090,
+      rootKey: "tg_root_0123456789abcdef",
+      masterKey: new Uint8Array(Buffer.alloc(32, 7)),
+      docsUrl: "https://docs.example.com",
+      logLevel: "debug",
+      ratelimitFlushMs: 250,
+      auditRetentionDays: 30,
+      keyCacheSize: 0,
+      shutdownTimeoutMs: 0,
+    });
+  });
+
+  test("port 0 (any free port) and the bounds 65535 are allowed", () => {
+    expect(loadConfig({ TOLLGATE_PORT: "0" }).port).toBe(0);
+    expect(loadConfig({ TOLLGATE_PORT: "65535" }).port).toBe(65535);
+  });
+
+  test.each(["debug", "info", "warn", "error"])("log level %s", (level) => {
+    expect(loadConfig({ TOLLGATE_LOG_LEVEL: level }).logLevel).toBe(level as "debug");
+  });
+
+  test("the master key is the 32 decoded bytes", () => {
+    const bytes = new Uint8Array(32).map((_, i) => i);
+    expect(loadConfig({ TOLLGATE_MASTER_KEY: Buffer.from(bytes).toString("base64") }).masterKey).toEqual(bytes);
+  });
+});
+
+describe("each bad value is named in the problems", () => {
+  const cases: Array<[string, string]> = [
+    ["TOLLGATE_PORT", "http"],
+    ["TOLLGATE_PORT", "-1"],
+    ["TOLLGATE_PORT", "65536"],
+    ["TOLLGATE_PORT", "80.5"],
+    ["TOLLGATE_ROOT_KEY", "short"],
+    ["TOLLGATE_ROOT_KEY", "has white space in it, sadly"],
+    ["TOLLGATE_ROOT_KEY", "513 characters".padEnd(513, "x")],
+    ["TOLLGATE_MASTER_KEY", "not base64 at all!"],
+    ["TOLLGATE_DOCS_URL", "not a url"],
+    ["TOLLGATE_DOCS_URL", "ftp://docs.example.com"],
+    ["TOLLGATE_LOG_LEVEL", "verbose"],
+    ["TOLLGATE_LOG_LEVEL", "INFO"],
+    ["TOLLGATE_RATELIMIT_FLUSH_MS", "10"],
+    ["TOLLGATE_RATELIMIT_FLUSH_MS", "1s"],
+    ["TOLLGATE_AUDIT_RETENTION_DAYS", "0"],
+    ["TOLLGATE_AUDIT_RETENTION_DAYS", "36501"],
+    ["TOLLGATE_KEY_CACHE_SIZE", "-5"],
+    ["TOLLGATE_KEY_CACHE_SIZE", "10000001"],
+    ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "600001"],
+    ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "soon"],
+  ];
+  test.each(cases.map(([name, value]) => [name, value.length > 40 ? `${value.slice(0, 14)}…` : value, value]))("%s=%s", (name, _, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+  });
+
+  test("the message of the error lists the problem too", () => {
+    expect(() => loadConfig({ TOLLGATE_PORT: "http" })).toThrow(/TOLLGATE_PORT/);
+  });
+});
+
+describe("TOLLGATE_MASTER_KEY must be base64 of exactly 32 bytes", () => {
+  test.each([
+    ["31 bytes", Buffer.alloc(31, 1).toString("base64")],
+    ["33 bytes", Buffer.alloc(33, 1).toString("base64")],
+    ["64 hex characters (32 bytes as hex)", Buffer.alloc(32, 1).toString("hex")],
+    ["base64url alphabet", Buffer.alloc(32, 0xfb).toString("base64url")],
+    ["padding in the middle", "AAAA=AAA" + "A".repeat(36)],
+  ])("rejects %s", (_, value) => {
+    expect(problemsOf({ TOLLGATE_MASTER_KEY: value })).toEqual([expect.stringContaining("TOLLGATE_MASTER_KEY")]);
+  });
+
+  test("the problems do not echo secret values (master key, root key)", () => {
+    const master = Buffer.alloc(31, 9).toString("base64");
+    const root = "secret with spaces";
+    const problems = problemsOf({ TOLLGATE_MASTER_KEY: master, TOLLGATE_ROOT_KEY: root });
+    expect(problems).toHaveLength(2);
+    expect(problems.join("\n")).not.toContain(master);
+    expect(problems.join("\n")).not.toContain(root);
+  });
+
+  test("surrounding white space (a trailing newline from a file) is tolerated", () => {
+    expect(loadConfig({ TOLLGATE_MASTER_KEY: `${MASTER_KEY_32}\n` }).masterKey).toEqual(new Uint8Array(Buffer.alloc(32, 7)));
+  });
+});
+
+describe("several problems at once", () => {
+  test("every bad variable is reported in one ConfigError, in a stable order", () => {
+    const problems = problemsOf({
+      TOLLGATE_PORT: "eighty",
+      TOLLGATE_ROOT_KEY: "short",
+      TOLLGATE_MASTER_KEY: "abc",
+      TOLLGATE_DOCS_URL: "nope",
+      TOLLGATE_LOG_LEVEL: "loud",
+      TOLLGATE_RATELIMIT_FLUSH_MS: "1",
+      TOLLGATE_AUDIT_RETENTION_DAYS: "0",
+      TOLLGATE_KEY_CACHE_SIZE: "many",
+      TOLLGATE_SHUTDOWN_TIMEOUT_MS: "-1",
+    });
+    expect(problems).toHaveLength(9);
+    const names = ["TOLLGATE_PORT", "TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY", "TOLLGATE_DOCS_URL", "TOLLGATE_LOG_LEVEL",
+      "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_KEY_CACHE_SIZE", "TOLLGATE_SHUTDOWN_TIMEOUT_MS"];
+    names.forEach((name, i) => expect(problems[i]).toContain(name));
+  });
+
+  test("good variables next to bad ones are not reported", () => {
+    const problems = problemsOf({ TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "warn", TOLLGATE_MASTER_KEY: "abc", TOLLGATE_KEY_CACHE_SIZE: "x" });
+    expect(problems).toHaveLength(2);
+    expect(problems.join("\n")).not.toContain("TOLLGATE_PORT");
+    expect(problems.join("\n")).not.toContain("TOLLGATE_LOG_LEVEL");
+  });
+});

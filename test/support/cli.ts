@@ -1,0 +1,186 @@
+/**
+ * The real CLI as a child process: `bun run src/main.ts <args>` against a temp data dir, port 0.
+ * runCli() waits for the exit (bounded); startServe() waits for the `tollgate listening` log line,
+ * reading stderr as it arrives, and stop() sends SIGTERM to the child's PID. Nothing here sleeps:
+ * every wait is for an event, raced against a deadline.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+/** The project root (where package.json and src/main.ts are). */
+export const ROOT = resolve(import.meta.dir, "../..");
+
+const RUN_TIMEOUT_MS = 15_000;
+const START_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh temp data dir (not created inside: tollgate creates it) and its removal. */
+export function tempDataDir(): { dir: string; parent: string; cleanup(): void } {
+  const parent = mkdtempSync(join(tmpdir(), "tollgate-cli-"));
+  return { dir: join(parent, "data"), parent, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
+}
+
+/** The child's environment: ours without any TOLLGATE_* of the caller, then the data dir, port 0 and `env`. */
+function childEnv(dataDir: string, env: Record<string, string>): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOLLGATE_")) base[k] = v;
+  return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
+}
+
+function spawnTollgate(args: string[], dataDir: string, env: Record<string, string>): Subprocess<"ignore", "pipe", "pipe"> {
+  return Bun.spawn(["bun", "run", "src/main.ts", ...args], {
+    cwd: ROOT,
+    env: childEnv(dataDir, env),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+/** Rejects after `ms` with `message`; the timer is cleared when `p` settles. */
+async function withDeadline<T>(p: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message())), ms);
+  });
+  try {
+    return await Promise.race([p, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function killIfRunning(proc: Subprocess): void {
+  if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid, "SIGKILL");
+}
+
+/** Runs one CLI command to completion (killed by PID if it outlives the deadline). */
+export async function runCli(args: string[], opts: { dataDir: string; env?: Record<string, string> }): Promise<CliResult> {
+  const proc = spawnTollgate(args, opts.dataDir, opts.env ?? {});
+  try {
+    const [stdout, stderr, code] = await withDeadline(
+      Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]),
+      RUN_TIMEOUT_MS,
+      () => `tollgate ${args.join(" ")} did not exit within ${RUN_TIMEOUT_MS} ms`,
+    );
+    return { code, stdout, stderr };
+  } finally {
+    killIfRunning(proc);
+  }
+}
+
+/** Collects a stream's text as it arrives; `waitFor` resolves on the first line that matches. */
+class StreamText {
+  text = "";
+  private waiters: Array<{ test: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  readonly done: Promise<void>;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.done = this.pump(stream);
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let partial = "";
+    for await (const chunk of stream) {
+      const piece = decoder.decode(chunk, { stream: true });
+      this.text += piece;
+      partial += piece;
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) this.offer(line);
+    }
+    if (partial) this.offer(partial);
+  }
+
+  private offer(line: string): void {
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.test(line)) return true;
+      w.resolve(line);
+      return false;
+    });
+  }
+
+  waitFor(test: (line: string) => boolean): Promise<string> {
+    const seen = this.text.split("\n").find(test);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ test, resolve }));
+  }
+}
+
+export interface Served {
+  url: string;
+  pid: number;
+  /** Everything the child wrote so far. */
+  stdout(): string;
+  stderr(): string;
+  /** POSTs JSON with `Authorization: Bearer <key>`. */
+  post(path: string, body: unknown, key: string): Promise<{ status: number; body: any }>;
+  /** SIGTERM to the child's PID; resolves with its exit code once it exited and its output is read. */
+  stop(): Promise<number>;
+  /** For finally/afterAll: SIGKILL by PID if it still runs. */
+  kill(): void;
+}
+
+/** Starts `tollgate serve` and resolves once its `tollgate listening` line is on stderr. */
+export async function startServe(opts: { dataDir: string; env?: Record<string, string> }): Promise<Served> {
+  const proc = spawnTollgate(["serve"], opts.dataDir, opts.env ?? {});
+  const out = new StreamText(proc.stdout);
+  const err = new StreamText(proc.stderr);
+  const kill = () => killIfRunning(proc);
+  const exitedEarly = proc.exited.then((code) => {
+    throw new Error(`serve exited with ${code} before listening:\n${err.text}`);
+  });
+  exitedEarly.catch(() => {}); // only the race below cares; a later exit is not an error
+  try {
+    const line = await withDeadline(
+      Promise.race([err.waitFor((l) => l.includes("tollgate listening")), exitedEarly]),
+      START_TIMEOUT_MS,
+      () => `serve did not log 'tollgate listening' within ${START_TIMEOUT_MS} ms:\n${err.text}`,
+    );
+    const url = (JSON.parse(line) as { url: string }).url;
+    return {
+      url,
+      pid: proc.pid,
+      stdout: () => out.text,
+      stderr: () => err.text,
+      async post(path, body, key) {
+        const res = await fetch(url + path, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+          body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Leave non-JSON bodies as text so a failing assertion shows them.
+        }
+        return { status: res.status, body: parsed };
+      },
+      async stop() {
+        if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid, "SIGTERM");
+        try {
+          const [code] = await withDeadline(Promise.all([proc.exited, out.done, err.done]), STOP_TIMEOUT_MS,
+            () => `serve did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM:\n${err.text}`);
+          return code;
+        } finally {
+          kill();
+        }
+      },
+      kill,
+    };
+  } catch (e) {
+    kill();
+    throw e;
+  }
+}
