@@ -2,36 +2,16 @@
  * Permissions and roles of end-user keys. Permission names and slugs, and role names, are unique
  * per workspace compared case-insensitively. Permissions named on a key that do not exist yet are
  * created on the fly (name = slug); roles must exist before they are assigned.
- * The helpers here take a Db and run inside the caller's transaction.
+ * The helpers here take a Db and run inside the caller's transaction; RbacService (service.ts) is
+ * the permissions.* API.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
 import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
-import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 
-/** Ids of the permissions with these slugs, creating the missing ones. Order follows `slugs`. */
-export function ensurePermissions(db: Db, workspaceId: string, slugs: readonly string[], nowMs: number): string[] {
-  const unique = [...new Set(slugs)];
-  if (unique.length === 0) return [];
-  const existing = db.select({ id: permissions.id, slug: permissions.slug }).from(permissions)
-    .where(and(eq(permissions.workspaceId, workspaceId), inArray(permissions.slug, unique))).all();
-  const bySlug = new Map(existing.map((p) => [p.slug, p.id]));
-  for (const slug of unique) {
-    if (bySlug.has(slug)) continue;
-    // A name differing only in case from an existing permission would break the unique index: reuse it.
-    const sameName = db.select({ id: permissions.id }).from(permissions)
-      .where(and(eq(permissions.workspaceId, workspaceId), sql`(lower(${permissions.slug}) = lower(${slug}) or lower(${permissions.name}) = lower(${slug}))`)).get();
-    if (sameName) {
-      bySlug.set(slug, sameName.id);
-      continue;
-    }
-    const id = newId("perm");
-    db.insert(permissions).values({ id, workspaceId, name: slug, slug, description: `Auto-created permission: ${slug}`, createdAt: nowMs }).run();
-    bySlug.set(slug, id);
-  }
-  return unique.map((s) => bySlug.get(s) as string);
-}
+export { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
+export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps } from "./service.ts";
 
 /** Ids of the roles with these names (case-insensitive); 404 `role_not_found` for the first missing one. */
 export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {

@@ -1,0 +1,15 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { Description, PermissionSlug } from "./schemas.ts";
+
+export const createPermissionRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/permissions.createPermission", ({ body, request }) => ok(deps.services.rbac.createPermission(deps.principal(request), body)), {
+    body: strictObject({
+      name: t.String({ minLength: 1, maxLength: 512, description: "Unique name in the workspace (case-insensitive)" }),
+      slug: PermissionSlug,
+      description: t.Optional(Description),
+    }),
+    detail: { summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`." },
+  });

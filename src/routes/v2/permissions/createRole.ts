@@ -1,0 +1,19 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { Description, PermissionSlug } from "./schemas.ts";
+
+export const createRoleRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/permissions.createRole", ({ body, request }) => ok(deps.services.rbac.createRole(deps.principal(request), body)), {
+    body: strictObject({
+      name: t.String({ minLength: 1, maxLength: 128, description: "Unique name in the workspace (case-insensitive)" }),
+      description: t.Optional(Description),
+      permissions: t.Optional(t.Array(PermissionSlug, { description: "Permission slugs to attach; missing ones are created" })),
+    }),
+    detail: {
+      summary: "Create a role",
+      tags: ["permissions"],
+      description: "409 when the name exists (case-insensitive). Needs `rbac.*.create_role`; with `permissions` also `add_permission_to_role`, and `create_permission` when one does not exist yet.",
+    },
+  });

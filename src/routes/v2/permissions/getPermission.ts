@@ -1,0 +1,11 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { PermissionRef } from "./schemas.ts";
+
+export const getPermissionRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/permissions.getPermission", ({ body, request }) => ok(deps.services.rbac.getPermission(deps.principal(request), body)), {
+    body: strictObject({ permission: PermissionRef }),
+    detail: { summary: "Get a permission", tags: ["permissions"], description: "By id or slug. Needs `rbac.*.read_permission`." },
+  });

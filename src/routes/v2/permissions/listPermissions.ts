@@ -1,0 +1,15 @@
+import { Elysia } from "elysia";
+import { okPage } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { listBody } from "./schemas.ts";
+
+export const listPermissionsRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/permissions.listPermissions", ({ body, request }) => {
+    const principal = deps.principal(request);
+    const page = deps.services.rbac.listPermissions(principal, body);
+    return okPage(page.items, page.cursor);
+  }, {
+    body: strictObject(listBody("id, name, slug or description")),
+    detail: { summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`." },
+  });

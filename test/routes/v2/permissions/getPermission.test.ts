@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type Harness } from "../../../support/harness.ts";
+import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { createPermission, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
+
+let h: Harness;
+let permissionId: string;
+beforeAll(async () => {
+  h = await startHarness();
+  permissionId = await createPermission(h, "documents.read", { name: "Read documents", description: "Read any document" });
+});
+afterAll(async () => { await h.stop(); });
+
+const get = (body: unknown, key?: string) => h.post("/v2/permissions.getPermission", body, key === undefined ? {} : { key });
+const NOT_FOUND_DETAIL = "The requested permission does not exist.";
+
+describe("200", () => {
+  test("by id: exactly {id, name, slug, description}", async () => {
+    const res = await get({ permission: permissionId });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      meta: { requestId: REQUEST_ID },
+      data: { id: permissionId, name: "Read documents", slug: "documents.read", description: "Read any document" },
+    });
+  });
+
+  test("by slug, ignoring case", async () => {
+    expect((await get({ permission: "documents.read" })).body.data.id).toBe(permissionId);
+    expect((await get({ permission: "Documents.READ" })).body.data.id).toBe(permissionId);
+  });
+
+  test("a permission without description leaves the field out", async () => {
+    const id = await createPermission(h, "bare");
+    const res = await get({ permission: id });
+    expect(res.body.data).toEqual({ id, name: "bare", slug: "bare" });
+    expect("description" in res.body.data).toBe(false);
+  });
+
+  test("`rbac.*.read_permission` alone is enough", async () => {
+    expect((await get({ permission: permissionId }, h.rootKeyWith(["rbac.*.read_permission"]))).status).toBe(200);
+  });
+});
+
+describe("400", () => {
+  test("permission missing", async () => {
+    expectInvalid(h, await get({}), "body.permission");
+  });
+
+  test("empty permission", async () => {
+    expectInvalid(h, await get({ permission: "" }), "body.permission");
+  });
+
+  test("permission with characters outside the slug pattern", async () => {
+    expectInvalid(h, await get({ permission: "a b" }), "body.permission");
+  });
+
+  test("permission longer than 128", async () => {
+    expectInvalid(h, await get({ permission: "p".repeat(129) }), "body.permission");
+  });
+
+  test("unknown field", async () => {
+    expectInvalid(h, await get({ permission: permissionId, slug: "x" }), "body.slug");
+  });
+});
+
+describe("401", () => {
+  test("unknown root key", async () => {
+    expectError(h, await get({ permission: permissionId }, "tg_root_unknown"), 401, ROOT_KEY_NOT_FOUND);
+  });
+});
+
+describe("403", () => {
+  test("without read_permission; the detail names it", async () => {
+    const res = await get({ permission: permissionId }, h.rootKeyWith(allGrantsExcept("rbac.*.read_permission")));
+    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.read_permission'");
+  });
+});
+
+describe("404", () => {
+  test("unknown id", async () => {
+    expectError(h, await get({ permission: "perm_doesnotexist" }), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
+  });
+
+  test("unknown slug", async () => {
+    expectError(h, await get({ permission: "no.such.slug" }), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
+  });
+
+  test("a permission of another workspace, by id or slug, even with every permission there", async () => {
+    const foreign = otherWorkspaceRootKey(h, "other");
+    expectError(h, await get({ permission: permissionId }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
+    expectError(h, await get({ permission: "documents.read" }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
+  });
+});
