@@ -1,0 +1,17 @@
+import { Elysia, t } from "elysia";
+import { okPage } from "../../../http/envelope.ts";
+import { Cursor, PageLimit, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const listIdentitiesRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/identities.listIdentities", ({ body, request }) => {
+    const page = deps.services.identities.listIdentities(deps.principal(request), body);
+    return okPage(page.items, page.cursor);
+  }, {
+    body: strictObject({
+      limit: t.Optional(PageLimit),
+      cursor: t.Optional(Cursor),
+      search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or externalId" })),
+    }),
+    detail: { summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row)." },
+  });
