@@ -11,7 +11,7 @@ import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import type { KeyCacheInvalidator } from "../verification/index.ts";
+import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 
 export interface ApiRecord {
   id: string;

@@ -5,7 +5,11 @@
  * identity or API drops the affected entries synchronously, before it answers.
  */
 import { LRUCache } from "lru-cache";
-import type { KeySnapshot } from "./snapshot.ts";
+
+/** What the cache needs of a cached value: the id of the key it describes. */
+export interface KeyScoped {
+  keyId: string;
+}
 
 /** What mutations call; the verification cache implements it. */
 export interface KeyCacheInvalidator {
@@ -19,26 +23,26 @@ export interface KeyCacheInvalidator {
 
 const NEGATIVE_CACHE_SIZE = 100_000;
 
-export class KeyCache implements KeyCacheInvalidator {
-  private readonly byHash: LRUCache<string, KeySnapshot> | undefined;
+export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator {
+  private readonly byHash: LRUCache<string, Snapshot> | undefined;
   private readonly hashByKeyId = new Map<string, string>();
   private readonly unknown = new LRUCache<string, true>({ max: NEGATIVE_CACHE_SIZE });
 
   /** `size` 0 turns caching of known keys off (every verification reads SQLite). */
   constructor(size: number) {
     this.byHash = size > 0
-      ? new LRUCache<string, KeySnapshot>({ max: size, dispose: (snap) => this.forgetId(snap) })
+      ? new LRUCache<string, Snapshot>({ max: size, dispose: (snap) => this.forgetId(snap) })
       : undefined;
   }
 
   /** The cached snapshot, `null` when the hash is known not to exist, undefined when not cached. */
-  get(hash: string): KeySnapshot | null | undefined {
+  get(hash: string): Snapshot | null | undefined {
     const snap = this.byHash?.get(hash);
     if (snap) return snap;
     return this.unknown.has(hash) ? null : undefined;
   }
 
-  set(hash: string, snap: KeySnapshot | undefined): void {
+  set(hash: string, snap: Snapshot | undefined): void {
     if (!snap) {
       this.unknown.set(hash, true);
       return;
@@ -67,7 +71,7 @@ export class KeyCache implements KeyCacheInvalidator {
     return this.byHash?.size ?? 0;
   }
 
-  private forgetId(snap: KeySnapshot): void {
+  private forgetId(snap: Snapshot): void {
     if (this.hashByKeyId.get(snap.keyId) !== undefined) this.hashByKeyId.delete(snap.keyId);
   }
 }

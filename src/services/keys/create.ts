@@ -11,7 +11,7 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { upsertIdentity } from "../identities/index.ts";
-import type { KeyCacheInvalidator } from "../verification/index.ts";
+import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { Vault } from "./vault.ts";
 import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
 

@@ -1,7 +1,9 @@
 /**
- * End-user keys: creation, reading and listing. A key string is shown once, at creation; only
- * base64(SHA-256) and `start` are stored, plus an AES-GCM ciphertext for recoverable keys.
- * A key of another workspace, or of a deleted API, behaves as missing.
+ * End-user keys: creation, reading, listing, and management (update, credits, permissions and roles,
+ * reroll, delete). A key string is shown once, at creation; only base64(SHA-256) and `start` are
+ * stored, plus an AES-GCM ciphertext for recoverable keys. A key of another workspace, or of a
+ * deleted API, behaves as missing. Every change drops the key from the verification cache before
+ * it answers, and writes one audit entry in its transaction.
  */
 import { and, asc, eq, gte, isNull } from "drizzle-orm";
 import { keys } from "../../storage/schema/index.ts";
@@ -10,12 +12,26 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { findApiByKeySpace, getLiveApi } from "../apis/index.ts";
 import { findIdentityByExternalId } from "../identities/index.ts";
 import { createKey, type KeyDeps } from "./create.ts";
+import { KEY_ELSEWHERE, KEY_MISSING } from "./target.ts";
 import { buildKeyView, type KeyRow } from "./view.ts";
 import type { CreateKeyInput, KeyView } from "./types.ts";
+import { whoami } from "./whoami.ts";
+import { updateKey, type UpdateKeyInput } from "./update.ts";
+import { deleteKey, type DeleteKeyInput } from "./delete.ts";
+import { updateCredits, type CreditsView, type UpdateCreditsInput } from "./credits.ts";
+import { addPermissions, addRoles, removePermissions, removeRoles, setPermissions, setRoles, type KeyPermissionsInput, type KeyRolesInput } from "./access.ts";
+import { rerollKey, type RerollKeyInput } from "./reroll.ts";
+import type { PermissionView, RoleView } from "../rbac/index.ts";
 
 export type { CreateKeyInput, KeyView } from "./types.ts";
 export { Vault } from "./vault.ts";
+export { refillDueKeys, lastRefillDueMs } from "./refill.ts";
 export type { KeyDeps } from "./create.ts";
+export type { UpdateKeyInput } from "./update.ts";
+export type { DeleteKeyInput } from "./delete.ts";
+export type { CreditsView, UpdateCreditsInput, UpdateKeyCreditsInput } from "./credits.ts";
+export type { KeyPermissionsInput, KeyRolesInput } from "./access.ts";
+export type { RerollKeyInput } from "./reroll.ts";
 
 export interface Page<T> {
   items: T[];
@@ -34,14 +50,58 @@ export class KeyService {
   getKey(principal: Principal, input: { keyId: string; decrypt?: boolean }): KeyView {
     const { db } = this.deps.storage;
     const row = db.select().from(keys).where(and(eq(keys.id, input.keyId), isNull(keys.deletedAt))).get();
-    if (!row || row.workspaceId !== principal.workspaceId) {
-      throw new AppError("key_not_found", { detail: "The specified key was not found." });
-    }
+    if (!row) throw new AppError("key_not_found", { detail: KEY_MISSING });
+    if (row.workspaceId !== principal.workspaceId) throw new AppError("key_not_found", { detail: KEY_ELSEWHERE });
     const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
-    if (!api) throw new AppError("key_not_found", { detail: "The specified key was not found." });
+    if (!api) throw new AppError("key_not_found", { detail: KEY_MISSING });
     requirePermission(principal, "api", api.id, "read_key");
     if (input.decrypt) requirePermission(principal, "api", api.id, "decrypt_key");
     return this.withPlaintext(buildKeyView(db, row), row, input.decrypt);
+  }
+
+  /** A key by its plaintext; needs `read_key` on its API (404 without it, never 403). */
+  whoami(principal: Principal, input: { key: string }): KeyView {
+    return whoami(this.deps.storage.db, principal, input);
+  }
+
+  updateKey(principal: Principal, input: UpdateKeyInput): Record<string, never> {
+    return updateKey(this.deps, principal, input);
+  }
+
+  deleteKey(principal: Principal, input: DeleteKeyInput): Record<string, never> {
+    return deleteKey(this.deps, principal, input);
+  }
+
+  updateCredits(principal: Principal, input: UpdateCreditsInput): CreditsView {
+    return updateCredits(this.deps, principal, input);
+  }
+
+  addPermissions(principal: Principal, input: KeyPermissionsInput): PermissionView[] {
+    return addPermissions(this.deps, principal, input);
+  }
+
+  removePermissions(principal: Principal, input: KeyPermissionsInput): PermissionView[] {
+    return removePermissions(this.deps, principal, input);
+  }
+
+  setPermissions(principal: Principal, input: KeyPermissionsInput): PermissionView[] {
+    return setPermissions(this.deps, principal, input);
+  }
+
+  addRoles(principal: Principal, input: KeyRolesInput): RoleView[] {
+    return addRoles(this.deps, principal, input);
+  }
+
+  removeRoles(principal: Principal, input: KeyRolesInput): RoleView[] {
+    return removeRoles(this.deps, principal, input);
+  }
+
+  setRoles(principal: Principal, input: KeyRolesInput): RoleView[] {
+    return setRoles(this.deps, principal, input);
+  }
+
+  rerollKey(principal: Principal, input: RerollKeyInput): { keyId: string; key: string } {
+    return rerollKey(this.deps, principal, input);
   }
 
   /** A page of an API's live keys, by id ascending; needs `read_key` and `read_api` on the API. */

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
-import { ApiId, Credits, ExternalId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";
+import { ApiId, Credits, Int, ExternalId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
 export const createKeyRoute = (deps: RouteDeps) =>
@@ -9,7 +9,7 @@ export const createKeyRoute = (deps: RouteDeps) =>
       apiId: ApiId,
       prefix: t.Optional(t.String({ minLength: 1, maxLength: 16, pattern: "^[a-zA-Z0-9_]+$", description: "Becomes `<prefix>_` at the start of the key" })),
       name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
-      byteLength: t.Optional(t.Integer({ minimum: 16, maximum: 255, description: "Random bytes in the key (default 16)" })),
+      byteLength: t.Optional(Int({ minimum: 16, maximum: 255, description: "Random bytes in the key (default 16)" })),
       externalId: t.Optional(ExternalId),
       meta: t.Optional(Meta),
       roles: t.Optional(t.Array(RoleName, { maxItems: 100, description: "Names of existing roles" })),

@@ -1,0 +1,10 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { keyRolesBody } from "./schemas.ts";
+
+export const addRolesRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.addRoles", ({ body, request }) => ok(deps.services.keys.addRoles(deps.principal(request), body)), {
+    body: keyRolesBody(1, "Names of existing roles"),
+    detail: { summary: "Add roles to a key", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API and `rbac.*.add_role_to_key`." },
+  });

@@ -1,0 +1,13 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { KeyId, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const deleteKeyRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.deleteKey", ({ body, request }) => ok(deps.services.keys.deleteKey(deps.principal(request), body)), {
+    body: strictObject({
+      keyId: KeyId,
+      permanent: t.Optional(t.Boolean({ description: "Remove the row for good instead of a soft delete (default false)" })),
+    }),
+    detail: { summary: "Delete a key", tags: ["keys"], description: "Its verifications answer NOT_FOUND from then on. Needs `delete_key` on the key's API." },
+  });

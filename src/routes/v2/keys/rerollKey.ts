@@ -1,0 +1,17 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { Int, KeyId, strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const rerollKeyRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.rerollKey", ({ body, request }) => ok(deps.services.keys.rerollKey(deps.principal(request), body)), {
+    body: strictObject({
+      keyId: KeyId,
+      expiration: Int({ minimum: 0, maximum: 4102444800000, description: "Milliseconds until the old key expires (rounded up to a whole minute); 0 expires it now" }),
+    }),
+    detail: {
+      summary: "Replace a key",
+      tags: ["keys"],
+      description: "A new key with the old one's settings; the old key expires later. Needs `create_key` (and `encrypt_key` for a recoverable key) on the key's API.",
+    },
+  });

@@ -1,0 +1,10 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { keyRolesBody } from "./schemas.ts";
+
+export const setRolesRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.setRoles", ({ body, request }) => ok(deps.services.keys.setRoles(deps.principal(request), body)), {
+    body: keyRolesBody(0, "The complete set of role names; [] removes all"),
+    detail: { summary: "Replace a key's roles", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API." },
+  });

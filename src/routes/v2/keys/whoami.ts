@@ -1,0 +1,12 @@
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+export const whoamiRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/keys.whoami", ({ body, request }) => ok(deps.services.keys.whoami(deps.principal(request), body)), {
+    body: strictObject({
+      key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key, including its prefix" }),
+    }),
+    detail: { summary: "Look up a key by its plaintext", tags: ["keys"], description: "Needs `read_key` on the key's API; without it the key is not found (404)." },
+  });

@@ -1,0 +1,94 @@
+/**
+ * Credit changes made by management calls: keys.updateCredits (set / increment / decrement) and the
+ * `credits` field of keys.updateKey. `remaining` NULL means unlimited; an unlimited balance clears
+ * the refill settings. Verification spends are separate (verification/credits.ts).
+ */
+import { eq, sql, type SQL } from "drizzle-orm";
+import { keys } from "../../storage/schema/index.ts";
+import { invalidInput } from "../../errors/app-error.ts";
+import { requirePermission, type Principal } from "../auth/index.ts";
+import type { KeyDeps } from "./create.ts";
+import { creditsView, type KeyRow } from "./view.ts";
+import { mutateKey } from "./target.ts";
+import type { KeyView, RefillInput } from "./types.ts";
+
+/** The `credits` field of keys.updateKey: every part three-state (left out, null, value). */
+export interface UpdateKeyCreditsInput {
+  remaining?: number | null;
+  refill?: RefillInput | null;
+}
+
+export interface UpdateCreditsInput {
+  keyId: string;
+  operation: "set" | "increment" | "decrement";
+  value?: number | null;
+}
+
+export type CreditsView = NonNullable<KeyView["credits"]>;
+
+type CreditColumns = Partial<Pick<KeyRow, "remaining" | "refillAmount" | "refillDay" | "lastRefillAt">>;
+
+const UNLIMITED = { remaining: null, refillAmount: null, refillDay: null } as const;
+
+/**
+ * The key columns a `credits` value of keys.updateKey sets: null → unlimited without refill;
+ * `remaining: null` → the same; `refill: null` → no refill. 400 for a monthly refill without
+ * `refillDay` or a daily one with it.
+ */
+export function creditsPatch(credits: UpdateKeyCreditsInput | null | undefined, row: KeyRow, nowMs: number): CreditColumns {
+  if (credits === undefined) return {};
+  if (credits === null) return { ...UNLIMITED };
+  const patch: CreditColumns = {};
+  if (credits.remaining === null) Object.assign(patch, UNLIMITED);
+  else if (credits.remaining !== undefined) patch.remaining = credits.remaining;
+  if (credits.refill === null) Object.assign(patch, { refillAmount: null, refillDay: null });
+  else if (credits.refill !== undefined) Object.assign(patch, refillPatch(credits.refill, row, nowMs));
+  return patch;
+}
+
+function refillPatch(refill: RefillInput, row: KeyRow, nowMs: number): CreditColumns {
+  if (refill.interval === "monthly" && refill.refillDay === undefined) {
+    throw invalidInput("body.credits.refill.refillDay", "`refillDay` must be provided when the refill interval is `monthly`.");
+  }
+  if (refill.interval === "daily" && refill.refillDay !== undefined) {
+    throw invalidInput("body.credits.refill.refillDay", "`refillDay` must not be provided when the refill interval is `daily`.");
+  }
+  // A newly configured refill counts from now, so the start-up catch-up does not refill it at once.
+  const since = row.refillAmount === null ? { lastRefillAt: nowMs } : {};
+  return { refillAmount: refill.amount, refillDay: refill.refillDay ?? null, ...since };
+}
+
+/** Keeps an increment within the integers a JSON number holds exactly. */
+const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
+
+function operationColumns(input: UpdateCreditsInput, row: KeyRow): Omit<CreditColumns, "remaining"> & { remaining?: number | null | SQL } {
+  const { operation, value } = input;
+  if (operation === "set") return value === null || value === undefined ? { ...UNLIMITED } : { remaining: value };
+  if (value === null || value === undefined) {
+    throw invalidInput("body.value", "When specifying an increment or decrement operation, a value must be provided.");
+  }
+  if (row.remaining === null) {
+    throw invalidInput("body.operation", "You cannot increment or decrement a key with unlimited credits.");
+  }
+  return operation === "increment"
+    ? { remaining: sql`min(${keys.remaining} + ${value}, ${MAX_CREDITS})` }
+    : { remaining: sql`max(${keys.remaining} - ${value}, 0)` };
+}
+
+/**
+ * keys.updateCredits: `set` N (refill kept) or null (unlimited, refill cleared); `increment` /
+ * `decrement` N (decrement stops at 0). Needs `update_key` on the key's API. Returns the credits after the change.
+ */
+export function updateCredits(deps: KeyDeps, principal: Principal, input: UpdateCreditsInput): CreditsView {
+  const { db } = deps.storage;
+  return mutateKey(deps, principal, input.keyId, {
+    event: "key.update_credits",
+    authorize: (t) => requirePermission(principal, "api", t.api.id, "update_key"),
+    apply: (t) => {
+      const after = db.update(keys).set(operationColumns(input, t.row)).where(eq(keys.id, t.row.id))
+        .returning({ remaining: keys.remaining, refillAmount: keys.refillAmount, refillDay: keys.refillDay }).get();
+      return (after && creditsView(after)) ?? { remaining: null };
+    },
+    describe: (t, credits) => `Updated credits of key ${t.row.id} (${input.operation}): remaining ${credits.remaining ?? "unlimited"}`,
+  });
+}

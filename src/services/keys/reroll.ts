@@ -1,0 +1,116 @@
+/**
+ * keys.rerollKey: issues a new key that copies the old one (name, meta, identity, enabled, credits
+ * and refill, expiry, direct permissions, roles, key-level limits under new ids, and recoverability)
+ * and makes the old key expire `expiration` ms from now, rounded up to the next whole minute
+ * (0 = now), so that clients have time to switch.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../../storage/db.ts";
+import { keyPermissions, keyRoles, keySpaces, keys, ratelimitConfigs } from "../../storage/schema/index.ts";
+import { newId, randomKeyPart } from "../../lib/ids.ts";
+import { sha256Base64 } from "../../lib/hashing.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { requirePermission, type Principal } from "../auth/index.ts";
+import { loadRatelimitConfigs } from "../identities/index.ts";
+import type { KeyDeps } from "./create.ts";
+import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
+import type { Vault } from "./vault.ts";
+import type { KeyRow } from "./view.ts";
+
+export interface RerollKeyInput {
+  keyId: string;
+  /** Milliseconds from now until the old key expires; 0 expires it at once. */
+  expiration: number;
+}
+
+const DEFAULT_BYTE_LENGTH = 16;
+const MINUTE_MS = 60_000;
+
+type KeySpaceRow = typeof keySpaces.$inferSelect;
+
+interface NewKey {
+  keyId: string;
+  key: string;
+  hash: string;
+}
+
+const isRecoverable = (row: KeyRow) => row.encrypted !== null;
+
+/** When the old key expires: now + expiration rounded up to a whole minute, or now for 0. */
+export function oldKeyExpiresAt(nowMs: number, expirationMs: number): number {
+  if (expirationMs === 0) return nowMs;
+  return Math.ceil((nowMs + expirationMs) / MINUTE_MS) * MINUTE_MS;
+}
+
+/** The prefix of a key from its `start` (`<prefix>_` + 4 base58 characters, which hold no `_`). */
+function prefixOf(start: string): string | undefined {
+  const cut = start.lastIndexOf("_");
+  return cut > 0 ? start.slice(0, cut) : undefined;
+}
+
+/**
+ * Rerolls a key; needs `create_key` on its API, and `encrypt_key` when the key is recoverable.
+ * 404 for a missing key, 412 when a recoverable key's API no longer stores encrypted keys.
+ */
+export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyInput): { keyId: string; key: string } {
+  const { db } = deps.storage;
+  const authorize = (t: KeyTarget) => {
+    requirePermission(principal, "api", t.api.id, "create_key");
+    if (isRecoverable(t.row)) requirePermission(principal, "api", t.api.id, "encrypt_key");
+  };
+  const before = findKeyTarget(db, principal, input.keyId, KEY_ELSEWHERE);
+  authorize(before);
+  const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
+  if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
+  if (isRecoverable(before.row)) {
+    if (!space.storeEncryptedKeys) throw new AppError("precondition_failed", { detail: "This API does not support key encryption." });
+    deps.vault.prepare(principal.workspaceId);
+  }
+  const created = mutateKey(deps, principal, input.keyId, {
+    missingDetail: KEY_ELSEWHERE,
+    event: "key.reroll",
+    authorize,
+    apply: (t, now) => {
+      const fresh = insertCopy(db, deps.vault, t.row, space, now);
+      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration) }).where(eq(keys.id, t.row.id)).run();
+      return fresh;
+    },
+    describe: (t, fresh) => `Rerolled key ${t.row.id} to ${fresh.keyId}`,
+    resources: (t, fresh) => [{ type: "key", id: fresh.keyId, ...(t.row.name !== null ? { name: t.row.name } : {}) }, ...keyResources(t)],
+  });
+  deps.cache.keyCreated(created.hash);
+  return { keyId: created.keyId, key: created.key };
+}
+
+/** Inserts the new key with everything it copies from `old`. */
+function insertCopy(db: Db, vault: Vault, old: KeyRow, space: KeySpaceRow, nowMs: number): NewKey {
+  const prefix = prefixOf(old.start) ?? space.defaultPrefix ?? undefined;
+  const random = randomKeyPart(space.defaultBytes ?? DEFAULT_BYTE_LENGTH);
+  const key = prefix ? `${prefix}_${random}` : random;
+  const keyId = newId("key");
+  const hash = sha256Base64(key);
+  db.insert(keys).values({
+    id: keyId, workspaceId: old.workspaceId, keySpaceId: old.keySpaceId, hash,
+    start: prefix ? `${prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
+    name: old.name, identityId: old.identityId, meta: old.meta, expiresAt: old.expiresAt, enabled: old.enabled,
+    remaining: old.remaining, refillAmount: old.refillAmount, refillDay: old.refillDay, lastRefillAt: old.lastRefillAt,
+    recoverable: old.recoverable, encrypted: isRecoverable(old) ? vault.encrypt(old.workspaceId, key) : null,
+    createdAt: nowMs,
+  }).run();
+  copyLinks(db, old, keyId, nowMs);
+  return { keyId, key, hash };
+}
+
+/** Copies direct permissions, roles and key-level limits (new ids) from `old` to `keyId`. */
+function copyLinks(db: Db, old: KeyRow, keyId: string, nowMs: number): void {
+  const ws = old.workspaceId;
+  const perms = db.select({ permissionId: keyPermissions.permissionId }).from(keyPermissions).where(eq(keyPermissions.keyId, old.id)).all();
+  if (perms.length > 0) db.insert(keyPermissions).values(perms.map((p) => ({ keyId, permissionId: p.permissionId, workspaceId: ws, createdAt: nowMs }))).run();
+  const roles = db.select({ roleId: keyRoles.roleId }).from(keyRoles).where(eq(keyRoles.keyId, old.id)).all();
+  if (roles.length > 0) db.insert(keyRoles).values(roles.map((r) => ({ keyId, roleId: r.roleId, workspaceId: ws, createdAt: nowMs }))).run();
+  for (const l of loadRatelimitConfigs(db, { keyId: old.id })) {
+    db.insert(ratelimitConfigs).values({
+      id: newId("rl"), workspaceId: ws, keyId, name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply, createdAt: nowMs,
+    }).run();
+  }
+}

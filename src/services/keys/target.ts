@@ -1,0 +1,82 @@
+/**
+ * The key a management operation works on, and the one way such an operation changes it: a single
+ * transaction that finds the key, checks the root key's permissions, writes, and records one audit
+ * entry; then the key's cache entry is dropped, before the caller answers.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../storage/db.ts";
+import { inTransaction } from "../../storage/db.ts";
+import { keys } from "../../storage/schema/index.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { recordAudit, type AuditResource } from "../audit/index.ts";
+import type { Principal } from "../auth/index.ts";
+import { findApiByKeySpace, type ApiRecord } from "../apis/index.ts";
+import type { KeyDeps } from "./create.ts";
+import type { KeyRow } from "./view.ts";
+
+/** 404 detail for a key id that no live key has (upstream's wording for most routes). */
+export const KEY_MISSING = "We could not find the requested key.";
+/** 404 detail for a key of another workspace (and, on some routes, for a missing key too). */
+export const KEY_ELSEWHERE = "The specified key was not found.";
+
+export interface KeyTarget {
+  row: KeyRow;
+  api: ApiRecord;
+}
+
+/**
+ * The live key `keyId` in the principal's workspace, with its live API. 404 `key_not_found`
+ * otherwise: `missingDetail` when no live key (of a live API) has the id, KEY_ELSEWHERE when it
+ * belongs to another workspace.
+ */
+export function findKeyTarget(db: Db, principal: Principal, keyId: string, missingDetail = KEY_MISSING): KeyTarget {
+  const row = db.select().from(keys).where(and(eq(keys.id, keyId), isNull(keys.deletedAt))).get();
+  if (!row) throw new AppError("key_not_found", { detail: missingDetail });
+  if (row.workspaceId !== principal.workspaceId) throw new AppError("key_not_found", { detail: KEY_ELSEWHERE });
+  const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
+  if (!api) throw new AppError("key_not_found", { detail: missingDetail });
+  return { row, api };
+}
+
+/** The key and its API, as audit resources. */
+export function keyResources(target: KeyTarget): AuditResource[] {
+  const { row, api } = target;
+  return [{ type: "key", id: row.id, ...(row.name !== null ? { name: row.name } : {}) }, { type: "api", id: api.id, name: api.name }];
+}
+
+export interface KeyMutation<T> {
+  /** Detail of the 404 for a key id that no live key has (default KEY_MISSING). */
+  missingDetail?: string;
+  /** Throws 403 unless the principal may make this change; runs once the key is found. */
+  authorize(target: KeyTarget): void;
+  /** The writes, inside the transaction; `updated_at` is already set to `nowMs`. */
+  apply(target: KeyTarget, nowMs: number): T;
+  /** Audit event, e.g. `key.update`. */
+  event: string;
+  describe(target: KeyTarget, result: T): string;
+  /** Audit resources; default the key and its API. */
+  resources?(target: KeyTarget, result: T): AuditResource[];
+}
+
+/**
+ * Runs one change to key `keyId` in one transaction with its audit entry, then drops the key from
+ * the verification cache so that the very next verification sees the change.
+ */
+export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string, mutation: KeyMutation<T>): T {
+  const { db } = deps.storage;
+  const now = deps.clock.now();
+  const result = inTransaction(deps.storage, () => {
+    const target = findKeyTarget(db, principal, keyId, mutation.missingDetail);
+    mutation.authorize(target);
+    db.update(keys).set({ updatedAt: now }).where(eq(keys.id, target.row.id)).run();
+    const out = mutation.apply(target, now);
+    recordAudit(db, {
+      workspaceId: principal.workspaceId, event: mutation.event, actor: principal.actor, timeMs: now,
+      resources: mutation.resources ? mutation.resources(target, out) : keyResources(target),
+      description: mutation.describe(target, out),
+    });
+    return out;
+  });
+  deps.cache.keyChanged(keyId);
+  return result;
+}

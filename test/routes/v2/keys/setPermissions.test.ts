@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type Harness } from "../../../support/harness.ts";
+import {
+  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
+} from "../../../support/contract.ts";
+import { auditRows, countRows, createPermission, getKey, verify } from "../../../support/key-management.ts";
+
+let h: Harness;
+let apiId: string;
+beforeAll(async () => {
+  h = await startHarness();
+  apiId = await createApi(h, "set-permissions");
+});
+afterAll(async () => { await h.stop(); });
+
+const set = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.setPermissions", body, key === undefined ? {} : { key });
+const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);
+
+describe("200", () => {
+  test("replaces the direct permissions (missing ones created); the very next verification sees the new set", async () => {
+    const { keyId, key } = await createKey(h, { apiId, permissions: ["s.old", "s.kept"] });
+    expect((await verify(h, key, { permissions: "s.old" })).code).toBe("VALID");
+    const res = await set({ keyId, permissions: ["s.kept", "s.new"] });
+    expect(res.status).toBe(200);
+    expect(slugs(res.body.data)).toEqual(["s.kept", "s.new"]);
+    expect(res.body.data[1]).toEqual({ id: expect.stringMatching(/^perm_/), name: "s.new", slug: "s.new", description: "Auto-created permission: s.new" });
+    expect((await verify(h, key, { permissions: "s.old" })).code).toBe("INSUFFICIENT_PERMISSIONS");
+    expect((await verify(h, key, { permissions: "s.kept AND s.new" })).code).toBe("VALID");
+  });
+
+  test("[] removes every direct permission", async () => {
+    const { keyId, key } = await createKey(h, { apiId, permissions: ["c.one", "c.two"] });
+    expect((await verify(h, key)).permissions).toEqual(["c.one", "c.two"]);
+    const res = await set({ keyId, permissions: [] });
+    expect(res.body.data).toEqual([]);
+    expect((await verify(h, key)).permissions).toBeUndefined();
+  });
+
+  test("existing permissions need no create_permission", async () => {
+    await createPermission(h, "set.existing");
+    const { keyId } = await createKey(h, { apiId });
+    const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"]);
+    expect((await set({ keyId, permissions: ["set.existing"] }, rootKey)).status).toBe(200);
+  });
+
+  test("writes one key.set_permissions audit entry", async () => {
+    const { keyId } = await createKey(h, { apiId });
+    await set({ keyId, permissions: ["aud.x"] });
+    expect(auditRows(h, "key.set_permissions", keyId)).toHaveLength(1);
+  });
+});
+
+describe("400", () => {
+  test.each([
+    ["no permissions", {}, "body.permissions"],
+    ["permissions: null", { permissions: null }, "body.permissions"],
+    ["a slug with spaces", { permissions: ["a b"] }, "body.permissions[0]"],
+  ])("%s", async (_name, body, location) => {
+    expectInvalid(h, await set({ keyId: "key_123", ...body }), location);
+  });
+});
+
+describe("403", () => {
+  test.each(["rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"])("without %s", async (missing) => {
+    const { keyId } = await createKey(h, { apiId, permissions: ["before"] });
+    const res = await set({ keyId, permissions: [] }, h.rootKeyWith(allGrantsExcept(missing)));
+    expectError(h, res, 403, INSUFFICIENT, `Missing permission: '${missing}'`);
+    expect((await getKey(h, keyId)).permissions).toEqual(["before"]);
+  });
+
+  test("a new slug without rbac.*.create_permission: nothing changes", async () => {
+    const { keyId } = await createKey(h, { apiId, permissions: ["before"] });
+    const res = await set({ keyId, permissions: ["never.made"] }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
+    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    expect(countRows(h, "permissions", "slug", "never.made")).toBe(0);
+    expect((await getKey(h, keyId)).permissions).toEqual(["before"]);
+  });
+});
+
+describe("404", () => {
+  test("an unknown key", async () => {
+    expectError(h, await set({ keyId: "key_unknown", permissions: [] }), 404, KEY_NOT_FOUND, "The specified key was not found.");
+  });
+
+  test("a key of another workspace", async () => {
+    const { keyId } = await createKey(h, { apiId });
+    expectError(h, await set({ keyId, permissions: [] }, otherWorkspaceRootKey(h, "set-perm-other")), 404, KEY_NOT_FOUND);
+  });
+});

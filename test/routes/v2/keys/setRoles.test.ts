@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type Harness } from "../../../support/harness.ts";
+import {
+  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
+} from "../../../support/contract.ts";
+import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
+
+let h: Harness;
+let apiId: string;
+beforeAll(async () => {
+  h = await startHarness();
+  apiId = await createApi(h, "set-roles");
+  await createRole(h, "reader", ["r.read"]);
+  await createRole(h, "owner", ["r.own"]);
+  await createRole(h, "auditor", ["r.audit"]);
+});
+afterAll(async () => { await h.stop(); });
+
+const setRoles = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.setRoles", body, key === undefined ? {} : { key });
+const names = (data: Array<{ name: string }>) => data.map((r) => r.name);
+
+describe("200", () => {
+  test("replaces the roles, answered by name; the very next verification has exactly the new ones", async () => {
+    const { keyId, key } = await createKey(h, { apiId, roles: ["reader"] });
+    expect((await verify(h, key, { permissions: "r.read" })).code).toBe("VALID");
+    const res = await setRoles({ keyId, roles: ["owner", "auditor"] });
+    expect(res.status).toBe(200);
+    expect(names(res.body.data)).toEqual(["auditor", "owner"]);
+    expect(res.body.data[0].permissions.map((p: { slug: string }) => p.slug)).toEqual(["r.audit"]);
+    const result = await verify(h, key, { permissions: "r.own AND r.audit" });
+    expect(result).toMatchObject({ code: "VALID", roles: ["auditor", "owner"] });
+    expect((await verify(h, key, { permissions: "r.read" })).code).toBe("INSUFFICIENT_PERMISSIONS");
+  });
+
+  test("[] removes every role", async () => {
+    const { keyId, key } = await createKey(h, { apiId, roles: ["reader", "owner"] });
+    expect((await verify(h, key)).roles).toEqual(["owner", "reader"]);
+    expect((await setRoles({ keyId, roles: [] })).body.data).toEqual([]);
+    expect((await verify(h, key)).roles).toBeUndefined();
+  });
+
+  test("update_key alone is enough", async () => {
+    const { keyId } = await createKey(h, { apiId });
+    expect((await setRoles({ keyId, roles: ["reader"] }, h.rootKeyWith(["api.*.update_key"]))).status).toBe(200);
+  });
+
+  test("writes one key.set_roles audit entry", async () => {
+    const { keyId } = await createKey(h, { apiId });
+    await setRoles({ keyId, roles: ["reader"] });
+    expect(auditRows(h, "key.set_roles", keyId)).toHaveLength(1);
+  });
+});
+
+describe("400", () => {
+  test.each([
+    ["no roles", {}, "body.roles"],
+    ["a role name over 100 characters", { roles: ["r".repeat(101)] }, "body.roles[0]"],
+    ["an unknown field", { roles: [], permissions: [] }, "body.permissions"],
+  ])("%s", async (_name, body, location) => {
+    expectInvalid(h, await setRoles({ keyId: "key_123", ...body }), location);
+  });
+});
+
+describe("403", () => {
+  test("without update_key", async () => {
+    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    expectError(h, await setRoles({ keyId, roles: [] }, h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
+    expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
+  });
+});
+
+describe("404", () => {
+  test("an unknown role: 404 and the roles stay", async () => {
+    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    expectError(h, await setRoles({ keyId, roles: ["owner", "ghost"] }), 404, "service/data/role_not_found", "Role 'ghost' was not found.");
+    expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
+  });
+
+  test("an unknown key, and a key of another workspace", async () => {
+    expectError(h, await setRoles({ keyId: "key_unknown", roles: [] }), 404, KEY_NOT_FOUND, "The specified key was not found.");
+    const { keyId } = await createKey(h, { apiId });
+    expectError(h, await setRoles({ keyId, roles: [] }, otherWorkspaceRootKey(h, "set-roles-other")), 404, KEY_NOT_FOUND);
+  });
+});
