@@ -16,9 +16,9 @@ import { loadKeySnapshot, type KeySnapshot } from "./snapshot.ts";
 import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import { CreditLedger } from "./credits.ts";
-import type { KeyCache } from "./key-cache.ts";
+import type { KeyCache } from "../key-cache/index.ts";
 
-export { KeyCache, type KeyCacheInvalidator } from "./key-cache.ts";
+export type { KeySnapshot } from "./snapshot.ts";
 
 export type VerificationCode =
   | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
@@ -50,7 +50,7 @@ export interface VerificationDeps {
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
-  cache: KeyCache;
+  cache: KeyCache<KeySnapshot>;
 }
 
 export class VerificationService {
@@ -69,7 +69,13 @@ export class VerificationService {
     return loaded;
   }
 
-  verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult {
+  /** Commits queued credit spends now (on stop). */
+  flush(): void {
+    this.credits.flush();
+  }
+
+  /** Verifies a key; resolves after any credit spend is committed. */
+  verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult | Promise<VerifyKeyResult> {
     const snap = this.snapshot(sha256Base64(input.key));
     if (!snap || snap.workspaceId !== principal.workspaceId || snap.apiDeleted || snap.apiId === null) {
       return { valid: false, code: "NOT_FOUND" };
@@ -87,9 +93,10 @@ export class VerificationService {
     const extra = limits ? { ratelimits: limits.states } : {};
     if (snap.remaining === null) return describe(snap, "VALID", extra);
     const cost = input.credits?.cost ?? 1;
-    const spend = this.credits.spend(snap.keyId, cost);
-    snap.remaining = spend.remaining;
-    return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
+    return this.credits.spend(snap.keyId, cost).then((spend) => {
+      snap.remaining = spend.remaining;
+      return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
+    });
   }
 }
 

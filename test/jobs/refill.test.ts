@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { lastRefillDueMs } from "../../src/services/keys/index.ts";
+import { runRefillOnce } from "../../src/jobs/refill.ts";
+import { startHarness, type Harness } from "../support/harness.ts";
+
+const utc = (y: number, m: number, d: number, h = 0) => Date.UTC(y, m - 1, d, h);
+
+describe("lastRefillDueMs", () => {
+  test("daily keys are due at today's 00:00 UTC", () => {
+    expect(lastRefillDueMs(utc(2026, 3, 10, 13), null)).toBe(utc(2026, 3, 10));
+    expect(lastRefillDueMs(utc(2026, 3, 10), null)).toBe(utc(2026, 3, 10));
+  });
+  test("monthly keys are due on their day, else the previous month's", () => {
+    expect(lastRefillDueMs(utc(2026, 3, 15, 8), 15)).toBe(utc(2026, 3, 15));
+    expect(lastRefillDueMs(utc(2026, 3, 14, 23), 15)).toBe(utc(2026, 2, 15));
+    expect(lastRefillDueMs(utc(2026, 1, 3), 5)).toBe(utc(2025, 12, 5));
+  });
+  test("a refill day past the end of a short month falls on its last day", () => {
+    expect(lastRefillDueMs(utc(2026, 2, 28, 1), 31)).toBe(utc(2026, 2, 28));
+    expect(lastRefillDueMs(utc(2028, 2, 29, 1), 30)).toBe(utc(2028, 2, 29));
+    expect(lastRefillDueMs(utc(2026, 3, 30), 31)).toBe(utc(2026, 2, 28));
+    expect(lastRefillDueMs(utc(2026, 4, 30, 5), 31)).toBe(utc(2026, 4, 30));
+  });
+});
+
+describe("runRefillOnce", () => {
+  let h: Harness;
+  afterEach(async () => { await h.stop(); });
+
+  async function keyWith(credits: unknown): Promise<string> {
+    const api = await h.post("/v2/apis.createApi", { name: "refills" });
+    const key = await h.post("/v2/keys.createKey", { apiId: api.body.data.apiId, credits });
+    expect(key.status).toBe(200);
+    return key.body.data.key;
+  }
+  const verify = async (key: string, cost = 1) => (await h.post("/v2/keys.verifyKey", { key, credits: { cost } })).body.data;
+  const refill = () => runRefillOnce({ storage: h.running.storage, cache: h.running.services.keyCache }, h.clock.now());
+
+  test("a daily refill sets remaining to the amount at the next midnight, once", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 3, refill: { interval: "daily", amount: 5 } });
+    expect(await verify(key, 3)).toMatchObject({ valid: true, credits: 0 });
+    expect(await verify(key)).toMatchObject({ valid: false, code: "USAGE_EXCEEDED", credits: 0 });
+    expect(refill()).toBe(0);
+    h.clock.set(utc(2026, 5, 2));
+    expect(refill()).toBe(1);
+    expect(refill()).toBe(0);
+    expect(await verify(key)).toMatchObject({ valid: true, credits: 4 });
+  });
+
+  test("a refill never lowers a larger balance", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 50, refill: { interval: "daily", amount: 5 } });
+    h.clock.set(utc(2026, 5, 2, 1));
+    refill();
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 50 });
+  });
+
+  test("a monthly refill waits for its day, even for a day past the end of the month", async () => {
+    h = await startHarness({ startMs: utc(2026, 1, 20) });
+    const key = await keyWith({ remaining: 1, refill: { interval: "monthly", amount: 10, refillDay: 31 } });
+    expect(await verify(key)).toMatchObject({ valid: true, credits: 0 });
+    h.clock.set(utc(2026, 1, 30, 23));
+    expect(refill()).toBe(0);
+    h.clock.set(utc(2026, 2, 10));
+    expect(refill()).toBe(1);
+    expect(await verify(key)).toMatchObject({ valid: true, credits: 9 });
+  });
+
+  test("boot applies a refill that fell due while the service was stopped", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 1, refill: { interval: "daily", amount: 2 } });
+    expect(await verify(key)).toMatchObject({ credits: 0 });
+    h.clock.set(utc(2026, 5, 3, 9));
+    await h.restart();
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 2 });
+  });
+});
