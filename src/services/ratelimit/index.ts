@@ -1,6 +1,13 @@
 /**
  * Rate limiting: an exact in-memory sliding window per (workspace, namespace, identifier, duration).
  * The limiter is one instance per process, built by boot.ts and shared by the standalone
- * `ratelimit.*` routes and by key verification.
+ * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore saves its
+ * windows to SQLite and restores them at start, so a restart forgets no count.
  */
 export { SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow } from "./sliding-window.ts";
+export {
+  RatelimitService, DEFAULT_OVERRIDE_PAGE,
+  type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
+} from "./service.ts";
+export { RatelimitStore } from "./store.ts";
+export { OverrideIndex, matchesPattern, type OverrideRecord } from "./overrides.ts";

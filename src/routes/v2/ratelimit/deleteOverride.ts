@@ -1,0 +1,10 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { OverrideRefBody } from "./schemas.ts";
+
+export const ratelimitDeleteOverrideRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/ratelimit.deleteOverride", ({ body, request }) => ok(deps.services.ratelimits.deleteOverride(deps.principal(request), body)), {
+    body: OverrideRefBody,
+    detail: { summary: "Delete a rate-limit override", tags: ["ratelimit"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`." },
+  });

@@ -1,0 +1,13 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { MultiLimitBody } from "./schemas.ts";
+
+export const ratelimitMultiLimitRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/ratelimit.multiLimit", ({ body, request }) => ok(deps.services.ratelimits.multiLimit(deps.principal(request), body)), {
+    body: MultiLimitBody,
+    detail: {
+      summary: "Check several rate limits at once", tags: ["ratelimit"],
+      description: "Charges every check or none. Needs `limit` on every namespace (and `create_namespace` for new ones).",
+    },
+  });

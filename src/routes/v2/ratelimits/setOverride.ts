@@ -1,0 +1,10 @@
+import { Elysia } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { SetOverrideBody } from "../ratelimit/schemas.ts";
+
+export const ratelimitsSetOverrideRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/ratelimits.setOverride", ({ body, request }) => ok(deps.services.ratelimits.setOverride(deps.principal(request), body)), {
+    body: SetOverrideBody,
+    detail: { summary: "Set a rate-limit override", tags: ["ratelimits"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`." },
+  });

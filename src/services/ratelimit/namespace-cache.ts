@@ -1,0 +1,57 @@
+/**
+ * Namespaces and their overrides held in memory per workspace, so a `limit` on a known namespace
+ * reads no SQLite. Entries are added when a namespace is first looked up or created; a namespace's
+ * override index is built on first use and dropped by every change to its overrides.
+ *
+ * Only this process changes namespaces and overrides (no CLI command touches them), so the cache
+ * cannot go stale behind its back; `clear` exists for anyone who edits those rows directly.
+ */
+import type { OverrideIndex } from "./overrides.ts";
+import type { NamespaceRecord } from "./records.ts";
+
+export interface NamespaceEntry extends NamespaceRecord {
+  /** Built lazily from the live overrides; undefined until needed or after a change. */
+  overrides: OverrideIndex | undefined;
+}
+
+interface WorkspaceEntries {
+  byId: Map<string, NamespaceEntry>;
+  byName: Map<string, NamespaceEntry>;
+}
+
+export class NamespaceCache {
+  private readonly workspaces = new Map<string, WorkspaceEntries>();
+
+  /** The cached namespace whose id, or else whose name, is `ref`. */
+  get(workspaceId: string, ref: string): NamespaceEntry | undefined {
+    const ws = this.workspaces.get(workspaceId);
+    return ws?.byId.get(ref) ?? ws?.byName.get(ref);
+  }
+
+  /** Caches a namespace read from or written to SQLite; returns the cached entry. */
+  put(workspaceId: string, ns: NamespaceRecord): NamespaceEntry {
+    let ws = this.workspaces.get(workspaceId);
+    if (ws === undefined) {
+      ws = { byId: new Map(), byName: new Map() };
+      this.workspaces.set(workspaceId, ws);
+    }
+    const known = ws.byId.get(ns.id);
+    if (known !== undefined) return known;
+    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined };
+    ws.byId.set(ns.id, entry);
+    ws.byName.set(ns.name, entry);
+    return entry;
+  }
+
+  /** Forgets the override index of a namespace after its overrides changed. */
+  overridesChanged(workspaceId: string, namespaceId: string): void {
+    const entry = this.workspaces.get(workspaceId)?.byId.get(namespaceId);
+    if (entry !== undefined) entry.overrides = undefined;
+  }
+
+  /** Forgets one workspace's entries, or every entry. */
+  clear(workspaceId?: string): void {
+    if (workspaceId === undefined) this.workspaces.clear();
+    else this.workspaces.delete(workspaceId);
+  }
+}

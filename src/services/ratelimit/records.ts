@@ -1,0 +1,86 @@
+/**
+ * Namespace and override rows in SQLite. Every function runs in the caller's transaction (or none).
+ * Overrides are soft-deleted; only live ones (deleted_at null) are read here.
+ */
+import { and, asc, eq, gte, isNull } from "drizzle-orm";
+import type { Db } from "../../storage/db.ts";
+import { ratelimitNamespaces, ratelimitOverrides } from "../../storage/schema/index.ts";
+import { newId } from "../../lib/ids.ts";
+import type { OverrideRecord } from "./overrides.ts";
+
+export interface NamespaceRecord {
+  id: string;
+  name: string;
+  deleted: boolean;
+}
+
+const namespaceColumns = { id: ratelimitNamespaces.id, name: ratelimitNamespaces.name, deletedAt: ratelimitNamespaces.deletedAt };
+const overrideColumns = {
+  id: ratelimitOverrides.id, identifier: ratelimitOverrides.identifier, limit: ratelimitOverrides.limit,
+  duration: ratelimitOverrides.durationMs, createdAt: ratelimitOverrides.createdAt,
+};
+
+function toNamespace(row: { id: string; name: string; deletedAt: number | null }): NamespaceRecord {
+  return { id: row.id, name: row.name, deleted: row.deletedAt !== null };
+}
+
+/** The workspace's namespace whose id, or else whose name, is `ref` (deleted ones included). */
+export function findNamespace(db: Db, workspaceId: string, ref: string): NamespaceRecord | undefined {
+  const byId = db.select(namespaceColumns).from(ratelimitNamespaces)
+    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.id, ref))).get();
+  const row = byId ?? db.select(namespaceColumns).from(ratelimitNamespaces)
+    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.name, ref))).get();
+  return row ? toNamespace(row) : undefined;
+}
+
+/** Creates a namespace named `name`; returns the existing one if the name is taken. */
+export function insertNamespace(db: Db, workspaceId: string, name: string, nowMs: number): { namespace: NamespaceRecord; created: boolean } {
+  const id = newId("rlns");
+  const inserted = db.insert(ratelimitNamespaces).values({ id, workspaceId, name, createdAt: nowMs })
+    .onConflictDoNothing().returning({ id: ratelimitNamespaces.id }).all();
+  if (inserted.length > 0) return { namespace: { id, name, deleted: false }, created: true };
+  const existing = db.select(namespaceColumns).from(ratelimitNamespaces)
+    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.name, name))).get();
+  if (!existing) throw new Error(`namespace '${name}' neither inserted nor found`);
+  return { namespace: toNamespace(existing), created: false };
+}
+
+/** Every live override of a namespace. */
+export function loadOverrides(db: Db, namespaceId: string): OverrideRecord[] {
+  return db.select(overrideColumns).from(ratelimitOverrides)
+    .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt))).all();
+}
+
+/** The live override stored with exactly this identifier (a pattern is compared as written). */
+export function findLiveOverride(db: Db, namespaceId: string, identifier: string): OverrideRecord | undefined {
+  return db.select(overrideColumns).from(ratelimitOverrides)
+    .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), eq(ratelimitOverrides.identifier, identifier), isNull(ratelimitOverrides.deletedAt))).get();
+}
+
+/** Inserts or updates the live override for (namespace, identifier); an update keeps its id. */
+export function upsertOverride(
+  db: Db, workspaceId: string, namespaceId: string, input: { identifier: string; limit: number; duration: number }, nowMs: number,
+): { id: string; created: boolean } {
+  const existing = findLiveOverride(db, namespaceId, input.identifier);
+  if (existing) {
+    db.update(ratelimitOverrides).set({ limit: input.limit, durationMs: input.duration, updatedAt: nowMs })
+      .where(eq(ratelimitOverrides.id, existing.id)).run();
+    return { id: existing.id, created: false };
+  }
+  const id = newId("rlor");
+  db.insert(ratelimitOverrides).values({
+    id, workspaceId, namespaceId, identifier: input.identifier, limit: input.limit, durationMs: input.duration, createdAt: nowMs,
+  }).run();
+  return { id, created: true };
+}
+
+export function softDeleteOverride(db: Db, overrideId: string, nowMs: number): void {
+  db.update(ratelimitOverrides).set({ deletedAt: nowMs, updatedAt: nowMs }).where(eq(ratelimitOverrides.id, overrideId)).run();
+}
+
+/** Up to `limit` live overrides by id ascending, starting at `cursor` (inclusive) when given. */
+export function listLiveOverrides(db: Db, namespaceId: string, opts: { limit: number; cursor?: string }): OverrideRecord[] {
+  const where = [eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt)];
+  if (opts.cursor !== undefined) where.push(gte(ratelimitOverrides.id, opts.cursor));
+  return db.select(overrideColumns).from(ratelimitOverrides).where(and(...where)).orderBy(asc(ratelimitOverrides.id)).limit(opts.limit).all();
+}

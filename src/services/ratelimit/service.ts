@@ -1,0 +1,260 @@
+/**
+ * Standalone rate limits (upstream §5.15–§5.17): `limit` / `multiLimit` on (namespace, identifier)
+ * and per-identifier overrides. Namespaces are addressed by id or name and created on first use;
+ * namespaces and overrides are cached in memory, so a check on a known namespace reads no SQLite.
+ * Counters are `${workspaceId}|${namespaceId}|${identifier}` in the shared limiter.
+ */
+import type { Storage } from "../../storage/db.ts";
+import { inTransaction } from "../../storage/db.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { recordAudit } from "../audit/index.ts";
+import { requirePermission, type Principal } from "../auth/index.ts";
+import { NamespaceCache, type NamespaceEntry } from "./namespace-cache.ts";
+import { OverrideIndex, type OverrideRecord } from "./overrides.ts";
+import {
+  findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, loadOverrides, softDeleteOverride, upsertOverride,
+} from "./records.ts";
+import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
+
+export interface LimitInput {
+  /** Namespace id or name. */
+  namespace: string;
+  identifier: string;
+  limit: number;
+  /** Window length in ms. */
+  duration: number;
+  /** Default 1; 0 only reports. */
+  cost?: number;
+}
+
+export interface LimitOutcome {
+  success: boolean;
+  limit: number;
+  remaining: number;
+  /** End of the current window, Unix ms. */
+  reset: number;
+  overrideId?: string;
+}
+
+export interface MultiLimitCheck {
+  namespace: string;
+  identifier: string;
+  limit: number;
+  remaining: number;
+  reset: number;
+  passed: boolean;
+  overrideId?: string;
+}
+
+export interface OverrideView {
+  overrideId: string;
+  identifier: string;
+  limit: number;
+  duration: number;
+}
+
+export interface OverridePage {
+  items: OverrideView[];
+  /** Id of the first override of the next page; undefined on the last page. */
+  cursor: string | undefined;
+}
+
+export interface RatelimitDeps {
+  storage: Storage;
+  clock: Clock;
+  limiter: SlidingWindowLimiter;
+}
+
+export const DEFAULT_OVERRIDE_PAGE = 50;
+
+const namespaceNotFound = () => new AppError("ratelimit_namespace_not_found", { detail: "This namespace does not exist." });
+const overrideNotFound = () => new AppError("ratelimit_override_not_found", { detail: "This override does not exist." });
+const namespaceGone = () => new AppError("ratelimit_namespace_gone", { detail: "This namespace has been deleted. Contact support to restore." });
+
+function toView(o: OverrideRecord): OverrideView {
+  return { overrideId: o.id, identifier: o.identifier, limit: o.limit, duration: o.duration };
+}
+
+/** A check ready for the limiter: the request with the applied override's limit and duration. */
+interface PlannedLimit {
+  request: LimitRequest;
+  overrideId: string | undefined;
+}
+
+export class RatelimitService {
+  private readonly cache = new NamespaceCache();
+
+  constructor(private readonly deps: RatelimitDeps) {}
+
+  /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
+  limit(principal: Principal, input: LimitInput): LimitOutcome {
+    const planned = this.plan(principal.workspaceId, this.namespaceForLimit(principal, input.namespace), input);
+    return toOutcome(this.deps.limiter.check(planned.request), planned.overrideId);
+  }
+
+  /** Up to 100 checks at one instant, charged all-or-nothing; results in request order. */
+  multiLimit(principal: Principal, inputs: readonly LimitInput[]): { passed: boolean; limits: MultiLimitCheck[] } {
+    const namespaces = this.namespacesForLimit(principal, inputs.map((i) => i.namespace));
+    const planned = inputs.map((i) => this.plan(principal.workspaceId, namespaces.get(i.namespace)!, i));
+    const batch = this.deps.limiter.checkAll(planned.map((p) => p.request));
+    const limits = inputs.map((input, i) => {
+      const { success, ...rest } = toOutcome(batch.results[i]!, planned[i]!.overrideId);
+      return { namespace: input.namespace, identifier: input.identifier, ...rest, passed: success };
+    });
+    return { passed: batch.success, limits };
+  }
+
+  /** Creates or replaces the override for an exact identifier (a pattern may hold `*`); an update keeps its id. */
+  setOverride(principal: Principal, input: { namespace: string; identifier: string; limit: number; duration: number }): { overrideId: string } {
+    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
+    requirePermission(principal, "ratelimit", ns.id, "set_override");
+    const { db } = this.deps.storage;
+    const now = this.deps.clock.now();
+    const overrideId = inTransaction(this.deps.storage, () => {
+      const { id, created } = upsertOverride(db, principal.workspaceId, ns.id, input, now);
+      recordAudit(db, {
+        workspaceId: principal.workspaceId, event: "ratelimit.set_override", actor: principal.actor, timeMs: now,
+        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id, name: input.identifier }],
+        description: `${created ? "Created" : "Updated"} override ${id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
+      });
+      return id;
+    });
+    this.cache.overridesChanged(principal.workspaceId, ns.id);
+    return { overrideId };
+  }
+
+  /** The override that applies to `identifier` (exact, then wildcard). Needs `read_override` (403). */
+  getOverride(principal: Principal, input: { namespace: string; identifier: string }): OverrideView {
+    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
+    requirePermission(principal, "ratelimit", ns.id, "read_override");
+    const found = this.overridesOf(ns).match(input.identifier);
+    if (!found) throw overrideNotFound();
+    return toView(found);
+  }
+
+  /** A page of live overrides by id (limit 1..100, default 50). Needs `read_override`. */
+  listOverrides(principal: Principal, input: { namespace: string; limit?: number; cursor?: string }): OverridePage {
+    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
+    requirePermission(principal, "ratelimit", ns.id, "read_override");
+    const limit = input.limit ?? DEFAULT_OVERRIDE_PAGE;
+    const rows = listLiveOverrides(this.deps.storage.db, ns.id, { limit: limit + 1, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}) });
+    return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+  }
+
+  /** Soft-deletes the override stored with exactly this identifier. Needs `delete_override`. */
+  deleteOverride(principal: Principal, input: { namespace: string; identifier: string }): Record<string, never> {
+    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
+    requirePermission(principal, "ratelimit", ns.id, "delete_override");
+    const { db } = this.deps.storage;
+    const now = this.deps.clock.now();
+    inTransaction(this.deps.storage, () => {
+      const found = findLiveOverride(db, ns.id, input.identifier);
+      if (!found) throw overrideNotFound();
+      softDeleteOverride(db, found.id, now);
+      recordAudit(db, {
+        workspaceId: principal.workspaceId, event: "ratelimit.delete_override", actor: principal.actor, timeMs: now,
+        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: found.id, name: found.identifier }],
+        description: `Deleted override ${found.id} for '${found.identifier}'`,
+      });
+    });
+    this.cache.overridesChanged(principal.workspaceId, ns.id);
+    return {};
+  }
+
+  /** Forgets cached namespaces and overrides (of one workspace, or all) after rows were changed outside this service. */
+  forgetCached(workspaceId?: string): void {
+    this.cache.clear(workspaceId);
+  }
+
+  /** The cached namespace for `ref`, else the one in SQLite (then cached); deleted ones included. */
+  private lookup(workspaceId: string, ref: string): NamespaceEntry | undefined {
+    const cached = this.cache.get(workspaceId, ref);
+    if (cached !== undefined) return cached;
+    const found = findNamespace(this.deps.storage.db, workspaceId, ref);
+    return found ? this.cache.put(workspaceId, found) : undefined;
+  }
+
+  /** A live namespace for the override routes: missing or deleted is 404. */
+  private existingNamespace(workspaceId: string, ref: string): NamespaceEntry {
+    const ns = this.lookup(workspaceId, ref);
+    if (!ns || ns.deleted) throw namespaceNotFound();
+    return ns;
+  }
+
+  /** namespacesForLimit for one ref, without its bookkeeping when the namespace is known. */
+  private namespaceForLimit(principal: Principal, ref: string): NamespaceEntry {
+    const ns = this.lookup(principal.workspaceId, ref);
+    if (ns === undefined) return this.namespacesForLimit(principal, [ref]).get(ref)!;
+    if (ns.deleted) throw namespaceGone();
+    requirePermission(principal, "ratelimit", ns.id, "limit");
+    return ns;
+  }
+
+  /**
+   * The namespaces of a limit request by ref. Deleted → 410; each existing one needs `limit`;
+   * missing ones need `create_namespace` and `ratelimit.*.limit`, checked before any is created.
+   */
+  private namespacesForLimit(principal: Principal, refs: readonly string[]): Map<string, NamespaceEntry> {
+    const ws = principal.workspaceId;
+    const found = new Map<string, NamespaceEntry>();
+    const missing = new Set<string>();
+    for (const ref of refs) {
+      if (found.has(ref) || missing.has(ref)) continue;
+      const ns = this.lookup(ws, ref);
+      if (ns === undefined) missing.add(ref);
+      else found.set(ref, ns);
+    }
+    for (const ns of found.values()) if (ns.deleted) throw namespaceGone();
+    for (const ns of found.values()) requirePermission(principal, "ratelimit", ns.id, "limit");
+    if (missing.size > 0) {
+      requirePermission(principal, "ratelimit", "*", "create_namespace");
+      requirePermission(principal, "ratelimit", "*", "limit");
+      for (const [ref, ns] of this.createNamespaces(principal, [...missing])) found.set(ref, ns);
+    }
+    return found;
+  }
+
+  /** Creates namespaces named `names` in one transaction, one audit entry each. */
+  private createNamespaces(principal: Principal, names: readonly string[]): Map<string, NamespaceEntry> {
+    const { db } = this.deps.storage;
+    const ws = principal.workspaceId;
+    const now = this.deps.clock.now();
+    const created = inTransaction(this.deps.storage, () => names.map((name) => {
+      const result = insertNamespace(db, ws, name, now);
+      if (result.created) {
+        recordAudit(db, {
+          workspaceId: ws, event: "ratelimit.create_namespace", actor: principal.actor, timeMs: now,
+          resources: [{ type: "ratelimitNamespace", id: result.namespace.id, name }], description: `Created namespace ${name}`,
+        });
+      }
+      return [name, result.namespace] as const;
+    }));
+    return new Map(created.map(([name, ns]) => [name, this.cache.put(ws, ns)]));
+  }
+
+  private overridesOf(ns: NamespaceEntry): OverrideIndex {
+    ns.overrides ??= new OverrideIndex(loadOverrides(this.deps.storage.db, ns.id));
+    return ns.overrides;
+  }
+
+  /** The limiter request for one input: an applied override replaces its limit and duration. */
+  private plan(workspaceId: string, ns: NamespaceEntry, input: LimitInput): PlannedLimit {
+    const override = this.overridesOf(ns).match(input.identifier);
+    return {
+      request: {
+        counter: `${workspaceId}|${ns.id}|${input.identifier}`,
+        limit: override?.limit ?? input.limit,
+        durationMs: override?.duration ?? input.duration,
+        cost: input.cost ?? 1,
+      },
+      overrideId: override?.id,
+    };
+  }
+}
+
+function toOutcome(r: LimitResult, overrideId: string | undefined): LimitOutcome {
+  const out: LimitOutcome = { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.resetMs };
+  if (overrideId !== undefined) out.overrideId = overrideId;
+  return out;
+}

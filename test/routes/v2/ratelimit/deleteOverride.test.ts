@@ -1,0 +1,3 @@
+import { deleteOverrideContract } from "./delete-override.contract.ts";
+
+deleteOverrideContract("ratelimit");

@@ -1,0 +1,3 @@
+import { getOverrideContract } from "./get-override.contract.ts";
+
+getOverrideContract("ratelimit");

@@ -1,0 +1,3 @@
+import { limitContract } from "./limit.contract.ts";
+
+limitContract("ratelimit");

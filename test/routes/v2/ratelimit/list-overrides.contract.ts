@@ -1,0 +1,111 @@
+/**
+ * The `listOverrides` contract. Paging is the same in both families; the shape differs
+ * (DECISIONS "Paths"): upstream `data: [...]` + `pagination {cursor?, hasMore}`, spec `data: {overrides, cursor?}`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type ApiResponse, type Harness } from "../../../support/harness.ts";
+import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT } from "../../../support/contract.ts";
+import { createNamespace, type Family, insertDeletedNamespace, MINUTE, NS_NOT_FOUND, path, setOverride, uniq } from "./support.ts";
+
+interface Override { overrideId: string; identifier: string; limit: number; duration: number }
+
+/** The page's overrides and cursor, whatever the family's shape; asserts that shape. */
+function readPage(family: Family, res: ApiResponse): { items: Override[]; cursor: string | undefined } {
+  expect(res.status).toBe(200);
+  expect(res.body.meta.requestId).toMatch(/^req_/);
+  if (family === "ratelimit") {
+    expect(Array.isArray(res.body.data)).toBe(true);
+    const { cursor, hasMore } = res.body.pagination;
+    expect(hasMore).toBe(cursor !== undefined);
+    expect(Object.keys(res.body.pagination).sort()).toEqual(cursor === undefined ? ["hasMore"] : ["cursor", "hasMore"]);
+    return { items: res.body.data, cursor };
+  }
+  expect(res.body.pagination).toBeUndefined();
+  expect(Object.keys(res.body.data).sort()).toEqual(res.body.data.cursor === undefined ? ["overrides"] : ["cursor", "overrides"]);
+  return { items: res.body.data.overrides, cursor: res.body.data.cursor };
+}
+
+export function listOverridesContract(family: Family): void {
+  const url = path(family, "listOverrides");
+  let h: Harness;
+  let ns: string;
+  let nsId: string;
+  const created: Override[] = [];
+  beforeAll(async () => {
+    h = await startHarness();
+    ns = uniq("ns");
+    nsId = await createNamespace(h, ns);
+    for (let i = 0; i < 51; i++) {
+      const identifier = `user_${i}`;
+      created.push({ overrideId: await setOverride(h, ns, identifier, i), identifier, limit: i, duration: MINUTE });
+    }
+  });
+  afterAll(async () => { await h.stop(); });
+
+  const sorted = () => [...created].sort((a, b) => (a.overrideId < b.overrideId ? -1 : 1));
+
+  describe("200", () => {
+    test("default page of 50, by id ascending; the cursor leads to the rest; the last page has no cursor", async () => {
+      const first = readPage(family, await h.post(url, { namespace: ns }));
+      expect(first.items).toEqual(sorted().slice(0, 50));
+      expect(first.cursor).toBe(sorted()[50]!.overrideId);
+      const second = readPage(family, await h.post(url, { namespace: ns, cursor: first.cursor }));
+      expect(second.items).toEqual(sorted().slice(50));
+      expect(second.cursor).toBeUndefined();
+    });
+
+    test("paging with limit 20 visits every override once", async () => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = readPage(family, await h.post(url, { namespace: nsId, limit: 20, ...(cursor ? { cursor } : {}) }));
+        expect(page.items.length).toBeLessThanOrEqual(20);
+        seen.push(...page.items.map((o) => o.overrideId));
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+      expect(seen).toEqual(sorted().map((o) => o.overrideId));
+    });
+
+    test("limit 100 returns everything on one page", async () => {
+      const page = readPage(family, await h.post(url, { namespace: ns, limit: 100 }));
+      expect(page.items).toHaveLength(51);
+      expect(page.cursor).toBeUndefined();
+    });
+
+    test("an empty namespace: no overrides, no cursor; deleted overrides are not listed", async () => {
+      const empty = uniq("ns");
+      await createNamespace(h, empty);
+      expect(readPage(family, await h.post(url, { namespace: empty }))).toEqual({ items: [], cursor: undefined });
+      await setOverride(h, empty, "temp", 1);
+      await h.post("/v2/ratelimit.deleteOverride", { namespace: empty, identifier: "temp" });
+      expect(readPage(family, await h.post(url, { namespace: empty })).items).toEqual([]);
+    });
+  });
+
+  describe("400", () => {
+    test("limit 0 and limit 101", async () => {
+      expectInvalid(h, await h.post(url, { namespace: ns, limit: 0 }), "body.limit");
+      expectInvalid(h, await h.post(url, { namespace: ns, limit: 101 }), "body.limit");
+    });
+
+    test("missing namespace", async () => {
+      expectInvalid(h, await h.post(url, {}), "body.namespace");
+    });
+  });
+
+  describe("403", () => {
+    test("without `read_override`", async () => {
+      const res = await h.post(url, { namespace: ns }, { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.read_override")) });
+      expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.read_override' or 'ratelimit.${nsId}.read_override'`);
+    });
+  });
+
+  describe("404", () => {
+    test("an unknown or deleted namespace", async () => {
+      expectError(h, await h.post(url, { namespace: uniq("ns") }), 404, NS_NOT_FOUND);
+      const gone = uniq("gone");
+      insertDeletedNamespace(h, gone);
+      expectError(h, await h.post(url, { namespace: gone }), 404, NS_NOT_FOUND);
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { listOverridesContract } from "./list-overrides.contract.ts";
+
+listOverridesContract("ratelimit");

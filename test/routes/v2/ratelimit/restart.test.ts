@@ -1,0 +1,82 @@
+/**
+ * Rate-limit windows survive a restart: a graceful stop flushes every count, a crash loses at most
+ * what changed since the last periodic flush. The TestClock does not move across the restarts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { boot } from "../../../../src/boot.ts";
+import { loadConfig } from "../../../../src/config.ts";
+import { silentLogger } from "../../../../src/lib/logger.ts";
+import { RatelimitStore } from "../../../../src/services/ratelimit/index.ts";
+import { startHarness, type Harness } from "../../../support/harness.ts";
+import { createApi, createKey } from "../../../support/contract.ts";
+import { MINUTE, uniq } from "./support.ts";
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h.stop(); });
+
+const limitBody = (namespace: string, identifier: string) => ({ namespace, identifier, limit: 3, duration: MINUTE });
+
+async function useUp(namespace: string, identifier: string): Promise<void> {
+  for (let i = 0; i < 3; i++) expect((await h.post("/v2/ratelimit.limit", limitBody(namespace, identifier))).body.data.success).toBe(true);
+}
+
+describe("graceful restart (SIGTERM path: stop, then boot on the same data dir)", () => {
+  test("a used-up window of ratelimit.limit is still used up, on both path families", async () => {
+    const ns = uniq("ns");
+    await useUp(ns, "user_1");
+    const before = h.clock.now();
+    await h.restart();
+    expect(h.clock.now()).toBe(before);
+    expect((await h.post("/v2/ratelimit.limit", limitBody(ns, "user_1"))).body.data).toMatchObject({ success: false, remaining: 0 });
+    expect((await h.post("/v2/ratelimits.limit", limitBody(ns, "user_1"))).body.data.success).toBe(false);
+    expect((await h.post("/v2/ratelimit.limit", limitBody(ns, "user_2"))).body.data.success).toBe(true);
+  });
+
+  test("a partly used window keeps its exact count", async () => {
+    const ns = uniq("ns");
+    await h.post("/v2/ratelimit.limit", limitBody(ns, "partial"));
+    await h.restart();
+    expect((await h.post("/v2/ratelimit.limit", limitBody(ns, "partial"))).body.data.remaining).toBe(1);
+  });
+
+  test("a key's rate limit in verification is still used up", async () => {
+    const apiId = await createApi(h, "restart");
+    const { key } = await createKey(h, { apiId, ratelimits: [{ name: "requests", limit: 2, duration: MINUTE, autoApply: true }] });
+    for (let i = 0; i < 2; i++) expect((await h.post("/v2/keys.verifyKey", { key })).body.data.code).toBe("VALID");
+    await h.restart();
+    expect((await h.post("/v2/keys.verifyKey", { key })).body.data.code).toBe("RATE_LIMITED");
+  });
+
+  test("overrides and namespaces come back from SQLite after a restart", async () => {
+    const ns = uniq("ns");
+    await h.post("/v2/ratelimit.limit", limitBody(ns, "x"));
+    const set = await h.post("/v2/ratelimit.setOverride", { namespace: ns, identifier: "vip_*", limit: 9, duration: MINUTE });
+    await h.restart();
+    expect((await h.post("/v2/ratelimit.limit", limitBody(ns, "vip_1"))).body.data).toMatchObject({ limit: 9, overrideId: set.body.data.overrideId });
+  });
+});
+
+describe("crash (no stop): what the last periodic flush saved survives", () => {
+  test("counts flushed before the crash are restored; counts after it are the at-most-one-interval loss", async () => {
+    const ns = uniq("ns");
+    await useUp(ns, "flushed");
+    // The periodic flush, run now instead of waiting for its timer.
+    new RatelimitStore({ storage: h.running.storage, limiter: h.running.services.limiter }).flush(h.clock.now());
+    await h.post("/v2/ratelimit.limit", limitBody(ns, "after-flush"));
+    // A second instance on the same data dir while the first never stopped: what a restart after kill -9 sees.
+    const config = loadConfig({ TOLLGATE_DATA_DIR: h.dataDir, TOLLGATE_PORT: "0" });
+    const second = await boot({ config, logger: silentLogger, clock: h.clock });
+    try {
+      const post = (identifier: string) => fetch(`${second.url}/v2/ratelimit.limit`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${h.rootKey}` },
+        body: JSON.stringify({ ...limitBody(ns, identifier), cost: 0 }),
+      }).then((r) => r.json() as Promise<{ data: { remaining: number } }>);
+      expect((await post("flushed")).data.remaining).toBe(0);
+      expect((await post("after-flush")).data.remaining).toBe(3);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+/** The `setOverride` contract, the same in both path families. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type Harness } from "../../../support/harness.ts";
+import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey } from "../../../support/contract.ts";
+import {
+  auditEvents, createNamespace, expectData, type Family, insertDeletedNamespace, MINUTE, namespaceId, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL, path, uniq,
+} from "./support.ts";
+
+export function setOverrideContract(family: Family): void {
+  const url = path(family, "setOverride");
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness(); });
+  afterAll(async () => { await h.stop(); });
+
+  const body = (namespace: string, extra: Record<string, unknown> = {}) => ({ namespace, identifier: "user_1", limit: 10, duration: MINUTE, ...extra });
+  const get = async (namespace: string, identifier: string) => (await h.post("/v2/ratelimit.getOverride", { namespace, identifier })).body.data;
+
+  describe("200", () => {
+    test("creates an override: data is exactly {overrideId}", async () => {
+      const ns = uniq("ns");
+      await createNamespace(h, ns);
+      const res = await h.post(url, body(ns));
+      expectData(res, { overrideId: expect.stringMatching(/^rlor_[1-9A-HJ-NP-Za-km-z]+$/) });
+      expect(await get(ns, "user_1")).toEqual({ overrideId: res.body.data.overrideId, identifier: "user_1", limit: 10, duration: MINUTE });
+      expect(auditEvents(h, "ratelimit.set_override", res.body.data.overrideId)).toBe(1);
+    });
+
+    test("setting the same identifier again updates it and keeps its overrideId", async () => {
+      const ns = uniq("ns");
+      await createNamespace(h, ns);
+      const first = (await h.post(url, body(ns))).body.data.overrideId;
+      const second = (await h.post(url, body(ns, { limit: 20, duration: 2 * MINUTE }))).body.data.overrideId;
+      expect(second).toBe(first);
+      expect(await get(ns, "user_1")).toEqual({ overrideId: first, identifier: "user_1", limit: 20, duration: 2 * MINUTE });
+      expect(auditEvents(h, "ratelimit.set_override", first)).toBe(2);
+    });
+
+    test("a wildcard identifier, limit 0 and the namespace id are accepted", async () => {
+      const id = await createNamespace(h);
+      const res = await h.post(url, body(id, { identifier: "*@example.com", limit: 0 }));
+      expect(res.status).toBe(200);
+      expect(await get(id, "*@example.com")).toMatchObject({ limit: 0, identifier: "*@example.com" });
+    });
+
+    test("`ratelimit.<namespaceId>.set_override` is enough", async () => {
+      const id = await createNamespace(h);
+      const res = await h.post(url, body(id), { key: h.rootKeyWith([`ratelimit.${id}.set_override`]) });
+      expect(res.status).toBe(200);
+    });
+  });
+
+  describe("400", () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["negative limit", { limit: -1 }, "body.limit"],
+      ["duration below 1000", { duration: 999 }, "body.duration"],
+      ["duration as a numeric string", { duration: "60000" }, "body.duration"],
+      ["empty identifier", { identifier: "" }, "body.identifier"],
+      ["identifier of 513 characters", { identifier: "i".repeat(513) }, "body.identifier"],
+      ["unknown field", { async: false }, "body.async"],
+    ];
+    for (const [name, change, location] of cases) {
+      test(name, async () => {
+        expectInvalid(h, await h.post(url, body("ns400", change)), location);
+      });
+    }
+
+    test("each required field", async () => {
+      for (const field of ["namespace", "identifier", "limit", "duration"]) {
+        const b: Record<string, unknown> = body("ns400");
+        delete b[field];
+        expectInvalid(h, await h.post(url, b), `body.${field}`);
+      }
+    });
+  });
+
+  describe("403", () => {
+    test("without `set_override`; the detail names both grants", async () => {
+      const id = await createNamespace(h);
+      const res = await h.post(url, body(id), { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.set_override")) });
+      expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.set_override' or 'ratelimit.${id}.set_override'`);
+    });
+  });
+
+  describe("404", () => {
+    test("an unknown namespace is not created", async () => {
+      const ns = uniq("ns");
+      expectError(h, await h.post(url, body(ns)), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
+      expect(namespaceId(h, ns)).toBeUndefined();
+    });
+
+    test("a deleted namespace", async () => {
+      const ns = uniq("gone");
+      insertDeletedNamespace(h, ns);
+      expectError(h, await h.post(url, body(ns)), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
+    });
+
+    test("the namespace is checked before permissions", async () => {
+      const res = await h.post(url, body(uniq("ns")), { key: h.rootKeyWith(["ratelimit.*.limit"]) });
+      expectError(h, res, 404, NS_NOT_FOUND);
+    });
+
+    test("a namespace of another workspace, even with every permission there", async () => {
+      const id = await createNamespace(h);
+      const foreign = otherWorkspaceRootKey(h, uniq("ws"));
+      expectError(h, await h.post(url, body(id), { key: foreign }), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
+    });
+  });
+}

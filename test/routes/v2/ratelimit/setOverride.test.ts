@@ -1,0 +1,3 @@
+import { setOverrideContract } from "./set-override.contract.ts";
+
+setOverrideContract("ratelimit");

@@ -1,0 +1,85 @@
+/**
+ * Helpers for the rate-limit contract tests of both path families: `/v2/ratelimit.<op>` (upstream)
+ * and `/v2/ratelimits.<op>` (spec). Operations whose shapes agree share one suite per family.
+ */
+import { expect } from "bun:test";
+import { newId } from "../../../../src/lib/ids.ts";
+import type { ApiResponse, Harness } from "../../../support/harness.ts";
+
+export type Family = "ratelimit" | "ratelimits";
+
+export const NS_NOT_FOUND = "service/data/ratelimit_namespace_not_found";
+export const OVERRIDE_NOT_FOUND = "service/data/ratelimit_override_not_found";
+export const NS_GONE = "service/data/ratelimit_namespace_gone";
+export const NS_NOT_FOUND_DETAIL = "This namespace does not exist.";
+export const OVERRIDE_NOT_FOUND_DETAIL = "This override does not exist.";
+export const NS_GONE_DETAIL = "This namespace has been deleted. Contact support to restore.";
+
+export const MINUTE = 60_000;
+
+let seq = 0;
+/** A name no other test of the process uses. */
+export function uniq(prefix: string): string {
+  seq++;
+  return `${prefix}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function path(family: Family, op: string): string {
+  return `/v2/${family}.${op}`;
+}
+
+export function workspaceId(h: Harness, workspace = "default"): string {
+  return h.running.services.workspaces.get(workspace).id;
+}
+
+/** The id of the namespace named `name` in the workspace, or undefined when none exists. */
+export function namespaceId(h: Harness, name: string, workspace = "default"): string | undefined {
+  return h.running.storage.sqlite
+    .query<{ id: string }, [string, string]>("SELECT id FROM ratelimit_namespaces WHERE workspace_id = ? AND name = ?")
+    .get(workspaceId(h, workspace), name)?.id;
+}
+
+/**
+ * Inserts a soft-deleted namespace. No route deletes namespaces, so this writes the row a delete
+ * would leave; it must happen before the service first looks the name up (the service caches).
+ */
+export function insertDeletedNamespace(h: Harness, name: string): string {
+  const id = newId("rlns");
+  const now = h.clock.now();
+  h.running.storage.sqlite.run(
+    "INSERT INTO ratelimit_namespaces (id, workspace_id, name, created_at, deleted_at) VALUES (?, ?, ?, ?, ?)",
+    [id, workspaceId(h), name, now, now],
+  );
+  return id;
+}
+
+/** Uses `limit` once so the namespace exists (created on first use); returns its id. */
+export async function createNamespace(h: Harness, name = uniq("ns")): Promise<string> {
+  const res = await h.post("/v2/ratelimit.limit", { namespace: name, identifier: "bootstrap", limit: 1, duration: 1000, cost: 0 });
+  expect(res.status).toBe(200);
+  return namespaceId(h, name)!;
+}
+
+export async function setOverride(h: Harness, namespace: string, identifier: string, limit: number, duration = MINUTE): Promise<string> {
+  const res = await h.post("/v2/ratelimit.setOverride", { namespace, identifier, limit, duration });
+  if (res.status !== 200) throw new Error(`setOverride answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data.overrideId as string;
+}
+
+/** Events of the audit log with this event name that name `resourceId`. */
+export function auditEvents(h: Harness, event: string, resourceId: string): number {
+  return h.running.storage.sqlite
+    .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM audit_logs WHERE event = ? AND resources LIKE ?")
+    .get(event, `%${resourceId}%`)!.n;
+}
+
+/** Asserts the success envelope with `data` exactly `data`. */
+export function expectData(res: ApiResponse, data: unknown): void {
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data });
+}
+
+/** The end of the fixed window of `durationMs` that holds `nowMs`. */
+export function windowEnd(nowMs: number, durationMs: number): number {
+  return Math.floor(nowMs / durationMs) * durationMs + durationMs;
+}

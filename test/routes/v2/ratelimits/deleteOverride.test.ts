@@ -1,0 +1,3 @@
+import { deleteOverrideContract } from "../ratelimit/delete-override.contract.ts";
+
+deleteOverrideContract("ratelimits");

@@ -1,0 +1,3 @@
+import { getOverrideContract } from "../ratelimit/get-override.contract.ts";
+
+getOverrideContract("ratelimits");

@@ -1,0 +1,3 @@
+import { limitContract } from "../ratelimit/limit.contract.ts";
+
+limitContract("ratelimits");

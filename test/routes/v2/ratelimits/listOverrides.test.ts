@@ -1,0 +1,3 @@
+import { listOverridesContract } from "../ratelimit/list-overrides.contract.ts";
+
+listOverridesContract("ratelimits");

@@ -1,0 +1,3 @@
+import { setOverrideContract } from "../ratelimit/set-override.contract.ts";
+
+setOverrideContract("ratelimits");

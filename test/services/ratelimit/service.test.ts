@@ -1,0 +1,78 @@
+/**
+ * RatelimitService without HTTP: the hot path reads no SQLite once a namespace and its overrides
+ * are cached, and override changes are seen by the very next check.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStorage, type Storage } from "../../../src/storage/db.ts";
+import { applyMigrations } from "../../../src/storage/migrate.ts";
+import { ALL_GRANTS, type Principal } from "../../../src/services/auth/index.ts";
+import { RatelimitService, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
+import { TestClock } from "../../support/test-clock.ts";
+
+const MINUTE = 60_000;
+let dir: string;
+let storage: Storage;
+/** The storage the service sees; `offline` makes every SQLite access throw. */
+let seen: { storage: Storage; offline: boolean };
+let service: RatelimitService;
+const principal: Principal = { workspaceId: "ws_test", rootKeyId: "rk_test", permissions: new Set(ALL_GRANTS), actor: { type: "cli", id: "test" } };
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tollgate-rlsvc-"));
+  storage = openStorage(join(dir, "t.db"));
+  applyMigrations(storage.sqlite);
+  storage.sqlite.run("INSERT INTO workspaces (id, name, created_at) VALUES ('ws_test', 'test', 0)");
+  seen = { storage, offline: false };
+  const guarded: Storage = {
+    get sqlite() { if (seen.offline) throw new Error("SQLite read on the hot path"); return storage.sqlite; },
+    get db() { if (seen.offline) throw new Error("SQLite read on the hot path"); return storage.db; },
+    close: () => storage.close(),
+  };
+  const clock = new TestClock();
+  service = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });
+});
+afterEach(() => {
+  storage.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const check = (identifier: string, namespace = "api") => service.limit(principal, { namespace, identifier, limit: 10, duration: MINUTE });
+
+describe("hot path", () => {
+  test("a known namespace with its overrides loaded reads no SQLite, by name or by id", () => {
+    check("warm-up");
+    const override = service.setOverride(principal, { namespace: "api", identifier: "vip_*", limit: 99, duration: MINUTE });
+    check("vip_0");
+    const nsId = storage.sqlite.query<{ id: string }, []>("SELECT id FROM ratelimit_namespaces").get()!.id;
+    seen.offline = true;
+    expect(check("vip_1")).toMatchObject({ success: true, limit: 99, overrideId: override.overrideId });
+    expect(check("plain", nsId)).toMatchObject({ success: true, limit: 10 });
+    expect(service.getOverride(principal, { namespace: "api", identifier: "vip_2" }).overrideId).toBe(override.overrideId);
+    expect(service.multiLimit(principal, [
+      { namespace: "api", identifier: "a", limit: 1, duration: MINUTE },
+      { namespace: nsId, identifier: "b", limit: 1, duration: MINUTE },
+    ]).passed).toBe(true);
+  });
+
+  test("an override change is seen by the next check (one reload, then cached again)", () => {
+    check("warm-up");
+    service.setOverride(principal, { namespace: "api", identifier: "u", limit: 1, duration: MINUTE });
+    expect(check("u").limit).toBe(1);
+    service.setOverride(principal, { namespace: "api", identifier: "u", limit: 2, duration: MINUTE });
+    expect(check("u").limit).toBe(2);
+    service.deleteOverride(principal, { namespace: "api", identifier: "u" });
+    expect(check("u").limit).toBe(10);
+    seen.offline = true;
+    expect(check("u").limit).toBe(10);
+  });
+
+  test("forgetCached makes the next check read SQLite again", () => {
+    check("warm-up");
+    service.forgetCached("ws_test");
+    seen.offline = true;
+    expect(() => check("x")).toThrow("SQLite read on the hot path");
+  });
+});
