@@ -36,7 +36,11 @@ function toAppError(error: unknown, code: string | number): AppError {
     const errors = error instanceof ValidationError ? validationErrors(error) : [];
     return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
   }
-  if (code === "PARSE") return new AppError("request_body_unreadable", { detail: "The request body is not valid JSON." });
+  // Elysia wraps whatever the body parser throws in a ParseError; the parser's own AppError (413, 400) wins.
+  if (code === "PARSE") {
+    const cause = error instanceof Error ? error.cause : undefined;
+    return cause instanceof AppError ? cause : new AppError("request_body_unreadable", { detail: "The request body is not valid JSON." });
+  }
   if (code === "NOT_FOUND") return new AppError("route_not_found", { detail: "No route answers this method and path." });
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }

@@ -1,10 +1,16 @@
 /** Request-schema pieces shared by several routes. Every object rejects unknown fields. */
 import { t } from "elysia";
-import type { TProperties } from "@sinclair/typebox";
+import { Type, type IntegerOptions, type TProperties } from "@sinclair/typebox";
 
 /** An object schema that rejects unknown fields (400 naming the field). */
 export const strictObject = <P extends TProperties>(props: P, description?: string) =>
   t.Object(props, { additionalProperties: false, ...(description ? { description } : {}) });
+
+/**
+ * A JSON integer. Elysia's `t.Integer` also accepts numeric strings ("20"); the API takes numbers
+ * only, as upstream's schema validation does.
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options);
 
 export const IDENTIFIER_PATTERN = "^[a-zA-Z0-9_]+$";
 
@@ -14,24 +20,24 @@ export const ExternalId = t.String({ minLength: 1, maxLength: 255, pattern: "^[a
 export const Meta = t.Record(t.String(), t.Unknown(), { description: "Arbitrary JSON object" });
 export const PermissionSlug = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const RoleName = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
-export const UnixMs = (description: string) => t.Integer({ minimum: 0, maximum: 4102444800000, description });
-export const PageLimit = t.Integer({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 100)" });
+export const UnixMs = (description: string) => Int({ minimum: 0, maximum: 4102444800000, description });
+export const PageLimit = Int({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 100)" });
 export const Cursor = t.String({ minLength: 1, maxLength: 1024, description: "Cursor from the previous page" });
 
 export const RatelimitConfigBody = strictObject({
   name: t.String({ minLength: 3, maxLength: 128, description: "Name of the limit" }),
-  limit: t.Integer({ minimum: 1, description: "Requests allowed per window" }),
-  duration: t.Integer({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds" }),
+  limit: Int({ minimum: 1, description: "Requests allowed per window" }),
+  duration: Int({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds" }),
   autoApply: t.Optional(t.Boolean({ description: "Apply on every verification (default false)" })),
 });
 
 export const Refill = strictObject({
   interval: t.Union([t.Literal("daily"), t.Literal("monthly")]),
-  amount: t.Integer({ minimum: 1, description: "Credits set at each refill" }),
-  refillDay: t.Optional(t.Integer({ minimum: 1, maximum: 31, description: "Day of the month for monthly refills" })),
+  amount: Int({ minimum: 1, description: "Credits set at each refill" }),
+  refillDay: t.Optional(Int({ minimum: 1, maximum: 31, description: "Day of the month for monthly refills" })),
 });
 
 export const Credits = strictObject({
-  remaining: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: "Remaining uses; null for unlimited" })),
+  remaining: t.Optional(t.Union([Int({ minimum: 0 }), t.Null()], { description: "Remaining uses; null for unlimited" })),
   refill: t.Optional(Refill),
 });

@@ -22,6 +22,8 @@ export interface Harness {
   post(path: string, body: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
   /** A new root key in `workspace` (default `default`) holding exactly `permissions`. */
   rootKeyWith(permissions: string[], workspace?: string): string;
+  /** Stops the service gracefully and boots it again on the same data dir (a new port; same clock). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,17 +39,16 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
   const rootKey = `tg_test_${randomKeyPart(24)}`;
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
   const clock = new TestClock(opts.startMs);
-  const running = await boot({ config, logger: silentLogger, clock });
   const actor = { type: "cli" as const, id: "test" };
-  return {
-    url: running.url,
+  const h: Harness = {
+    url: "",
     rootKey,
     clock,
     dataDir,
-    running,
+    running: await boot({ config, logger: silentLogger, clock }),
     async post(path, body, o = {}) {
       const key = o.key === undefined ? rootKey : o.key;
-      const res = await fetch(running.url + path, {
+      const res = await fetch(h.url + path, {
         method: "POST",
         headers: { "content-type": "application/json", ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...o.headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
@@ -62,11 +63,18 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
       return { status: res.status, headers: res.headers, body: parsed };
     },
     rootKeyWith(permissions, workspace = "default") {
-      return running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor).key;
+      return h.running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor).key;
+    },
+    async restart() {
+      await h.running.stop();
+      h.running = await boot({ config, logger: silentLogger, clock });
+      h.url = h.running.url;
     },
     async stop() {
-      await running.stop();
+      await h.running.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  h.url = h.running.url;
+  return h;
 }

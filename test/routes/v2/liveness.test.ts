@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type Harness } from "../../support/harness.ts";
+import { expectError } from "../../support/contract.ts";
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h.stop(); });
+
+describe("200", () => {
+  test("GET /v2/liveness answers without a root key", async () => {
+    const res = await fetch(`${h.url}/v2/liveness`);
+    const body: any = await res.json();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: { message: "we're cooking" } });
+    expect(res.headers.get("x-request-id")).toBe(body.meta.requestId);
+  });
+
+  test("a wrong Authorization header does not matter", async () => {
+    const res = await fetch(`${h.url}/v2/liveness`, { headers: { authorization: "Bearer nope" } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("404", () => {
+  test("POST /v2/liveness is not a route", async () => {
+    const res = await h.post("/v2/liveness", {});
+    expectError(h, res, 404, "user/not_found/route_not_found", "No route answers this method and path.");
+  });
+});
