@@ -15,11 +15,17 @@ import type { Services } from "./services/index.ts";
 import { RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
+import { IdentityService } from "./services/identities/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
-import { KeyCache, VerificationService } from "./services/verification/index.ts";
-import { SlidingWindowLimiter } from "./services/ratelimit/index.ts";
+import { RbacService } from "./services/rbac/index.ts";
+import { VerificationService, type KeySnapshot } from "./services/verification/index.ts";
+import { KeyCache } from "./services/key-cache/index.ts";
+import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
+import { startScheduler } from "./jobs/scheduler.ts";
+import { runRefillOnce } from "./jobs/refill.ts";
+import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 
 export interface BootOptions {
   config: Config;
@@ -47,15 +53,32 @@ export function openDataDir(config: Config, logger: Logger): Storage {
 /** Builds every service over one storage. */
 export function buildServices(storage: Storage, config: Config, clock: Clock): Services {
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
-  const cache = new KeyCache(config.keyCacheSize);
+  const auth = new RootKeyAuthenticator({ storage, clock });
+  const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
   const limiter = new SlidingWindowLimiter({ clock });
   return {
-    auth: new RootKeyAuthenticator({ storage, clock }),
-    workspaces: new WorkspaceService({ storage, clock }),
+    auth,
+    workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate() }),
     apis: new ApiService({ storage, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache }),
+    identities: new IdentityService({ storage, clock, cache }),
+    rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
     verification: new VerificationService({ storage, clock, limiter, cache }),
+    ratelimits: new RatelimitService({ storage, clock, limiter }),
+    keyCache: cache,
+    limiter,
   };
+}
+
+/**
+ * First start on an empty data dir, whichever command opens it first (`serve` or a CLI command):
+ * workspace `default` and its bootstrap root key. A no-op once any workspace exists.
+ */
+export function bootstrapDataDir(services: Services, config: Config, logger: Logger): void {
+  const first = bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
+  if (first.created) {
+    logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
+  }
 }
 
 /** Starts the service; resolves once it listens. */
@@ -64,10 +87,15 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const clock = opts.clock ?? systemClock;
   const storage = openDataDir(config, logger);
   const services = buildServices(storage, config, clock);
-  const first = bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
-  if (first.created) {
-    logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
-  }
+  bootstrapDataDir(services, config, logger);
+  const refillDeps = { storage, cache: services.keyCache };
+  const caughtUp = runRefillOnce(refillDeps, clock.now());
+  if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
+  const ratelimitState = startRatelimitPersistence({ store: new RatelimitStore({ storage, limiter: services.limiter }) }, { clock, logger, flushMs: config.ratelimitFlushMs });
+  const scheduler = startScheduler([
+    { name: "credit-refill", pattern: "0 0 * * *", run: () => void runRefillOnce(refillDeps, clock.now()) },
+    ratelimitState.pruneJob,
+  ], logger);
   let baseUrl = "";
   const app = createApp({ services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs` });
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
@@ -83,7 +111,10 @@ export async function boot(opts: BootOptions): Promise<Running> {
     services,
     storage,
     async stop() {
+      scheduler.stop();
       await app.stop();
+      services.verification.flush();
+      ratelimitState.flushAndStop();
       storage.close();
     },
   };

@@ -1,8 +1,12 @@
 /** The set of services the HTTP app and the CLI work with; boot.ts builds the concrete ones. */
 import type { RootKeyAuthenticator } from "./auth/index.ts";
 import type { ApiService } from "./apis/index.ts";
+import type { IdentityService } from "./identities/index.ts";
 import type { KeyService } from "./keys/index.ts";
-import type { VerificationService } from "./verification/index.ts";
+import type { RbacService } from "./rbac/index.ts";
+import type { KeySnapshot, VerificationService } from "./verification/index.ts";
+import type { KeyCache } from "./key-cache/index.ts";
+import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.ts";
 import type { WorkspaceService } from "./workspaces/index.ts";
 
 export interface Services {
@@ -10,5 +14,11 @@ export interface Services {
   workspaces: WorkspaceService;
   apis: ApiService;
   keys: KeyService;
+  identities: IdentityService;
+  rbac: RbacService;
   verification: VerificationService;
+  ratelimits: RatelimitService;
+  /** Shared state of the hot paths, for jobs and shutdown. */
+  keyCache: KeyCache<KeySnapshot>;
+  limiter: SlidingWindowLimiter;
 }

@@ -5,9 +5,44 @@ import { createApiRoute } from "./apis/createApi.ts";
 import { deleteApiRoute } from "./apis/deleteApi.ts";
 import { getApiRoute } from "./apis/getApi.ts";
 import { listKeysRoute } from "./apis/listKeys.ts";
+import { createIdentityRoute } from "./identities/createIdentity.ts";
+import { deleteIdentityRoute } from "./identities/deleteIdentity.ts";
+import { getIdentityRoute } from "./identities/getIdentity.ts";
+import { listIdentitiesRoute } from "./identities/listIdentities.ts";
+import { updateIdentityRoute } from "./identities/updateIdentity.ts";
 import { createKeyRoute } from "./keys/createKey.ts";
 import { getKeyRoute } from "./keys/getKey.ts";
 import { verifyKeyRoute } from "./keys/verifyKey.ts";
+import { whoamiRoute } from "./keys/whoami.ts";
+import { updateKeyRoute } from "./keys/updateKey.ts";
+import { deleteKeyRoute } from "./keys/deleteKey.ts";
+import { updateCreditsRoute } from "./keys/updateCredits.ts";
+import { addPermissionsRoute } from "./keys/addPermissions.ts";
+import { removePermissionsRoute } from "./keys/removePermissions.ts";
+import { setPermissionsRoute } from "./keys/setPermissions.ts";
+import { addRolesRoute } from "./keys/addRoles.ts";
+import { removeRolesRoute } from "./keys/removeRoles.ts";
+import { setRolesRoute } from "./keys/setRoles.ts";
+import { rerollKeyRoute } from "./keys/rerollKey.ts";
+import { createPermissionRoute } from "./permissions/createPermission.ts";
+import { createRoleRoute } from "./permissions/createRole.ts";
+import { deletePermissionRoute } from "./permissions/deletePermission.ts";
+import { deleteRoleRoute } from "./permissions/deleteRole.ts";
+import { getPermissionRoute } from "./permissions/getPermission.ts";
+import { getRoleRoute } from "./permissions/getRole.ts";
+import { listPermissionsRoute } from "./permissions/listPermissions.ts";
+import { listRolesRoute } from "./permissions/listRoles.ts";
+import { ratelimitLimitRoute } from "./ratelimit/limit.ts";
+import { ratelimitMultiLimitRoute } from "./ratelimit/multiLimit.ts";
+import { ratelimitSetOverrideRoute } from "./ratelimit/setOverride.ts";
+import { ratelimitGetOverrideRoute } from "./ratelimit/getOverride.ts";
+import { ratelimitListOverridesRoute } from "./ratelimit/listOverrides.ts";
+import { ratelimitDeleteOverrideRoute } from "./ratelimit/deleteOverride.ts";
+import { ratelimitsLimitRoute } from "./ratelimits/limit.ts";
+import { ratelimitsSetOverrideRoute } from "./ratelimits/setOverride.ts";
+import { ratelimitsGetOverrideRoute } from "./ratelimits/getOverride.ts";
+import { ratelimitsListOverridesRoute } from "./ratelimits/listOverrides.ts";
+import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
 
 export const v2Routes = (deps: RouteDeps) =>
   new Elysia()
@@ -17,4 +52,39 @@ export const v2Routes = (deps: RouteDeps) =>
     .use(listKeysRoute(deps))
     .use(createKeyRoute(deps))
     .use(getKeyRoute(deps))
-    .use(verifyKeyRoute(deps));
+    .use(verifyKeyRoute(deps))
+    .use(whoamiRoute(deps))
+    .use(updateKeyRoute(deps))
+    .use(deleteKeyRoute(deps))
+    .use(updateCreditsRoute(deps))
+    .use(addPermissionsRoute(deps))
+    .use(removePermissionsRoute(deps))
+    .use(setPermissionsRoute(deps))
+    .use(addRolesRoute(deps))
+    .use(removeRolesRoute(deps))
+    .use(setRolesRoute(deps))
+    .use(rerollKeyRoute(deps))
+    .use(createIdentityRoute(deps))
+    .use(getIdentityRoute(deps))
+    .use(listIdentitiesRoute(deps))
+    .use(updateIdentityRoute(deps))
+    .use(deleteIdentityRoute(deps))
+    .use(ratelimitLimitRoute(deps))
+    .use(ratelimitMultiLimitRoute(deps))
+    .use(ratelimitSetOverrideRoute(deps))
+    .use(ratelimitGetOverrideRoute(deps))
+    .use(ratelimitListOverridesRoute(deps))
+    .use(ratelimitDeleteOverrideRoute(deps))
+    .use(ratelimitsLimitRoute(deps))
+    .use(ratelimitsSetOverrideRoute(deps))
+    .use(ratelimitsGetOverrideRoute(deps))
+    .use(ratelimitsListOverridesRoute(deps))
+    .use(ratelimitsDeleteOverrideRoute(deps))
+    .use(createPermissionRoute(deps))
+    .use(getPermissionRoute(deps))
+    .use(listPermissionsRoute(deps))
+    .use(deletePermissionRoute(deps))
+    .use(createRoleRoute(deps))
+    .use(getRoleRoute(deps))
+    .use(listRolesRoute(deps))
+    .use(deleteRoleRoute(deps));
