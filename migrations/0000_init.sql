@@ -232,12 +232,81 @@ CREATE TABLE `verification_events` (
 	`workspace_id` text NOT NULL,
 	`key_space_id` text NOT NULL,
 	`key_id` text NOT NULL,
-	`identity_id` text,
-	`external_id` text,
+	`identity_id` text DEFAULT '' NOT NULL,
+	`external_id` text DEFAULT '' NOT NULL,
 	`outcome` text NOT NULL,
-	`tags` text NOT NULL,
+	`tags` text DEFAULT '[]' NOT NULL,
 	`spent_credits` integer DEFAULT 0 NOT NULL,
-	`latency_ms` integer DEFAULT 0 NOT NULL
+	`latency_ms` real DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `verification_events_workspace_time_idx` ON `verification_events` (`workspace_id`,`time`);
+CREATE INDEX `verification_events_workspace_time_idx` ON `verification_events` (`workspace_id`,`time`);--> statement-breakpoint
+CREATE INDEX `verification_events_time_idx` ON `verification_events` (`time`);--> statement-breakpoint
+CREATE TABLE `verification_rollups_day` (
+	`time` integer NOT NULL,
+	`workspace_id` text NOT NULL,
+	`key_space_id` text NOT NULL,
+	`key_id` text NOT NULL,
+	`identity_id` text DEFAULT '' NOT NULL,
+	`external_id` text DEFAULT '' NOT NULL,
+	`outcome` text NOT NULL,
+	`tags` text DEFAULT '[]' NOT NULL,
+	`count` integer NOT NULL,
+	`spent_credits` integer DEFAULT 0 NOT NULL,
+	`latency_sum_ms` real DEFAULT 0 NOT NULL,
+	`latency_max_ms` real DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`workspace_id`, `time`, `key_space_id`, `key_id`, `identity_id`, `outcome`, `tags`)
+);
+--> statement-breakpoint
+CREATE INDEX `verification_rollups_day_time_idx` ON `verification_rollups_day` (`time`);--> statement-breakpoint
+CREATE TABLE `verification_rollups_hour` (
+	`time` integer NOT NULL,
+	`workspace_id` text NOT NULL,
+	`key_space_id` text NOT NULL,
+	`key_id` text NOT NULL,
+	`identity_id` text DEFAULT '' NOT NULL,
+	`external_id` text DEFAULT '' NOT NULL,
+	`outcome` text NOT NULL,
+	`tags` text DEFAULT '[]' NOT NULL,
+	`count` integer NOT NULL,
+	`spent_credits` integer DEFAULT 0 NOT NULL,
+	`latency_sum_ms` real DEFAULT 0 NOT NULL,
+	`latency_max_ms` real DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`workspace_id`, `time`, `key_space_id`, `key_id`, `identity_id`, `outcome`, `tags`)
+);
+--> statement-breakpoint
+CREATE INDEX `verification_rollups_hour_time_idx` ON `verification_rollups_hour` (`time`);--> statement-breakpoint
+CREATE TABLE `verification_rollups_minute` (
+	`time` integer NOT NULL,
+	`workspace_id` text NOT NULL,
+	`key_space_id` text NOT NULL,
+	`key_id` text NOT NULL,
+	`identity_id` text DEFAULT '' NOT NULL,
+	`external_id` text DEFAULT '' NOT NULL,
+	`outcome` text NOT NULL,
+	`tags` text DEFAULT '[]' NOT NULL,
+	`count` integer NOT NULL,
+	`spent_credits` integer DEFAULT 0 NOT NULL,
+	`latency_sum_ms` real DEFAULT 0 NOT NULL,
+	`latency_max_ms` real DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`workspace_id`, `time`, `key_space_id`, `key_id`, `identity_id`, `outcome`, `tags`)
+);
+--> statement-breakpoint
+CREATE INDEX `verification_rollups_minute_time_idx` ON `verification_rollups_minute` (`time`);--> statement-breakpoint
+CREATE TABLE `verification_rollups_month` (
+	`time` integer NOT NULL,
+	`workspace_id` text NOT NULL,
+	`key_space_id` text NOT NULL,
+	`key_id` text NOT NULL,
+	`identity_id` text DEFAULT '' NOT NULL,
+	`external_id` text DEFAULT '' NOT NULL,
+	`outcome` text NOT NULL,
+	`tags` text DEFAULT '[]' NOT NULL,
+	`count` integer NOT NULL,
+	`spent_credits` integer DEFAULT 0 NOT NULL,
+	`latency_sum_ms` real DEFAULT 0 NOT NULL,
+	`latency_max_ms` real DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`workspace_id`, `time`, `key_space_id`, `key_id`, `identity_id`, `outcome`, `tags`)
+);
+--> statement-breakpoint
+CREATE INDEX `verification_rollups_month_time_idx` ON `verification_rollups_month` (`time`);

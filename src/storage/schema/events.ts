@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** One change made through the API or the CLI; written in the same transaction as the change. */
 export const auditLogs = sqliteTable("audit_logs", {
@@ -24,11 +24,45 @@ export const verificationEvents = sqliteTable("verification_events", {
   workspaceId: text("workspace_id").notNull(),
   keySpaceId: text("key_space_id").notNull(),
   keyId: text("key_id").notNull(),
-  identityId: text("identity_id"),
-  externalId: text("external_id"),
+  /** '' when the key has no identity, so rollups group it like any other value. */
+  identityId: text("identity_id").notNull().default(""),
+  externalId: text("external_id").notNull().default(""),
   outcome: text("outcome").notNull(),
-  /** JSON array of strings. */
-  tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+  /** JSON array of strings, sorted, so equal tag sets group together. */
+  tags: text("tags").notNull().default("[]"),
   spentCredits: integer("spent_credits").notNull().default(0),
-  latencyMs: integer("latency_ms").notNull().default(0),
-}, (t) => [index("verification_events_workspace_time_idx").on(t.workspaceId, t.time)]);
+  latencyMs: real("latency_ms").notNull().default(0),
+}, (t) => [
+  index("verification_events_workspace_time_idx").on(t.workspaceId, t.time),
+  index("verification_events_time_idx").on(t.time),
+]);
+
+/**
+ * Verification counts per time bucket, one table per granularity, kept up to date as events are
+ * written. `time` is the bucket start in Unix ms (UTC); a row counts the events of one bucket with
+ * the same key, identity, outcome and tags.
+ */
+function rollupTable(name: string) {
+  return sqliteTable(name, {
+    time: integer("time").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    keySpaceId: text("key_space_id").notNull(),
+    keyId: text("key_id").notNull(),
+    identityId: text("identity_id").notNull().default(""),
+    externalId: text("external_id").notNull().default(""),
+    outcome: text("outcome").notNull(),
+    tags: text("tags").notNull().default("[]"),
+    count: integer("count").notNull(),
+    spentCredits: integer("spent_credits").notNull().default(0),
+    latencySumMs: real("latency_sum_ms").notNull().default(0),
+    latencyMaxMs: real("latency_max_ms").notNull().default(0),
+  }, (t) => [
+    primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
+    index(`${name}_time_idx`).on(t.time),
+  ]);
+}
+
+export const verificationsPerMinute = rollupTable("verification_rollups_minute");
+export const verificationsPerHour = rollupTable("verification_rollups_hour");
+export const verificationsPerDay = rollupTable("verification_rollups_day");
+export const verificationsPerMonth = rollupTable("verification_rollups_month");
