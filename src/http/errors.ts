@@ -45,6 +45,23 @@ function toAppError(error: unknown, code: string | number): AppError {
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }
 
+/** Routes whose every error the upstream API document (and so the SDK) declares as problem+json. */
+const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
+
+/**
+ * The error's content type. Upstream answers `application/problem+json` when the client accepts it
+ * (`application/problem+json`, `application/*` or `*\/*`), schema-validation 400s excepted. The SDK
+ * always sends `Accept: application/json` but only recognises its typed errors under the content
+ * type the API document declares: problem+json for every 429 and for every error of the routes
+ * above, so those get it whatever the Accept header says.
+ */
+function wantsProblemJson(request: Request, status: number, schemaError: boolean): boolean {
+  if (status === 429) return true;
+  if (PROBLEM_JSON_ROUTES.has(new URL(request.url).pathname)) return true;
+  if (schemaError) return false;
+  return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
+}
+
 /** Builds the renderer for one app: `docsUrl` is the base of `type` URLs. */
 export function createErrorRenderer(docsUrl: () => string, logger: Logger): ErrorRenderer {
   return {
@@ -65,8 +82,7 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger): Erro
           ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
         },
       };
-      const accept = request.headers.get("accept") ?? "";
-      const problem = appError.code !== "invalid_input" && /application\/problem\+json|application\/\*|\*\/\*/.test(accept);
+      const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
       return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json" } : undefined);
     },
   };

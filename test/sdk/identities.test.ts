@@ -1,7 +1,7 @@
 /** The official SDK (`@unkey/api` 2.5) against tollgate: every identities.* method parses our answers. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Unkey } from "@unkey/api";
-import { APIError, ConflictErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
+import { ConflictErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 let h: Harness;
@@ -89,13 +89,14 @@ describe("identities.* through @unkey/api", () => {
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.read_identity'");
   });
 
-  // The SDK matches deleteIdentity's errors only as application/problem+json but asks for
-  // application/json (as upstream answers it too), so they surface as a generic APIError.
-  test("deleteIdentity errors surface as APIError with the status and our body", async () => {
+  // The SDK matches deleteIdentity's errors only as application/problem+json (though it asks for
+  // application/json), so tollgate sends that content type there and the SDK raises its typed errors.
+  test("deleteIdentity errors surface as the SDK's typed errors", async () => {
     const limited = new Unkey({ rootKey: h.rootKeyWith(["identity.*.read_identity"]), serverURL: h.url });
     const error = await limited.identities.deleteIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(APIError);
-    expect((error as APIError).statusCode).toBe(403);
-    expect(JSON.parse((error as APIError).body).error.detail).toBe("Missing permission: 'identity.*.delete_identity'");
+    expect(error).toBeInstanceOf(ForbiddenErrorResponse);
+    expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.delete_identity'");
+    const missing = await unkey.identities.deleteIdentity({ identity: "nobody_here" }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundErrorResponse);
   });
 });
