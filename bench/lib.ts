@@ -1,0 +1,148 @@
+/**
+ * Shared pieces of the benchmarks: start a server as a child process and wait for its URL, run wrk
+ * against it, and parse wrk's report. Every child is ended by its PID when the benchmark ends.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+
+export interface Child {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago (benchmarks only: a race here just fails the run). */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
+/** Starts `tollgate serve` on a free port with `env` and waits until liveness answers. */
+export async function startTollgate(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+  const port = freePort();
+  const proc = Bun.spawn(["bun", "run", join("src", "main.ts"), "serve"], {
+    cwd: ROOT, env: { ...process.env, TOLLGATE_LOG_LEVEL: "warn", ...env, TOLLGATE_PORT: String(port) }, stdout: "ignore", stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const up = await fetch(`${url}/v2/liveness`).then((r) => r.ok, () => false);
+    if (up) return { url, pid: proc.pid, stop: async () => { proc.kill("SIGTERM"); await proc.exited; } };
+    if (proc.exitCode !== null) break;
+    await Bun.sleep(50);
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`tollgate did not answer on ${url} within ${timeoutMs} ms`);
+}
+
+/** Spawns `cmd` and resolves with the `url` of the first JSON log line that has one (stdout or stderr). */
+export async function startServer(cmd: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Child> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const url = await Promise.race([
+    firstUrl(proc.stdout),
+    firstUrl(proc.stderr),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start in ${timeoutMs} ms`)), timeoutMs)),
+  ]).catch((e) => {
+    proc.kill("SIGKILL");
+    throw e;
+  });
+  return {
+    url,
+    pid: proc.pid,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+async function firstUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of stream) {
+    buffered += decoder.decode(chunk);
+    for (const line of buffered.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        const parsed = JSON.parse(line) as { url?: string };
+        if (parsed.url) return parsed.url;
+      } catch {
+        // A partial line; wait for more.
+      }
+    }
+  }
+  return new Promise(() => {});
+}
+
+export interface WrkResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs wrk with a Lua script against `url` (50 connections, 1 thread, `seconds` long). */
+export async function wrk(url: string, lua: string, opts: { seconds?: number; connections?: number } = {}): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-bench-"));
+  const script = join(dir, "script.lua");
+  writeFileSync(script, lua);
+  const args = ["wrk", "-t1", `-c${opts.connections ?? 50}`, `-d${opts.seconds ?? 10}s`, "--latency", "-s", script, url];
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}`);
+  return parseWrk(out);
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+}
+
+export function parseWrk(out: string): WrkResult {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
+  const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
+  const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
+  const errs = /Socket errors:.*?connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    requestsPerSec: Number(rps ?? Number.NaN),
+    p50Ms: toMs(p50 ?? ""),
+    p99Ms: toMs(p99 ?? ""),
+    non2xx: Number(non2xx ?? 0),
+    errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+  };
+}
+
+/** One line of a comparison table. */
+export function formatRow(name: string, r: WrkResult): string {
+  return `| ${name} | ${r.requestsPerSec.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.non2xx} | ${r.errors} |`;
+}
+
+export const TABLE_HEADER = "| server | requests/s | p50 ms | p99 ms | non-2xx | socket errors |\n| --- | --- | --- | --- | --- | --- |";
+
+/** A Lua script for wrk that POSTs `bodies` (JSON strings) in random order with a bearer token. */
+export function postRandomBodiesLua(path: string, token: string, bodies: string[]): string {
+  const list = bodies.map((b) => `[==[${b}]==]`).join(",\n");
+  return `local bodies = {\n${list}\n}
+wrk.method = "POST"
+wrk.path = "${path}"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer ${token}"
+math.randomseed(42)
+request = function()
+  return wrk.format(nil, nil, nil, bodies[math.random(#bodies)])
+end
+`;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
