@@ -1,0 +1,105 @@
+/**
+ * What the verification event pipeline costs keys.verifyKey: the same `tollgate serve` on copies of
+ * the same data dir, with TOLLGATE_ANALYTICS=on and =off, measured in alternating rounds in one run
+ * (wrk, 50 connections, loopback), for two workloads: a plain key (the all-in-memory hot path) and
+ * a permission query with a credit spend. Prints a Markdown table, the median ratio per workload,
+ * and how many events the "on" server wrote. Target: the pipeline costs less than 5% throughput.
+ */
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { buildServices, openDataDir } from "../src/boot.ts";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/lib/logger.ts";
+import { systemClock } from "../src/lib/clock.ts";
+import { inTransaction, openStorage } from "../src/storage/db.ts";
+import { ALL_GRANTS } from "../src/services/auth/index.ts";
+import { formatRow, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+
+const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 10_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+interface Seeded {
+  rootKey: string;
+  plain: string[];
+  metered: string[];
+}
+
+/** Creates the API and keys through the real services, in one transaction for speed. */
+function seed(dataDir: string): Seeded {
+  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
+  const storage = openDataDir(config, silentLogger);
+  const services = buildServices(storage, config, systemClock);
+  const actor = { type: "cli" as const, id: "bench" };
+  services.workspaces.create({ name: "default" }, actor);
+  const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
+  const principal = services.auth.authenticate(`Bearer ${rootKey}`);
+  const { apiId } = services.apis.createApi(principal, { name: "bench" });
+  const make = (i: number, credits: boolean) => services.keys.createKey(principal, {
+    apiId, prefix: "bk", externalId: `owner_${i % 100}`, permissions: ["documents.read"],
+    ...(credits ? { credits: { remaining: 1_000_000_000 } } : {}),
+  }).key;
+  const result = inTransaction(storage, () => ({
+    rootKey,
+    plain: Array.from({ length: KEY_COUNT }, (_, i) => make(i, false)),
+    metered: Array.from({ length: KEY_COUNT }, (_, i) => make(i, true)),
+  }));
+  storage.close();
+  return result;
+}
+
+function eventsWritten(dataDir: string): number {
+  const storage = openStorage(join(dataDir, "tollgate.db"), { readonly: true });
+  try {
+    return storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM verification_events").get()?.n ?? 0;
+  } finally {
+    storage.close();
+  }
+}
+
+/** One measured round against a fresh server on `dataDir`. */
+async function round(dataDir: string, analytics: "on" | "off", lua: string): Promise<WrkResult> {
+  const server = await startServer(["bun", "run", join("src", "main.ts"), "serve"], {
+    TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "info", TOLLGATE_ANALYTICS: analytics,
+  });
+  try {
+    await wrk(server.url, lua, { seconds: 2 });
+    return await wrk(server.url, lua, { seconds: SECONDS });
+  } finally {
+    await server.stop();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function workload(name: string, lua: string, dirs: { on: string; off: string }): Promise<void> {
+  const results: Record<"on" | "off", WrkResult[]> = { on: [], off: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    // Alternate which goes first, so drift over the run (thermal, page cache) hits both alike.
+    const order: Array<"on" | "off"> = i % 2 === 0 ? ["on", "off"] : ["off", "on"];
+    for (const mode of order) results[mode].push(await round(dirs[mode], mode, lua));
+  }
+  console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${ROUNDS} rounds of ${SECONDS} s)\n`);
+  console.log(TABLE_HEADER);
+  for (const mode of ["off", "on"] as const) results[mode].forEach((r, i) => console.log(formatRow(`analytics ${mode}, round ${i + 1}`, r)));
+  const on = median(results.on.map((r) => r.requestsPerSec));
+  const off = median(results.off.map((r) => r.requestsPerSec));
+  console.log(`\nmedian requests/s: off ${off.toFixed(0)}, on ${on.toFixed(0)}; on/off ${(on / off).toFixed(3)} (overhead ${((1 - on / off) * 100).toFixed(1)}%, target < 5%)`);
+}
+
+async function main() {
+  const on = tempDir("tollgate-bench-analytics-on-");
+  const started = performance.now();
+  const keys = seed(on);
+  const off = tempDir("tollgate-bench-analytics-off-");
+  cpSync(on, off, { recursive: true });
+  console.error(`seeded ${keys.plain.length + keys.metered.length} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const plainLua = postRandomBodiesLua("/v2/keys.verifyKey", keys.rootKey, keys.plain.map((key) => JSON.stringify({ key, tags: ["bench"] })));
+  const meteredLua = postRandomBodiesLua("/v2/keys.verifyKey", keys.rootKey,
+    keys.metered.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 }, tags: ["bench"] })));
+  await workload("plain key", plainLua, { on, off });
+  await workload("permission query + credit spend", meteredLua, { on, off });
+  console.log(`\nevents written by the 'on' servers: ${eventsWritten(on)}; by the 'off' servers: ${eventsWritten(off)}`);
+}
+
+await main();

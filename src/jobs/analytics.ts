@@ -1,0 +1,80 @@
+/**
+ * Analytics jobs: the flush of buffered verification events (every `analyticsFlushMs` and on
+ * stop, so an event is written about one interval late at most) and the daily retention prune.
+ */
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { Storage } from "../storage/db.ts";
+import { pruneAnalytics, type AnalyticsRetention, type PruneCounts, type VerificationEventSink } from "../services/analytics/index.ts";
+import type { ScheduledJob } from "./scheduler.ts";
+
+export interface AnalyticsJobDeps {
+  storage: Storage;
+  events: VerificationEventSink;
+  retentionDays: AnalyticsRetention;
+}
+
+/** Writes every buffered event with its rollups; resolves with how many once committed. */
+export function runAnalyticsFlushOnce(deps: Pick<AnalyticsJobDeps, "events">): Promise<number> {
+  return deps.events.flush();
+}
+
+/** Deletes the rows past each table's retention at `nowMs`; returns how many per table. */
+export function runAnalyticsPruneOnce(deps: AnalyticsJobDeps, nowMs: number): Promise<PruneCounts> {
+  return pruneAnalytics(deps.storage, deps.retentionDays, nowMs);
+}
+
+/** Repeats `run` every `ms` until the returned function is called; tests pass their own. */
+export type Every = (ms: number, run: () => Promise<void>) => () => void;
+
+const everyInterval: Every = (ms, run) => {
+  const timer = setInterval(() => void run(), ms);
+  // The flush must not keep a stopping process alive; stop() flushes the rest.
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+export interface AnalyticsPipeline {
+  /** The daily prune, for the scheduler. */
+  pruneJob: ScheduledJob;
+  /** Stops the periodic flush, writes whatever is buffered and closes the writer; call after the server stopped accepting requests. */
+  flushAndStop(): Promise<void>;
+}
+
+/** Starts the periodic flush. A failed flush is logged; its events are written with the next one. */
+export function startAnalyticsPipeline(
+  deps: AnalyticsJobDeps, opts: { clock: Clock; logger: Logger; flushMs: number; every?: Every },
+): AnalyticsPipeline {
+  let flushing = false;
+  const reportDropped = () => {
+    const dropped = deps.events.takeDropped();
+    if (dropped > 0) opts.logger.error("dropped verification events: the buffer was full and could not be written", { dropped });
+  };
+  const tick = async () => {
+    // A slow write is not overlapped by the next tick: the next one takes whatever has gathered.
+    if (flushing) return;
+    flushing = true;
+    try {
+      await runAnalyticsFlushOnce(deps);
+    } catch (e) {
+      opts.logger.error("verification event flush failed; retrying with the next flush", { error: (e as Error).message, pending: deps.events.pending });
+    } finally {
+      flushing = false;
+      reportDropped();
+    }
+  };
+  const stop = (opts.every ?? everyInterval)(opts.flushMs, tick);
+  return {
+    // Daily at 00:20 UTC, away from the midnight credit refill and the audit prune.
+    pruneJob: { name: "analytics-prune", pattern: "20 0 * * *", run: async () => { await runAnalyticsPruneOnce(deps, opts.clock.now()); } },
+    async flushAndStop() {
+      stop();
+      try {
+        await deps.events.close();
+      } catch (e) {
+        opts.logger.error("final verification event flush failed", { error: (e as Error).message, lost: deps.events.pending });
+      }
+      reportDropped();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * analytics.getVerifications: who may ask (workspace opt-in, `read_analytics`), what they may see
+ * (their workspace; for API-scoped keys, those APIs' key spaces), and handing the query to the
+ * worker pool. Compilation and execution happen off the main thread (worker.ts).
+ */
+import { eq } from "drizzle-orm";
+import type { Storage } from "../../storage/db.ts";
+import { workspaces } from "../../storage/schema/index.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { findLiveApi } from "../apis/index.ts";
+import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { assertQuerySize, type Confinement } from "./query/compile.ts";
+import type { Row } from "./execute.ts";
+import type { QueryRequest } from "./worker-pool.ts";
+
+/** Runs a query off the main thread (AnalyticsWorkerPool in production). */
+export interface AnalyticsQueryRunner {
+  run(request: QueryRequest): Promise<Row[]>;
+  stop(): void;
+}
+
+const SCOPED_GRANT = /^api\.([^.]+)\.read_analytics$/;
+
+export class AnalyticsQueryService {
+  constructor(private readonly deps: { storage: Storage; clock: Clock; runner: AnalyticsQueryRunner }) {}
+
+  /**
+   * Runs the caller's SQL over their verification analytics; rows as selected (at most the
+   * runner's row limit). 412 without the workspace's opt-in, 403 without `read_analytics`, 400 for
+   * queries outside the supported subset, 422 past the time or size limits.
+   */
+  async getVerifications(principal: Principal, input: { query: string }): Promise<Row[]> {
+    this.requireOptIn(principal.workspaceId);
+    const confinement = this.confinement(principal);
+    assertQuerySize(input.query);
+    return this.deps.runner.run({ sql: input.query, confinement, nowMs: this.deps.clock.now() });
+  }
+
+  /** Terminates the worker; pending queries fail with 500 `service_unavailable`. */
+  stop(): void {
+    this.deps.runner.stop();
+  }
+
+  /** Read on every request, so `tollgate workspace update --analytics` applies at once. */
+  private requireOptIn(workspaceId: string): void {
+    const row = this.deps.storage.db.select({ enabled: workspaces.analyticsEnabled }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+    if (!row?.enabled) {
+      throw new AppError("analytics_not_configured", { detail: "Analytics is not enabled for this workspace. An operator can enable it with `tollgate workspace update <workspace> --analytics on`." });
+    }
+  }
+
+  /** `api.*.read_analytics`: the whole workspace; `api.<apiId>.read_analytics`: those APIs' key spaces. */
+  private confinement(principal: Principal): Confinement {
+    const workspaceId = principal.workspaceId;
+    if (can(principal, "api", "*", "read_analytics")) return { workspaceId, keySpaceIds: null };
+    const apiIds = [...principal.permissions].flatMap((p) => SCOPED_GRANT.exec(p)?.[1] ?? []);
+    // `read_api` used to grant analytics (v1); it no longer does.
+    if (apiIds.length === 0) requirePermission(principal, "api", "*", "read_analytics");
+    const keySpaceIds = apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, workspaceId, id)?.keySpaceId ?? []);
+    return { workspaceId, keySpaceIds };
+  }
+}

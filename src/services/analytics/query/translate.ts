@@ -1,0 +1,210 @@
+/**
+ * The rewritten query → SQLite SQL and its bound parameters. Every string the caller wrote becomes
+ * a parameter; identifiers are quoted here; numbers are printed from their parsed values. Public
+ * tables become subqueries over the physical tables, filtered to the caller's workspace (and key
+ * spaces). Every SELECT that reads a source also calls the watchdog once per joined row (see
+ * WATCHDOG_FUNCTION), so a running query can always be stopped.
+ */
+import { AppError } from "../../../errors/app-error.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, translateCall, type Emit } from "./functions.ts";
+import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
+import type { PlannedSource } from "./rewrite.ts";
+import { PUBLIC_TABLES } from "./tables.ts";
+
+/**
+ * A function the executing connection registers. SQLite runs native loops that no JavaScript can
+ * interrupt; calling back into JavaScript for every joined row lets the worker stop the query at
+ * its deadline, and lets a terminated worker thread actually end.
+ */
+export const WATCHDOG_FUNCTION = "tollgate_watchdog";
+
+/** What the caller may read: one workspace and, for API-scoped root keys, some key spaces. */
+export interface Confinement {
+  workspaceId: string;
+  /** null: every key space of the workspace. */
+  keySpaceIds: readonly string[] | null;
+}
+
+export interface CompiledQuery {
+  sql: string;
+  params: Array<string | number>;
+}
+
+const FIXED_UNIT_MS: Partial<Record<string, number>> = { SECOND: 1000, MINUTE: MINUTE_MS, HOUR: HOUR_MS, DAY: DAY_MS, WEEK: WEEK_MS };
+const CALENDAR_UNIT: Partial<Record<string, [number, string]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
+
+export function translateQuery(query: Query, confinement: Confinement, nowMs: number): CompiledQuery {
+  const printer = new Printer(confinement, nowMs);
+  return { sql: printer.query(query), params: printer.params };
+}
+
+/** `name` as a SQLite identifier. Backticks, because SQLite reads an unknown "name" as a string. */
+export function quoteIdent(name: string): string {
+  if (/[\u0000-\u001f]/.test(name)) throw new AppError("invalid_analytics_query", { detail: "Identifiers may not contain control characters." });
+  return `\`${name.replaceAll("`", "``")}\``;
+}
+
+class Printer implements Emit {
+  readonly params: Array<string | number> = [];
+  constructor(private readonly confinement: Confinement, readonly nowMs: number) {}
+
+  param(value: string | number): string {
+    this.params.push(value);
+    return "?";
+  }
+
+  query(q: Query): string {
+    const parts: string[] = [];
+    if (q.ctes.length > 0) parts.push(`WITH ${q.ctes.map((c) => `${quoteIdent(c.name)} AS (${this.query(c.query)})`).join(", ")}`);
+    parts.push(this.setExpr(q.body));
+    if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    if (q.limit !== undefined) parts.push(`LIMIT ${q.limit}`);
+    if (q.offset !== undefined) parts.push(`${q.limit === undefined ? "LIMIT -1 " : ""}OFFSET ${q.offset}`);
+    return parts.join(" ");
+  }
+
+  private setExpr(body: SetExpr): string {
+    switch (body.kind) {
+      case "select": return this.select(body.select);
+      case "compound": return `${this.setExpr(body.left)} ${body.op} ${this.setExpr(body.right)}`;
+      // rewrite.ts turns every nested query into a subquery source.
+      case "nested": throw new Error("unreachable: nested query after rewrite");
+    }
+  }
+
+  private select(s: Select): string {
+    const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${quoteIdent(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${quoteIdent(i.label)}`));
+    let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items.join(", ")}`;
+    const sources = s.from as PlannedSource[];
+    if (sources.length > 0) sql += ` FROM ${sources.map((src) => this.source(src)).join("")}`;
+    const where = [...(s.where ? [this.expr(s.where)] : []), ...(sources.length > 0 ? [this.watchdog(sources)] : [])];
+    if (where.length > 0) sql += ` WHERE ${where.join(" AND ")}`;
+    if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
+    if (s.having) sql += ` HAVING ${this.expr(s.having)}`;
+    return sql;
+  }
+
+  /** References a column of every source, so SQLite evaluates it in the innermost join loop. */
+  private watchdog(sources: PlannedSource[]): string {
+    return `${WATCHDOG_FUNCTION}(${sources.map((s) => `${quoteIdent(s.alias)}.${quoteIdent(s.probe)}`).join(", ")})`;
+  }
+
+  private source(src: PlannedSource): string {
+    const table = `${this.sourceRef(src)} AS ${quoteIdent(src.alias)}`;
+    const condition = src.on ? ` ON ${this.expr(src.on)}` : src.using ? ` USING (${src.using.map(quoteIdent).join(", ")})` : "";
+    switch (src.join) {
+      case "FROM": return table;
+      case "COMMA": return `, ${table}`;
+      case "CROSS": return ` CROSS JOIN ${table}`;
+      case "INNER": return ` JOIN ${table}${condition}`;
+      case "LEFT": return ` LEFT JOIN ${table}${condition}`;
+    }
+  }
+
+  private sourceRef(src: Source): string {
+    const ref = src.ref;
+    switch (ref.kind) {
+      case "derived": return `(${this.query(ref.query)})`;
+      case "cte": return quoteIdent(ref.name);
+      case "public": return this.confined(ref.table);
+      case "table": throw new Error("unreachable: unresolved table after rewrite");
+    }
+  }
+
+  /** The public table as a subquery over its physical table, limited to what the caller may read. */
+  private confined(name: string): string {
+    const table = PUBLIC_TABLES.get(name)!;
+    const columns = table.columns.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
+    const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
+    const spaces = this.confinement.keySpaceIds;
+    if (spaces !== null) filters.push(spaces.length === 0 ? "0" : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
+    // `main.` so that no CTE, whatever its name, can stand in for the physical table.
+    return `(SELECT ${columns} FROM main.${quoteIdent(table.physical)} WHERE ${filters.join(" AND ")})`;
+  }
+
+  private orderItem(o: OrderItem): string {
+    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${o.nulls ? ` NULLS ${o.nulls}` : ""}`;
+  }
+
+  expr(e: Expr): string {
+    switch (e.kind) {
+      case "column": return e.table ? `${quoteIdent(e.table)}.${quoteIdent(e.name)}` : quoteIdent(e.name);
+      case "string": return this.param(e.value);
+      case "number": return e.value < 0 || Object.is(e.value, -0) ? `(${String(e.value)})` : String(e.value);
+      case "null": return "NULL";
+      case "bool": return e.value ? "1" : "0";
+      case "not": return `(NOT ${this.expr(e.expr)})`;
+      case "neg": return `(- ${this.expr(e.expr)})`;
+      case "logical": return `(${e.terms.map((t) => this.expr(t)).join(` ${e.op} `)})`;
+      case "compare": return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
+      case "arith": return this.arith(e);
+      case "isNull": return `(${this.expr(e.expr)} IS ${e.negated ? "NOT " : ""}NULL)`;
+      case "between": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}BETWEEN ${this.expr(e.low)} AND ${this.expr(e.high)})`;
+      case "inList": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}IN (${e.list.map((x) => this.expr(x)).join(", ")}))`;
+      case "inQuery": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}IN (${this.query(e.query)}))`;
+      case "exists": return `(${e.negated ? "NOT " : ""}EXISTS (${this.query(e.query)}))`;
+      case "subquery": return `(${this.query(e.query)})`;
+      case "like": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}LIKE ${this.expr(e.pattern)})`;
+      case "case": return this.caseExpr(e);
+      case "call": return translateCall(e, this);
+      case "interval": return String(fixedIntervalMs(e));
+    }
+  }
+
+  private caseExpr(e: Extract<Expr, { kind: "case" }>): string {
+    const whens = e.whens.map((w) => `WHEN ${this.expr(w.when)} THEN ${this.expr(w.then)}`).join(" ");
+    return `(CASE ${e.operand ? `${this.expr(e.operand)} ` : ""}${whens}${e.else ? ` ELSE ${this.expr(e.else)}` : ""} END)`;
+  }
+
+  private arith(e: Extract<Expr, { kind: "arith" }>): string {
+    const folded = foldTime(e, this.nowMs);
+    if (folded !== undefined) return String(folded);
+    const calendar = this.calendarShift(e);
+    if (calendar !== undefined) return calendar;
+    // ClickHouse divides as floating point; SQLite would divide integers as integers.
+    if (e.op === "/") return `(${this.expr(e.left)} * 1.0 / ${this.expr(e.right)})`;
+    return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
+  }
+
+  /** `t ± INTERVAL n MONTH|QUARTER|YEAR`: calendar arithmetic on Unix ms, through SQLite's date functions. */
+  private calendarShift(e: Extract<Expr, { kind: "arith" }>): string | undefined {
+    const right = e.right.kind === "interval" ? e.right : undefined;
+    const left = e.left.kind === "interval" && e.op === "+" ? e.left : undefined;
+    const interval = right ?? left;
+    const unit = interval ? CALENDAR_UNIT[interval.unit] : undefined;
+    if (!interval || !unit || (e.op !== "+" && e.op !== "-")) return undefined;
+    const time = right ? e.left : e.right;
+    const modifier = `${e.op === "-" ? "-" : "+"}${interval.amount * unit[0]} ${unit[1]}`;
+    return `CAST(round(unixepoch(${this.expr(time)} / 1000.0, 'unixepoch', ${this.param(modifier)}, 'subsec') * 1000) AS INTEGER)`;
+  }
+}
+
+/** The milliseconds of an INTERVAL of a fixed-length unit; calendar units only shift a time. */
+function fixedIntervalMs(e: Extract<Expr, { kind: "interval" }>): number {
+  const unitMs = FIXED_UNIT_MS[e.unit];
+  if (unitMs === undefined) {
+    throw new AppError("invalid_analytics_query", { detail: `INTERVAL ${e.amount} ${e.unit} can only be added to or subtracted from a time.` });
+  }
+  return e.amount * unitMs;
+}
+
+/**
+ * `now() - INTERVAL 7 DAY` and friends as one number: sums of now(), today(), number literals and
+ * fixed intervals, when at least one of them is a time or an interval.
+ */
+function foldTime(e: Expr, nowMs: number): number | undefined {
+  const value = (x: Expr): [number, boolean] | undefined => {
+    if (x.kind === "number") return [x.value, false];
+    if (x.kind === "interval") return FIXED_UNIT_MS[x.unit] === undefined ? undefined : [fixedIntervalMs(x), true];
+    if (x.kind === "call" && x.key === "now") return [nowMs, true];
+    if (x.kind === "call" && x.key === "today") return [Math.floor(nowMs / DAY_MS) * DAY_MS, true];
+    if (x.kind === "arith" && (x.op === "+" || x.op === "-")) {
+      const l = value(x.left);
+      const r = value(x.right);
+      return l && r ? [x.op === "+" ? l[0] + r[0] : l[0] - r[0], l[1] || r[1]] : undefined;
+    }
+    return undefined;
+  };
+  const v = value(e);
+  return v && v[1] ? v[0] : undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Writing events to SQLite: the raw rows and the upserts of their four rollups in one transaction,
+ * so the rollups always equal the raw events committed. A large batch can be split into chunks by
+ * key, so each transaction holds the write lock briefly and a key's rollup rows are still upserted
+ * about once per batch.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { Storage } from "../../storage/db.ts";
+import { inTransaction } from "../../storage/db.ts";
+import { GRANULARITIES, ROLLUP_TABLES, rollupsOf, type Granularity } from "./rollups.ts";
+import type { StoredEvent } from "./types.ts";
+
+type Binding = string | number;
+
+/** Events per transaction when a batch is written in chunks: a few milliseconds of writing. */
+export const CHUNK_EVENTS = 200;
+
+export class EventTables {
+  private readonly insertEvent: Statement<unknown, Binding[]>;
+  private readonly upserts: Record<Granularity, Statement<unknown, Binding[]>>;
+
+  constructor(private readonly storage: Storage) {
+    const sqlite: Database = storage.sqlite;
+    this.insertEvent = sqlite.prepare<unknown, Binding[]>(
+      `INSERT INTO verification_events (request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+    );
+    const upsert = (table: string) => sqlite.prepare<unknown, Binding[]>(
+      `INSERT INTO ${table} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+       ON CONFLICT (workspace_id, time, key_space_id, key_id, identity_id, outcome, tags) DO UPDATE SET
+         "count" = "count" + excluded."count",
+         spent_credits = spent_credits + excluded.spent_credits,
+         latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
+         latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
+    );
+    this.upserts = { minute: upsert(ROLLUP_TABLES.minute), hour: upsert(ROLLUP_TABLES.hour), day: upsert(ROLLUP_TABLES.day), month: upsert(ROLLUP_TABLES.month) };
+  }
+
+  /** Writes `events` and their rollups in one transaction. */
+  write(events: readonly StoredEvent[]): void {
+    if (events.length === 0) return;
+    inTransaction(this.storage, () => {
+      for (const e of events) {
+        this.insertEvent.run(e.requestId, e.timeMs, e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs);
+      }
+      const rollups = rollupsOf(events);
+      for (const granularity of GRANULARITIES) {
+        const stmt = this.upserts[granularity];
+        for (const r of rollups[granularity]) {
+          stmt.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+        }
+      }
+    });
+  }
+}
+
+/** `events` ordered by key (then time) and cut into chunks of `size`, so most keys fall in one chunk. */
+export function chunksByKey<T extends { keyId: string; timeMs: number }>(events: readonly T[], size: number): T[][] {
+  if (events.length <= size) return [events.slice()];
+  const sorted = events.slice().sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.timeMs - b.timeMs));
+  const chunks: T[][] = [];
+  for (let i = 0; i < sorted.length; i += size) chunks.push(sorted.slice(i, i + size));
+  return chunks;
+}

@@ -1,0 +1,57 @@
+/** The shapes of a verification event: as recorded on the hot path, and as stored. */
+
+export interface VerificationEvent {
+  /** Unix ms. */
+  timeMs: number;
+  /** '' when the request id is not known to the caller. */
+  requestId?: string;
+  workspaceId: string;
+  keySpaceId: string;
+  keyId: string;
+  /** '' when the key has no identity. */
+  identityId: string;
+  externalId: string;
+  /** The verification code, e.g. `VALID`, `RATE_LIMITED`. */
+  outcome: string;
+  /** As sent; sorted into JSON text when written, off the hot path. */
+  tags: readonly string[];
+  /** Credits actually deducted from the key's balance by this verification. */
+  spentCredits: number;
+  latencyMs: number;
+}
+
+/** What verification needs: a place to drop an event. Must not throw and must not block. */
+export interface VerificationRecorder {
+  record(event: VerificationEvent): void;
+}
+
+/** An event as stored: tags normalised to sorted JSON text, so equal tag sets group together. */
+export interface StoredEvent {
+  requestId: string;
+  timeMs: number;
+  workspaceId: string;
+  keySpaceId: string;
+  keyId: string;
+  identityId: string;
+  externalId: string;
+  outcome: string;
+  tags: string;
+  spentCredits: number;
+  latencyMs: number;
+}
+
+export function toStored(e: VerificationEvent): StoredEvent {
+  return {
+    requestId: e.requestId ?? "",
+    timeMs: e.timeMs,
+    workspaceId: e.workspaceId,
+    keySpaceId: e.keySpaceId,
+    keyId: e.keyId,
+    identityId: e.identityId,
+    externalId: e.externalId,
+    outcome: e.outcome,
+    tags: e.tags.length === 0 ? "[]" : JSON.stringify([...e.tags].sort()),
+    spentCredits: e.spentCredits,
+    latencyMs: e.latencyMs,
+  };
+}

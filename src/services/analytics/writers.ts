@@ -1,0 +1,130 @@
+/**
+ * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
+ * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
+ * connection, so the SQLite work of analytics never runs on the thread that answers
+ * verifications; the main thread only serialises the batch.
+ */
+import type { Storage } from "../../storage/db.ts";
+import { EventTables } from "./tables.ts";
+import { toStored, type VerificationEvent } from "./types.ts";
+
+export interface EventBatchWriter {
+  /** Resolves once every event of the batch is committed; else rejects with an EventWriteError naming those that are not. */
+  write(events: readonly VerificationEvent[]): Promise<void>;
+  /** Releases the writer's resources once the last write has resolved. */
+  close(): Promise<void>;
+}
+
+/** A write that failed, with the events it did not commit (all of them, or the chunks after a failed one). */
+export class EventWriteError extends Error {
+  constructor(message: string, readonly unwritten: readonly VerificationEvent[]) {
+    super(message);
+    this.name = "EventWriteError";
+  }
+}
+
+export class SqliteEventWriter implements EventBatchWriter {
+  private tables: EventTables | undefined;
+
+  constructor(private readonly storage: Storage) {}
+
+  /** Writes synchronously, before returning: a caller that does not await still finds the rows. */
+  write(events: readonly VerificationEvent[]): Promise<void> {
+    try {
+      // Prepared on first use: a CLI process builds this writer too and never writes an event.
+      this.tables ??= new EventTables(this.storage);
+      this.tables.write(events.map(toStored));
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(new EventWriteError((error as Error).message, events));
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Messages to the writer worker. */
+export type WriterRequest =
+  | { type: "open"; path: string }
+  | { type: "write"; id: number; events: string }
+  | { type: "close" };
+
+/** Messages from the writer worker. */
+export type WriterReply =
+  | { type: "written"; id: number }
+  | { type: "failed"; id: number; error: string; unwritten: string }
+  | { type: "closed" };
+
+interface Waiter {
+  events: readonly VerificationEvent[];
+  resolve(): void;
+  reject(error: EventWriteError): void;
+}
+
+export class WorkerEventWriter implements EventBatchWriter {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiter>();
+  private closed: (() => void) | undefined;
+
+  /** `dbPath`: the database file the worker opens its own connection to. */
+  constructor(private readonly dbPath: string) {}
+
+  write(events: readonly VerificationEvent[]): Promise<void> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { events, resolve, reject });
+      // One string is the cheapest message to pass (no structured clone of every event).
+      worker.postMessage({ type: "write", id, events: JSON.stringify(events) } satisfies WriterRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      this.closed = resolve;
+      worker.postMessage({ type: "close" } satisfies WriterRequest);
+    });
+    worker.terminate();
+    this.worker = undefined;
+  }
+
+  /** Started on the first write, so a process that verifies nothing runs no thread. */
+  private start(): Worker {
+    const worker = new Worker(new URL("./writer-worker.ts", import.meta.url));
+    worker.onmessage = (event: MessageEvent<WriterReply>) => this.onReply(event.data);
+    worker.onerror = (event: ErrorEvent) => this.onCrash(`verification event writer failed: ${event.message}`);
+    // The worker never keeps the process alive on its own; stop() closes it.
+    worker.unref();
+    worker.postMessage({ type: "open", path: this.dbPath } satisfies WriterRequest);
+    this.worker = worker;
+    return worker;
+  }
+
+  private onReply(reply: WriterReply): void {
+    if (reply.type === "closed") {
+      this.closed?.();
+      return;
+    }
+    const waiter = this.waiting.get(reply.id);
+    this.waiting.delete(reply.id);
+    if (reply.type === "written") waiter?.resolve();
+    else waiter?.reject(new EventWriteError(reply.error, JSON.parse(reply.unwritten) as VerificationEvent[]));
+  }
+
+  /**
+   * A crashed worker fails every batch in flight, as unwritten (a chunk it committed just before
+   * would be written twice: rarer and less harmful than losing the batch); the next write starts a new one.
+   */
+  private onCrash(message: string): void {
+    this.worker?.terminate();
+    this.worker = undefined;
+    for (const waiter of this.waiting.values()) waiter.reject(new EventWriteError(message, waiter.events));
+    this.waiting.clear();
+    this.closed?.();
+  }
+}

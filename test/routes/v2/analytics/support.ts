@@ -1,0 +1,110 @@
+/**
+ * Analytics test data written straight into the physical tables (the event pipeline is tested on
+ * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`.
+ */
+import type { Database } from "bun:sqlite";
+import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
+import type { ApiResponse, Harness } from "../../../support/harness.ts";
+import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
+
+export const DAY = 86_400_000;
+export const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+
+export type Granularity = "minute" | "hour" | "day" | "month";
+
+export interface Verification {
+  time: number;
+  workspaceId: string;
+  keySpaceId: string;
+  keyId?: string;
+  identityId?: string;
+  externalId?: string;
+  outcome?: string;
+  tags?: string[];
+  spentCredits?: number;
+  latencyMs?: number;
+}
+
+/** One row of `verification_rollups_<granularity>` counting `count` verifications. */
+export function insertRollup(sqlite: Database, granularity: Granularity, v: Verification & { count: number }): void {
+  sqlite.run(
+    `INSERT INTO verification_rollups_${granularity} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, count, spent_credits, latency_sum_ms, latency_max_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [v.time, v.workspaceId, v.keySpaceId, v.keyId ?? "key_x", v.identityId ?? "", v.externalId ?? "", v.outcome ?? "VALID",
+      JSON.stringify(v.tags ?? []), v.count, v.spentCredits ?? 0, (v.latencyMs ?? 1) * v.count, v.latencyMs ?? 1],
+  );
+}
+
+let requestSeq = 0;
+
+/** One raw event of `verification_events`. */
+export function insertEvent(sqlite: Database, v: Verification): void {
+  sqlite.run(
+    `INSERT INTO verification_events (request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [`req_test${++requestSeq}`, v.time, v.workspaceId, v.keySpaceId, v.keyId ?? "key_x", v.identityId ?? "", v.externalId ?? "",
+      v.outcome ?? "VALID", JSON.stringify(v.tags ?? []), v.spentCredits ?? 0, v.latencyMs ?? 1],
+  );
+}
+
+export interface AnalyticsWorld {
+  /** Workspace ids. */
+  wsA: string;
+  wsB: string;
+  /** Two APIs of `default` and their key spaces. */
+  api1: string;
+  api2: string;
+  ks1: string;
+  ks2: string;
+  /** Every grant, in workspace `other`. */
+  keyB: string;
+}
+
+export function keySpaceOf(h: Harness, apiId: string): string {
+  const row = h.running.storage.sqlite.query<{ key_space_id: string }, [string]>("SELECT key_space_id FROM apis WHERE id = ?").get(apiId);
+  if (!row) throw new Error(`no API ${apiId}`);
+  return row.key_space_id;
+}
+
+/**
+ * Opts `default` and a new workspace `other` in, creates two APIs in `default`, and seeds day
+ * rollups (see the comment in the body for the numbers the tests expect).
+ */
+export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
+  const ws = h.running.services.workspaces;
+  ws.setAnalytics("default", true, TEST_ACTOR);
+  ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
+  const api1 = await createApi(h, "analytics-1");
+  const api2 = await createApi(h, "analytics-2");
+  const world: AnalyticsWorld = {
+    wsA: ws.get("default").id, wsB: ws.get("other").id, api1, api2, ks1: keySpaceOf(h, api1), ks2: keySpaceOf(h, api2),
+    keyB: h.rootKeyWith([...ALL_GRANTS], "other"),
+  };
+  const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;
+  const { wsA, wsB, ks1, ks2 } = world;
+  const sqlite = h.running.storage.sqlite;
+  // default: alice 10 VALID + 2 RATE_LIMITED and bob 5 VALID yesterday; bob 7 VALID + 1
+  // USAGE_EXCEEDED three days ago; alice 100 VALID ten days ago. Totals: 125 (25 in the last 7
+  // days), VALID 122 (22); alice 112 (12), bob 13 (13); api2 (ks2) 6.
+  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 10 });
+  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", outcome: "RATE_LIMITED", count: 2 });
+  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", count: 5 });
+  insertRollup(sqlite, "day", { time: day(3), workspaceId: wsA, keySpaceId: ks1, keyId: "key_3", externalId: "bob", count: 7 });
+  insertRollup(sqlite, "day", { time: day(3), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", outcome: "USAGE_EXCEEDED", count: 1 });
+  insertRollup(sqlite, "day", { time: day(10), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 100 });
+  // other: 1000 and 500 VALID verifications by its own alice, which must never show in default.
+  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 1000 });
+  insertRollup(sqlite, "day", { time: day(2), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 500 });
+  // Raw events: 3 in default (2 VALID, 1 RATE_LIMITED), 2 in other.
+  insertEvent(sqlite, { time: h.clock.now() - 1000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", latencyMs: 2 });
+  insertEvent(sqlite, { time: h.clock.now() - 2000, workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", latencyMs: 4 });
+  insertEvent(sqlite, { time: h.clock.now() - 3000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", outcome: "RATE_LIMITED", latencyMs: 6 });
+  insertEvent(sqlite, { time: h.clock.now() - 1000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" });
+  insertEvent(sqlite, { time: h.clock.now() - 2000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" });
+  return world;
+}
+
+/** POSTs one analytics query with `key` (the bootstrap key by default). */
+export function runQuery(h: Harness, query: string, key?: string): Promise<ApiResponse> {
+  return h.post("/v2/analytics.getVerifications", { query }, key === undefined ? {} : { key });
+}

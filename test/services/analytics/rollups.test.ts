@@ -1,0 +1,89 @@
+import { describe, expect, test } from "bun:test";
+import { aggregate, bucketStartMs, rollupsOf, type RollupRow } from "../../../src/services/analytics/index.ts";
+
+const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0) => Date.UTC(y, mo - 1, d, h, mi, s, ms);
+
+describe("bucketStartMs: UTC bucket starts", () => {
+  const t = utc(2026, 3, 15, 13, 47, 29, 512);
+  test.each([
+    ["minute", utc(2026, 3, 15, 13, 47)],
+    ["hour", utc(2026, 3, 15, 13)],
+    ["day", utc(2026, 3, 15)],
+    ["month", utc(2026, 3, 1)],
+  ] as const)("%s", (granularity, start) => {
+    expect(bucketStartMs(granularity, t)).toBe(start);
+  });
+
+  test("a bucket start is its own bucket; the last millisecond belongs to the bucket before", () => {
+    expect(bucketStartMs("minute", utc(2026, 1, 1, 0, 1))).toBe(utc(2026, 1, 1, 0, 1));
+    expect(bucketStartMs("hour", utc(2026, 1, 1, 1) - 1)).toBe(utc(2026, 1, 1, 0));
+    expect(bucketStartMs("day", utc(2026, 1, 2) - 1)).toBe(utc(2026, 1, 1));
+    expect(bucketStartMs("month", utc(2026, 3, 1) - 1)).toBe(utc(2026, 2, 1));
+  });
+
+  test("months of every length, leap February, and the year boundary", () => {
+    expect(bucketStartMs("month", utc(2028, 2, 29, 23, 59, 59, 999))).toBe(utc(2028, 2, 1));
+    expect(bucketStartMs("month", utc(2026, 12, 31, 23, 59))).toBe(utc(2026, 12, 1));
+    expect(bucketStartMs("month", utc(2027, 1, 1))).toBe(utc(2027, 1, 1));
+    expect(bucketStartMs("month", utc(2026, 4, 30, 12))).toBe(utc(2026, 4, 1));
+  });
+
+  test("before 1970 too (negative Unix ms)", () => {
+    expect(bucketStartMs("day", utc(1969, 12, 31, 18))).toBe(utc(1969, 12, 31));
+    expect(bucketStartMs("minute", -1)).toBe(-60_000);
+  });
+});
+
+describe("aggregate", () => {
+  const base = {
+    requestId: "", workspaceId: "ws", keySpaceId: "ks", keyId: "key_1", identityId: "", externalId: "", outcome: "VALID", tags: "[]", spentCredits: 0, latencyMs: 1,
+  };
+
+  test("one row per bucket, key, identity, outcome and tags; counts, credits and latency summed, latency max kept", () => {
+    const rows = aggregate([
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 1), spentCredits: 2, latencyMs: 1.5 },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 59), spentCredits: 3, latencyMs: 4 },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 1, 0) },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 2), outcome: "RATE_LIMITED" },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 3), tags: '["a"]' },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 4), keyId: "key_2" },
+      { ...base, timeMs: utc(2026, 1, 1, 0, 0, 5), identityId: "id_1", externalId: "acme" },
+    ], "minute");
+    const byId = (r: RollupRow) => `${r.time}|${r.keyId}|${r.identityId}|${r.outcome}|${r.tags}`;
+    expect(new Map(rows.map((r) => [byId(r), [r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs]]))).toEqual(new Map([
+      [`${utc(2026, 1, 1)}|key_1||VALID|[]`, [2, 5, 5.5, 4]],
+      [`${utc(2026, 1, 1, 0, 1)}|key_1||VALID|[]`, [1, 0, 1, 1]],
+      [`${utc(2026, 1, 1)}|key_1||RATE_LIMITED|[]`, [1, 0, 1, 1]],
+      [`${utc(2026, 1, 1)}|key_1||VALID|["a"]`, [1, 0, 1, 1]],
+      [`${utc(2026, 1, 1)}|key_2||VALID|[]`, [1, 0, 1, 1]],
+      [`${utc(2026, 1, 1)}|key_1|id_1|VALID|[]`, [1, 0, 1, 1]],
+    ]));
+    expect(rows.find((r) => r.identityId === "id_1")?.externalId).toBe("acme");
+  });
+
+  test("the same events in a coarser bucket fold together", () => {
+    const events = [0, 59, 61, 3599].map((s) => ({ ...base, timeMs: utc(2026, 5, 5, 7) + s * 1000 }));
+    expect(aggregate(events, "minute")).toHaveLength(3);
+    expect(aggregate(events, "hour").map((r) => [r.time, r.count])).toEqual([[utc(2026, 5, 5, 7), 4]]);
+  });
+
+  test("no events, no rows", () => {
+    expect(aggregate([], "day")).toEqual([]);
+  });
+});
+
+describe("rollupsOf", () => {
+  test("each coarser level, folded from the finer one, equals aggregating the events directly", () => {
+    const start = utc(2026, 1, 31, 22);
+    const events = Array.from({ length: 500 }, (_, i) => ({
+      requestId: "", timeMs: start + Math.floor(i / 3) * 18_007_000 + (i % 3) * 15_000, workspaceId: "ws", keySpaceId: "ks", keyId: `key_${i % 7}`, identityId: i % 3 === 0 ? "id_1" : "",
+      externalId: i % 3 === 0 ? "acme" : "", outcome: i % 5 === 0 ? "RATE_LIMITED" : "VALID", tags: i % 2 === 0 ? "[]" : '["a"]', spentCredits: i % 4, latencyMs: (i % 9) / 4,
+    }));
+    const folded = rollupsOf(events);
+    const sorted = (rows: RollupRow[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    for (const granularity of ["minute", "hour", "day", "month"] as const) {
+      expect(sorted(folded[granularity])).toEqual(sorted(aggregate(events, granularity)));
+    }
+    expect(folded.month.map((r) => r.time).filter((t, i, all) => all.indexOf(t) === i).sort()).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
+  });
+});

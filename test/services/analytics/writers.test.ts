@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { EventWriteError, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
+import { chunksByKey } from "../../../src/services/analytics/tables.ts";
+import { count, event, tempDb, type TempDb } from "./support.ts";
+
+let db: TempDb;
+beforeEach(() => { db = tempDb(); });
+afterEach(() => { db.close(); });
+
+describe("chunksByKey", () => {
+  test("a batch within the size is one chunk, in its order", () => {
+    const events = [event({ keyId: "b" }), event({ keyId: "a" })];
+    expect(chunksByKey(events, 2)).toEqual([events]);
+  });
+
+  test("a larger batch is ordered by key, then time, and cut at the size; nothing lost or repeated", () => {
+    const events = [3, 1, 2, 1, 3, 1, 2].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 - i }));
+    const chunks = chunksByKey(events, 3);
+    expect(chunks.map((c) => c.length)).toEqual([3, 3, 1]);
+    expect(chunks.flat().map((e) => e.keyId)).toEqual(["key_1", "key_1", "key_1", "key_2", "key_2", "key_3", "key_3"]);
+    expect(chunks[0]!.map((e) => e.timeMs)).toEqual([995, 997, 999]);
+    expect(new Set(chunks.flat())).toEqual(new Set(events));
+  });
+});
+
+describe("WorkerEventWriter", () => {
+  test("writes batches from a worker thread over its own connection; rollups equal the raw events", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      const batch = Array.from({ length: 2_500 }, (_, i) => event({ keyId: `key_${i % 37}`, timeMs: event().timeMs + i * 1000, spentCredits: i % 3 }));
+      await writer.write(batch);
+      await writer.write([event({ keyId: "key_late" })]);
+      expect(count(db.storage, "verification_events")).toBe(2_501);
+      for (const g of ["minute", "hour", "day", "month"]) {
+        expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM verification_rollups_${g}`).get())
+          .toEqual({ n: 2_501, c: batch.reduce((s, e) => s + e.spentCredits, 0) });
+      }
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("a failed write rejects with the events it did not commit", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      await writer.write([event()]);
+      db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO away");
+      const failed = await writer.write([event({ keyId: "k1" }), event({ keyId: "k2" })]).catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(EventWriteError);
+      expect((failed as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["k1", "k2"]);
+    } finally {
+      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_events");
+      await writer.close();
+    }
+  });
+
+  test("close without any write starts no worker; a write after close starts a new one", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    await writer.close();
+    await writer.write([event()]);
+    await writer.close();
+    expect(count(db.storage, "verification_events")).toBe(1);
+  });
+});
