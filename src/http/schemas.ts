@@ -12,6 +12,9 @@ export const strictObject = <P extends TProperties>(props: P, description?: stri
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options);
 
+/** The bound of every count without a smaller natural one: larger JSON numbers lose precision in JavaScript. */
+export const MAX_SAFE_INT = Number.MAX_SAFE_INTEGER;
+
 export const IDENTIFIER_PATTERN = "^[a-zA-Z0-9_]+$";
 
 export const ApiId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "API identifier (`api_…`)" });
@@ -26,18 +29,18 @@ export const Cursor = t.String({ minLength: 1, maxLength: 1024, description: "Cu
 
 export const RatelimitConfigBody = strictObject({
   name: t.String({ minLength: 3, maxLength: 128, description: "Name of the limit" }),
-  limit: Int({ minimum: 1, description: "Requests allowed per window" }),
+  limit: Int({ minimum: 1, maximum: MAX_SAFE_INT, description: "Requests allowed per window" }),
   duration: Int({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds" }),
   autoApply: t.Optional(t.Boolean({ description: "Apply on every verification (default false)" })),
 });
 
 export const Refill = strictObject({
-  interval: t.Union([t.Literal("daily"), t.Literal("monthly")]),
-  amount: Int({ minimum: 1, description: "Credits set at each refill" }),
+  interval: t.Union([t.Literal("daily"), t.Literal("monthly")], { description: "daily (00:00 UTC) or monthly (on refillDay)" }),
+  amount: Int({ minimum: 1, maximum: MAX_SAFE_INT, description: "Credits set at each refill" }),
   refillDay: t.Optional(Int({ minimum: 1, maximum: 31, description: "Day of the month for monthly refills" })),
-});
+}, "Automatic refill of `remaining`");
 
 export const Credits = strictObject({
-  remaining: t.Optional(t.Union([Int({ minimum: 0 }), t.Null()], { description: "Remaining uses; null for unlimited" })),
+  remaining: t.Optional(t.Union([Int({ minimum: 0, maximum: MAX_SAFE_INT }), t.Null()], { description: "Remaining uses; null for unlimited" })),
   refill: t.Optional(Refill),
-});
+}, "Usage credits; each verification spends its cost");

@@ -1,5 +1,6 @@
 /**
- * The real CLI as a child process: `bun run src/main.ts <args>` against a temp data dir, port 0.
+ * The real CLI as a child process: `bun run src/main.ts <args>` (or a built binary, `program`)
+ * against a temp data dir, port 0.
  * runCli() waits for the exit (bounded); startServe() waits for the `tollgate listening` log line,
  * reading stderr as it arrives, and stop() sends SIGTERM to the child's PID. Nothing here sleeps:
  * every wait is for an event, raced against a deadline.
@@ -35,9 +36,27 @@ function childEnv(dataDir: string, env: Record<string, string>): Record<string, 
   return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
 }
 
-function spawnTollgate(args: string[], dataDir: string, env: Record<string, string>): Subprocess<"ignore", "pipe", "pipe"> {
-  return Bun.spawn(["bun", "run", "src/main.ts", ...args], {
-    cwd: ROOT,
+/** How to run tollgate: the command before its arguments, and the working directory. */
+export interface Program {
+  command: string[];
+  cwd: string;
+}
+
+/** The sources, run by Bun from the project root. */
+export const SOURCE_PROGRAM: Program = { command: ["bun", "run", "src/main.ts"], cwd: ROOT };
+
+export interface RunOptions {
+  dataDir: string;
+  env?: Record<string, string>;
+  program?: Program;
+}
+
+function spawnTollgate(args: string[], opts: RunOptions): Subprocess<"ignore", "pipe", "pipe"> {
+  const program = opts.program ?? SOURCE_PROGRAM;
+  const { dataDir } = opts;
+  const env = opts.env ?? {};
+  return Bun.spawn([...program.command, ...args], {
+    cwd: program.cwd,
     env: childEnv(dataDir, env),
     stdin: "ignore",
     stdout: "pipe",
@@ -63,8 +82,8 @@ function killIfRunning(proc: Subprocess): void {
 }
 
 /** Runs one CLI command to completion (killed by PID if it outlives the deadline). */
-export async function runCli(args: string[], opts: { dataDir: string; env?: Record<string, string> }): Promise<CliResult> {
-  const proc = spawnTollgate(args, opts.dataDir, opts.env ?? {});
+export async function runCli(args: string[], opts: RunOptions): Promise<CliResult> {
+  const proc = spawnTollgate(args, opts);
   try {
     const [stdout, stderr, code] = await withDeadline(
       Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]),
@@ -131,8 +150,9 @@ export interface Served {
 }
 
 /** Starts `tollgate serve` and resolves once its `tollgate listening` line is on stderr. */
-export async function startServe(opts: { dataDir: string; env?: Record<string, string> }): Promise<Served> {
-  const proc = spawnTollgate(["serve"], opts.dataDir, opts.env ?? {});
+export async function startServe(opts: RunOptions & { startTimeoutMs?: number }): Promise<Served> {
+  const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  const proc = spawnTollgate(["serve"], opts);
   const out = new StreamText(proc.stdout);
   const err = new StreamText(proc.stderr);
   const kill = () => killIfRunning(proc);
@@ -143,8 +163,8 @@ export async function startServe(opts: { dataDir: string; env?: Record<string, s
   try {
     const line = await withDeadline(
       Promise.race([err.waitFor((l) => l.includes("tollgate listening")), exitedEarly]),
-      START_TIMEOUT_MS,
-      () => `serve did not log 'tollgate listening' within ${START_TIMEOUT_MS} ms:\n${err.text}`,
+      startTimeoutMs,
+      () => `serve did not log 'tollgate listening' within ${startTimeoutMs} ms:\n${err.text}`,
     );
     const url = (JSON.parse(line) as { url: string }).url;
     return {

@@ -1,0 +1,56 @@
+/**
+ * One JSON log line per answered request (request id, method, route, status, duration in ms) and
+ * the request metrics, from one Elysia hook that runs after the response is sent. Nothing of the
+ * request's headers or body is logged: the Authorization header and key strings never reach a log.
+ * The route is the matched pattern, not the raw path, so logs and metrics stay free of whatever a
+ * client puts in a URL; for an unmatched request the path is logged, without its query string.
+ */
+import { Elysia } from "elysia";
+import type { Logger } from "../lib/logger.ts";
+import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
+import type { RequestContexts } from "./request-context.ts";
+
+export interface AccessLogOptions {
+  logger: Logger;
+  contexts: RequestContexts;
+  metrics: MetricsRegistry;
+  /**
+   * Routes logged at debug rather than info: the hot paths, whose volume would drown the log and
+   * whose counts and latencies /metrics already carries.
+   */
+  debugRoutes?: ReadonlySet<string>;
+}
+
+const MAX_LOGGED_PATH = 200;
+
+function statusOf(set: { status?: unknown }): number {
+  return typeof set.status === "number" ? set.status : 200;
+}
+
+function unmatchedPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const end = url.indexOf("?", start);
+  return url.slice(start, end === -1 ? undefined : end).slice(0, MAX_LOGGED_PATH);
+}
+
+/** Registered before the routes, so its global hook sees every one of them. */
+export const accessLog = (opts: AccessLogOptions) =>
+  new Elysia({ name: "access-log" }).onAfterResponse({ as: "global" }, (ctx) => {
+    const { request, set } = ctx;
+    const info = opts.contexts.of(request);
+    const durationMs = performance.now() - info.startedAtMs;
+    const route = ctx.route || UNMATCHED_ROUTE;
+    const status = statusOf(set);
+    opts.metrics.observeRequest(route, status, durationMs);
+    const fields = {
+      requestId: info.requestId,
+      method: request.method,
+      route,
+      ...(route === UNMATCHED_ROUTE ? { path: unmatchedPath(request.url) } : {}),
+      status,
+      durationMs: Math.round(durationMs * 1000) / 1000,
+    };
+    if (status >= 500) opts.logger.error("request", fields);
+    else if (opts.debugRoutes?.has(route)) opts.logger.debug("request", fields);
+    else opts.logger.info("request", fields);
+  });

@@ -1,0 +1,140 @@
+/**
+ * `GET /metrics` in the Prometheus text format, and the registry behind it. One registry per app
+ * (no module state), fed by the access-log hook once per request: a few map lookups and integer
+ * increments, no allocation once a route has been seen. Gauges (cache, database size, memory) are
+ * read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it; others get the same
+ * 404 as an unknown route, so the endpoint is invisible to them.
+ */
+import { Elysia } from "elysia";
+import { AppError } from "../errors/app-error.ts";
+import { AddressAllowList, type AddressRange } from "../lib/cidr.ts";
+import { Ok } from "./envelope.ts";
+
+/** Latency buckets in seconds: sub-millisecond resolution where the hot paths live. */
+const BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
+
+/** Label value for requests no route matched; keeps made-up paths from creating new series. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+const VERIFY_ROUTE = "/v2/keys.verifyKey";
+const LIMIT_ROUTES = new Set(["/v2/ratelimit.limit", "/v2/ratelimits.limit"]);
+const MULTI_LIMIT_ROUTE = "/v2/ratelimit.multiLimit";
+
+class RouteStats {
+  readonly byStatus = new Map<number, number>();
+  /** Non-cumulative counts per bucket; the last slot is above the largest bound. */
+  readonly buckets = new Float64Array(BUCKETS_S.length + 1);
+  sumS = 0;
+  count = 0;
+}
+
+/** What the scrape reads from the rest of the service. */
+export interface MetricsSources {
+  keyCache(): { hits: number; misses: number };
+  databaseSizeBytes(): number;
+}
+
+export class MetricsRegistry {
+  private readonly routes = new Map<string, RouteStats>();
+  private readonly verifications = new Map<string, number>();
+  private ratelimitPassed = 0;
+  private ratelimitDenied = 0;
+
+  /** One answered request: its route pattern, status and duration. */
+  observeRequest(route: string, status: number, durationMs: number): void {
+    let stats = this.routes.get(route);
+    if (!stats) {
+      stats = new RouteStats();
+      this.routes.set(route, stats);
+    }
+    stats.byStatus.set(status, (stats.byStatus.get(status) ?? 0) + 1);
+    const seconds = durationMs / 1000;
+    let i = 0;
+    while (i < BUCKETS_S.length && seconds > BUCKETS_S[i]!) i++;
+    stats.buckets[i]!++;
+    stats.sumS += seconds;
+    stats.count++;
+  }
+
+  /** The outcome a hot route answered with: a verification code, a rate-limit decision. */
+  observeResult(route: string, value: unknown): void {
+    if (!(value instanceof Ok)) return;
+    const data = value.data as { code?: unknown; success?: unknown; passed?: unknown } | null;
+    if (!data) return;
+    if (route === VERIFY_ROUTE) {
+      if (typeof data.code === "string") this.verifications.set(data.code, (this.verifications.get(data.code) ?? 0) + 1);
+    } else if (LIMIT_ROUTES.has(route)) {
+      this.countDecision(data.success === true);
+    } else if (route === MULTI_LIMIT_ROUTE) {
+      this.countDecision(data.passed === true);
+    }
+  }
+
+  private countDecision(passed: boolean): void {
+    if (passed) this.ratelimitPassed++;
+    else this.ratelimitDenied++;
+  }
+
+  /** The exposition text. */
+  render(sources: MetricsSources): string {
+    const out: string[] = [];
+    this.renderRequests(out);
+    family(out, "tollgate_verifications_total", "counter", "Key verifications answered, by code.");
+    for (const [code, n] of this.verifications) out.push(`tollgate_verifications_total{code="${label(code)}"} ${n}`);
+    family(out, "tollgate_ratelimit_decisions_total", "counter", "ratelimit(s).limit and multiLimit outcomes.");
+    out.push(`tollgate_ratelimit_decisions_total{decision="passed"} ${this.ratelimitPassed}`);
+    out.push(`tollgate_ratelimit_decisions_total{decision="denied"} ${this.ratelimitDenied}`);
+    const cache = sources.keyCache();
+    family(out, "tollgate_key_cache_hits_total", "counter", "Verification cache lookups answered from memory.");
+    out.push(`tollgate_key_cache_hits_total ${cache.hits}`);
+    family(out, "tollgate_key_cache_misses_total", "counter", "Verification cache lookups that read SQLite.");
+    out.push(`tollgate_key_cache_misses_total ${cache.misses}`);
+    family(out, "tollgate_key_cache_hit_ratio", "gauge", "hits / (hits + misses) since start; 0 before the first lookup.");
+    const lookups = cache.hits + cache.misses;
+    out.push(`tollgate_key_cache_hit_ratio ${lookups === 0 ? 0 : cache.hits / lookups}`);
+    family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
+    out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
+    family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
+    out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
+    return out.join("\n") + "\n";
+  }
+
+  private renderRequests(out: string[]): void {
+    family(out, "tollgate_http_requests_total", "counter", "HTTP requests answered, by route and status.");
+    for (const [route, stats] of this.routes) {
+      for (const [status, n] of stats.byStatus) out.push(`tollgate_http_requests_total{route="${label(route)}",status="${status}"} ${n}`);
+    }
+    family(out, "tollgate_http_request_duration_seconds", "histogram", "Time from receiving a request to answering it, by route.");
+    for (const [route, stats] of this.routes) {
+      const r = label(route);
+      let cumulative = 0;
+      BUCKETS_S.forEach((le, i) => {
+        cumulative += stats.buckets[i]!;
+        out.push(`tollgate_http_request_duration_seconds_bucket{route="${r}",le="${le}"} ${cumulative}`);
+      });
+      out.push(`tollgate_http_request_duration_seconds_bucket{route="${r}",le="+Inf"} ${stats.count}`);
+      out.push(`tollgate_http_request_duration_seconds_sum{route="${r}"} ${stats.sumS}`);
+      out.push(`tollgate_http_request_duration_seconds_count{route="${r}"} ${stats.count}`);
+    }
+  }
+}
+
+function family(out: string[], name: string, type: string, help: string): void {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+}
+
+/** Escapes a label value as the text format requires. */
+function label(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n");
+}
+
+/** GET /metrics for clients in `allow` (the socket's address, never X-Forwarded-For, which a client can forge). */
+export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources) => {
+  const allowList = new AddressAllowList(allow);
+  return new Elysia().get("/metrics", ({ request, server }) => {
+    if (!allowList.allows(server?.requestIP(request)?.address)) {
+      throw new AppError("route_not_found", { detail: "No route answers this method and path." });
+    }
+    return new Response(registry.render(sources), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+  }, { detail: { hide: true } });
+};

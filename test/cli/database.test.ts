@@ -1,0 +1,93 @@
+/**
+ * The database across versions and copies, with the CLI as a child process: a database written by
+ * a newer tollgate is refused (exit 1, a clear message, nothing changed), and `tollgate backup`
+ * taken while serve runs restores, as the README describes, into a service that has every record.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+
+let data: ReturnType<typeof tempDataDir> | undefined;
+let served: Served | undefined;
+
+afterEach(() => {
+  served?.kill();
+  served = undefined;
+  data?.cleanup();
+  data = undefined;
+});
+
+function fresh(): { dir: string; parent: string } {
+  data = tempDataDir();
+  return data;
+}
+
+const migrationRows = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.query(`SELECT id, hash, created_at FROM "__drizzle_migrations" ORDER BY id`).all();
+  } finally {
+    db.close();
+  }
+};
+
+describe("a database written by a newer version", () => {
+  test("serve and migrate exit 1 naming the problem, and leave the database as it was", async () => {
+    const { dir } = fresh();
+    expect((await runCli(["migrate"], { dataDir: dir })).code).toBe(0);
+    const file = join(dir, "tollgate.db");
+    const db = new Database(file);
+    db.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('from-the-future', 99999999999999)`);
+    db.close();
+    const before = migrationRows(file);
+
+    for (const args of [["serve"], ["migrate"], ["workspace", "list"]]) {
+      const r = await runCli(args, { dataDir: dir });
+      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect(r.stderr).toContain("written by a newer version of tollgate");
+      expect(r.stderr).toContain("will not downgrade");
+      expect(r.stderr).not.toContain("tollgate listening");
+    }
+    expect(migrationRows(file)).toEqual(before);
+  });
+});
+
+describe("backup while serving, then restore", () => {
+  test("the restored data dir serves every API and key that existed at the backup", async () => {
+    const { dir, parent } = fresh();
+    served = await startServe({ dataDir: dir });
+    const rootKey = readFileSync(join(dir, "bootstrap-root-key"), "utf8").trim();
+    const api = await served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey);
+    const key = await served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, recoverable: true, credits: { remaining: 10 } }, rootKey);
+    expect(key.status).toBe(200);
+    expect((await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey)).body.data.credits).toBe(9);
+
+    const backupFile = join(parent, "tollgate-backup.db");
+    const backup = await runCli(["backup", backupFile], { dataDir: dir });
+    expect(backup).toMatchObject({ code: 0, stdout: `${backupFile}\n` });
+    // Written after the backup: must not be in the restored copy.
+    const later = await served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey);
+    expect(await served.stop()).toBe(0);
+    served = undefined;
+
+    // The README's restore: a data dir with the backup as tollgate.db, next to the same master.key.
+    const restored = join(parent, "restored");
+    mkdirSync(restored, { mode: 0o700 });
+    copyFileSync(backupFile, join(restored, "tollgate.db"));
+    copyFileSync(join(dir, "master.key"), join(restored, "master.key"));
+    expect(existsSync(join(restored, "tollgate.db-wal"))).toBe(false);
+
+    served = await startServe({ dataDir: restored });
+    expect(served.stderr()).not.toContain("created workspace 'default'");
+    expect((await served.post("/v2/apis.getApi", { apiId: api.body.data.apiId }, rootKey)).status).toBe(200);
+    expect((await served.post("/v2/apis.getApi", { apiId: later.body.data.apiId }, rootKey)).status).toBe(404);
+    const verified = await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey);
+    expect(verified.body.data).toMatchObject({ valid: true, code: "VALID", credits: 8 });
+    // Recoverable keys decrypt only with the master key that was restored alongside.
+    const got = await served.post("/v2/keys.getKey", { keyId: key.body.data.keyId, decrypt: true }, rootKey);
+    expect(got.body.data.plaintext).toBe(key.body.data.key);
+    expect(await served.stop()).toBe(0);
+  });
+});
