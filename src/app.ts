@@ -1,16 +1,21 @@
 /**
  * createApp(services): the Elysia app. It never listens and never reads the environment; boot.ts
  * does both. Cross-cutting concerns live here in order: request id → body parsing (1 MiB, JSON) →
- * validation → route (which authenticates) → envelope; one onError renders every failure.
+ * validation → route (which authenticates) → envelope; one onError renders every failure; after
+ * the response, one access-log line and the request metrics.
  */
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
+import type { AddressRange } from "./lib/cidr.ts";
 import type { Logger } from "./lib/logger.ts";
 import type { Services } from "./services/index.ts";
+import { accessLog } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { Ok } from "./http/envelope.ts";
 import { createErrorRenderer } from "./http/errors.ts";
 import { jsonResponse } from "./http/json.ts";
+import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
+import { openApiRoutes } from "./http/openapi.ts";
 import { RequestContexts } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { v2Routes } from "./routes/v2/index.ts";
@@ -20,11 +25,25 @@ export interface AppOptions {
   logger: Logger;
   /** Base of error `type` URLs, resolved lazily because the port may only be known after listen. */
   docsUrl: () => string;
+  /** Client addresses that may read GET /metrics (default: loopback only). */
+  metricsAllow?: readonly AddressRange[];
+  /** The database's size for /metrics; boot.ts passes the real one. */
+  databaseSizeBytes?: () => number;
 }
+
+const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
+
+/** The hot paths: their access-log lines are debug, since /metrics counts them and at full load they would be most of the log. */
+const HOT_ROUTES: ReadonlySet<string> = new Set(["/v2/keys.verifyKey", "/v2/ratelimit.limit", "/v2/ratelimits.limit"]);
 
 export function createApp(opts: AppOptions) {
   const contexts = new RequestContexts();
   const errors = createErrorRenderer(opts.docsUrl, opts.logger);
+  const metrics = new MetricsRegistry();
+  const metricsSources = {
+    keyCache: () => opts.services.keyCache,
+    databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
+  };
   const deps: RouteDeps = {
     services: opts.services,
     principal: (request) => opts.services.auth.authenticate(request.headers.get("authorization"), {
@@ -33,20 +52,36 @@ export function createApp(opts: AppOptions) {
     }),
   };
 
+  // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
+  const operations: AnyElysia = new Elysia()
+    .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources))
+    .use(docsRoutes());
+
   return new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       contexts.of(request);
     })
     // Every body is read as JSON whatever its content type, so a missing header is not a 500.
     .onParse(({ request }) => parseJsonBody(request))
-    .onError(({ error, code, request }) => errors.render(error, code, request, contexts.of(request).requestId))
-    .mapResponse(({ responseValue, request, set }) => {
+    .onError(({ error, code, request, set }) => {
+      const response = errors.render(error, code, request, contexts.of(request).requestId);
+      // The access log reads the status from `set`; a returned Response does not update it.
+      set.status = response.status;
+      return response;
+    })
+    .mapResponse(({ responseValue, request, set, route }) => {
       if (!(responseValue instanceof Ok)) return;
+      // Here, not in the access log: after this hook the response value is the serialised Response.
+      metrics.observeResult(route, responseValue);
       const { requestId } = contexts.of(request);
       return jsonResponse({ meta: { requestId }, data: responseValue.data, ...responseValue.extra }, Number(set.status ?? 200), requestId);
     })
-    .get("/v2/liveness", () => new Ok({ message: "we're cooking" }))
-    .use(docsRoutes())
+    .use(accessLog({ logger: opts.logger, contexts, metrics, debugRoutes: HOT_ROUTES }))
+    .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), {
+      detail: { summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [] },
+    })
+    .use(operations)
+    .use(openApiRoutes())
     .use(v2Routes(deps));
 }
 

@@ -9,7 +9,7 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { systemClock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
-import { openStorage, type Storage } from "./storage/db.ts";
+import { checkpointWal, databaseSizeBytes, openStorage, type Storage } from "./storage/db.ts";
 import { applyMigrations } from "./storage/migrate.ts";
 import type { Services } from "./services/index.ts";
 import { RootKeyAuthenticator } from "./services/auth/index.ts";
@@ -23,9 +23,15 @@ import { KeyCache } from "./services/key-cache/index.ts";
 import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
+import { stopAccepting } from "./http/shutdown.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
+import { AuditService } from "./services/audit/index.ts";
+import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
+import { AnalyticsQueryService, AnalyticsWorkerPool, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { auditPruneJob } from "./jobs/audit.ts";
+import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 
 export interface BootOptions {
   config: Config;
@@ -50,12 +56,16 @@ export function openDataDir(config: Config, logger: Logger): Storage {
   return storage;
 }
 
-/** Builds every service over one storage. */
-export function buildServices(storage: Storage, config: Config, clock: Clock): Services {
+/**
+ * Builds every service over one storage. Verification events are written on the calling thread
+ * unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
+ */
+export function buildServices(storage: Storage, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
   const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
   const limiter = new SlidingWindowLimiter({ clock });
+  const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(storage) });
   return {
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate() }),
@@ -63,10 +73,19 @@ export function buildServices(storage: Storage, config: Config, clock: Clock): S
     keys: new KeyService({ storage, clock, vault, cache }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
-    verification: new VerificationService({ storage, clock, limiter, cache }),
+    verification: new VerificationService({ storage, clock, limiter, cache, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter }),
+    audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
+    analytics: new AnalyticsQueryService({
+      storage, clock,
+      // The worker starts on the first query, so CLI commands that build services start no thread.
+      runner: new AnalyticsWorkerPool({
+        dbPath: storage.sqlite.filename, timeoutMs: config.analyticsQueryTimeoutMs, maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
+      }),
+    }),
     keyCache: cache,
     limiter,
+    verificationEvents,
   };
 }
 
@@ -86,18 +105,26 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   const storage = openDataDir(config, logger);
-  const services = buildServices(storage, config, clock);
+  const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename) });
   bootstrapDataDir(services, config, logger);
   const refillDeps = { storage, cache: services.keyCache };
   const caughtUp = runRefillOnce(refillDeps, clock.now());
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
   const ratelimitState = startRatelimitPersistence({ store: new RatelimitStore({ storage, limiter: services.limiter }) }, { clock, logger, flushMs: config.ratelimitFlushMs });
+  const analytics = startAnalyticsPipeline(
+    { storage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
+  );
   const scheduler = startScheduler([
     { name: "credit-refill", pattern: "0 0 * * *", run: () => void runRefillOnce(refillDeps, clock.now()) },
     ratelimitState.pruneJob,
+    auditPruneJob({ audit: services.audit }, clock),
+    analytics.pruneJob,
   ], logger);
   let baseUrl = "";
-  const app = createApp({ services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs` });
+  const app = createApp({
+    services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
+    metricsAllow: config.metricsAllow, databaseSizeBytes: () => databaseSizeBytes(storage),
+  });
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
@@ -110,11 +137,19 @@ export async function boot(opts: BootOptions): Promise<Running> {
     port,
     services,
     storage,
+    // Order matters: no new requests and none in flight → every buffer flushed → the WAL folded
+    // into tollgate.db → closed. A flush before the drain could miss writes of the last requests.
     async stop() {
       scheduler.stop();
-      await app.stop();
+      await stopAccepting(app, config.shutdownTimeoutMs, logger);
+      services.analytics.stop();
       services.verification.flush();
+      // The spends just committed resolve their verifications in later microtasks, and each of
+      // those records its event: let them run before the last event flush.
+      await new Promise((resolve) => setImmediate(resolve));
+      await analytics.flushAndStop();
       ratelimitState.flushAndStop();
+      checkpointWal(storage);
       storage.close();
     },
   };

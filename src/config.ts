@@ -3,6 +3,7 @@
  * once so an operator fixes the environment in one go; `main.ts` turns them into exit code 78.
  */
 import type { LogLevel } from "./lib/logger.ts";
+import { parseCidr, type AddressRange } from "./lib/cidr.ts";
 
 export interface Config {
   dataDir: string;
@@ -18,8 +19,27 @@ export interface Config {
   logLevel: LogLevel;
   ratelimitFlushMs: number;
   auditRetentionDays: number;
+  /** Time limit of one analytics.getVerifications query, waiting included. */
+  analyticsQueryTimeoutMs: number;
+  /** false (TOLLGATE_ANALYTICS=off) skips recording verification events, e.g. to measure their cost. */
+  recordVerifications: boolean;
+  /** How late a buffered verification event may be written. */
+  analyticsFlushMs: number;
+  /** Days each analytics table keeps its rows (rollups by bucket start). */
+  analyticsRetentionDays: AnalyticsRetentionDays;
   keyCacheSize: number;
+  /** How long a stop waits for requests in flight before it closes their connections. */
   shutdownTimeoutMs: number;
+  /** Client addresses that may read GET /metrics. */
+  metricsAllow: AddressRange[];
+}
+
+export interface AnalyticsRetentionDays {
+  raw: number;
+  minute: number;
+  hour: number;
+  day: number;
+  month: number;
 }
 
 export class ConfigError extends Error {
@@ -101,6 +121,18 @@ function url(r: Reader, name: string): string | undefined {
   }
 }
 
+function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
+  const raw = str(r, name, fallback);
+  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const ranges = items.map(parseCidr);
+  const bad = items.filter((_, i) => ranges[i] === undefined);
+  if (bad.length > 0) {
+    r.problems.push(`${name} must be a comma-separated list of IP addresses or CIDR ranges (e.g. 127.0.0.0/8,::1), got: ${bad.join(", ")}`);
+    return cidrList({ env: {}, problems: [] }, name, fallback);
+  }
+  return ranges.filter((x) => x !== undefined);
+}
+
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
 export function loadConfig(env: Env): Config {
   const r: Reader = { env, problems: [] };
@@ -114,8 +146,19 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
+    analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
+    recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
+    analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
+    analyticsRetentionDays: {
+      raw: int(r, "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", 90, 1, 36_500),
+      minute: int(r, "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", 90, 1, 36_500),
+      hour: int(r, "TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", 90, 1, 36_500),
+      day: int(r, "TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", 365, 1, 36_500),
+      month: int(r, "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", 1095, 1, 36_500),
+    },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
-    shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 5_000, 0, 600_000),
+    metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
@@ -132,6 +175,15 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
+  ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query (default 5000)"],
+  ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],
+  ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
+  ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],
+  ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "days per-minute rollups are kept (default 90)"],
+  ["TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "days per-hour rollups are kept (default 90)"],
+  ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
+  ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
-  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight (default 10000)"],
+  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 5000)"],
+  ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
 ];

@@ -26,8 +26,13 @@ describe("defaults", () => {
       logLevel: "info",
       ratelimitFlushMs: 1000,
       auditRetentionDays: 90,
+      analyticsQueryTimeoutMs: 5000,
+      recordVerifications: true,
+      analyticsFlushMs: 1000,
+      analyticsRetentionDays: { raw: 90, minute: 90, hour: 90, day: 365, month: 1095 },
       keyCacheSize: 200_000,
-      shutdownTimeoutMs: 10_000,
+      shutdownTimeoutMs: 5_000,
+      metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
     });
   });
 
@@ -42,8 +47,10 @@ describe("defaults", () => {
 
   test("CONFIG_VARIABLES lists every variable loadConfig reads", () => {
     expect(CONFIG_VARIABLES.map(([name]) => name).sort()).toEqual([
-      "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
-      "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
+      "TOLLGATE_ANALYTICS", "TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "TOLLGATE_ANALYTICS_FLUSH_MS",
+      "TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS",
+      "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
+      "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS",
     ]);
   });
@@ -61,8 +68,17 @@ describe("valid values", () => {
       TOLLGATE_LOG_LEVEL: "debug",
       TOLLGATE_RATELIMIT_FLUSH_MS: "250",
       TOLLGATE_AUDIT_RETENTION_DAYS: "30",
+      TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "300",
+      TOLLGATE_ANALYTICS: "off",
+      TOLLGATE_ANALYTICS_FLUSH_MS: "200",
+      TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS: "7",
+      TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS: "8",
+      TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS: "9",
+      TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS: "10",
+      TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS: "11",
       TOLLGATE_KEY_CACHE_SIZE: "0",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
+      TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -74,8 +90,17 @@ describe("valid values", () => {
       logLevel: "debug",
       ratelimitFlushMs: 250,
       auditRetentionDays: 30,
+      analyticsQueryTimeoutMs: 300,
+      recordVerifications: false,
+      analyticsFlushMs: 200,
+      analyticsRetentionDays: { raw: 7, minute: 8, hour: 9, day: 10, month: 11 },
       keyCacheSize: 0,
       shutdownTimeoutMs: 0,
+      metricsAllow: [
+        { address: "10.0.0.0", prefix: 8, family: "ipv4" },
+        { address: "192.0.2.7", prefix: 32, family: "ipv4" },
+        { address: "fd00::", prefix: 8, family: "ipv6" },
+      ],
     });
   });
 
@@ -112,10 +137,23 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_RATELIMIT_FLUSH_MS", "1s"],
     ["TOLLGATE_AUDIT_RETENTION_DAYS", "0"],
     ["TOLLGATE_AUDIT_RETENTION_DAYS", "36501"],
+    ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "99"],
+    ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "5s"],
+    ["TOLLGATE_ANALYTICS", "no"],
+    ["TOLLGATE_ANALYTICS", "OFF"],
+    ["TOLLGATE_ANALYTICS_FLUSH_MS", "10"],
+    ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "0"],
+    ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "x"],
+    ["TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "36501"],
+    ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "-1"],
+    ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "0"],
     ["TOLLGATE_KEY_CACHE_SIZE", "-5"],
     ["TOLLGATE_KEY_CACHE_SIZE", "10000001"],
     ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "600001"],
     ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "soon"],
+    ["TOLLGATE_METRICS_ALLOW", "localhost"],
+    ["TOLLGATE_METRICS_ALLOW", "127.0.0.1/33"],
+    ["TOLLGATE_METRICS_ALLOW", "::1,10.0.0.0/8/1"],
   ];
   test.each(cases.map(([name, value]) => [name, value.length > 40 ? `${value.slice(0, 14)}…` : value, value]))("%s=%s", (name, _, value) => {
     const problems = problemsOf({ [name]: value });

@@ -8,6 +8,8 @@ import type { KeySnapshot, VerificationService } from "./verification/index.ts";
 import type { KeyCache } from "./key-cache/index.ts";
 import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.ts";
 import type { WorkspaceService } from "./workspaces/index.ts";
+import type { AuditService } from "./audit/index.ts";
+import type { AnalyticsQueryService, VerificationEventSink } from "./analytics/index.ts";
 
 export interface Services {
   auth: RootKeyAuthenticator;
@@ -18,7 +20,12 @@ export interface Services {
   rbac: RbacService;
   verification: VerificationService;
   ratelimits: RatelimitService;
+  audit: AuditService;
+  /** analytics.getVerifications: callers' SQL, run off the main thread. */
+  analytics: AnalyticsQueryService;
   /** Shared state of the hot paths, for jobs and shutdown. */
   keyCache: KeyCache<KeySnapshot>;
   limiter: SlidingWindowLimiter;
+  /** Buffered verification events, written by the analytics flush job and on stop. */
+  verificationEvents: VerificationEventSink;
 }

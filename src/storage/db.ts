@@ -29,6 +29,20 @@ export function openStorage(path: string, opts: { readonly?: boolean } = {}): St
   };
 }
 
+/**
+ * Moves every WAL frame into the database file and truncates the WAL, so that a stopped service
+ * leaves one self-contained `tollgate.db` (what an operator copies or restores).
+ */
+export function checkpointWal(storage: Storage): void {
+  storage.sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+/** The database's size in bytes (pages in use and free), without the WAL. */
+export function databaseSizeBytes(storage: Storage): number {
+  const row = storage.sqlite.query<{ bytes: number }, []>("SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()").get();
+  return row?.bytes ?? 0;
+}
+
 /** Runs `fn` in one SQLite transaction. `fn` must be synchronous: an await inside would commit half its writes. */
 export function inTransaction<T>(storage: Storage, fn: () => T): T {
   return storage.sqlite.transaction(fn).immediate();

@@ -7,9 +7,35 @@ import { MIGRATIONS, type EmbeddedMigration } from "./migrations.ts";
 
 const BREAKPOINT = "--> statement-breakpoint";
 
-/** Applies every pending migration; returns the tags applied now (empty when up to date). */
+/**
+ * The database records migrations this program does not have: it was written by a newer tollgate.
+ * Running on it could misread or damage data that the newer schema added, so start-up refuses
+ * instead of downgrading silently.
+ */
+export class DatabaseTooNewError extends Error {
+  constructor(readonly unknownCreatedAt: number[]) {
+    super("the database was written by a newer version of tollgate: it has "
+      + `${unknownCreatedAt.length} migration(s) this version does not know (created_at ${unknownCreatedAt.join(", ")}). `
+      + "Run the newer tollgate binary again, or restore a backup taken before the upgrade; this version will not downgrade it.");
+    this.name = "DatabaseTooNewError";
+  }
+}
+
+/** Throws DatabaseTooNewError when `__drizzle_migrations` holds entries that `migrations` lacks. */
+function refuseNewerDatabase(sqlite: Database, migrations: EmbeddedMigration[]): void {
+  const known = new Set(migrations.map((m) => m.createdAt));
+  const recorded = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at`).all();
+  const unknown = recorded.map((r) => Number(r.created_at)).filter((at) => !known.has(at));
+  if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
+}
+
+/**
+ * Applies every pending migration; returns the tags applied now (empty when up to date). Throws
+ * DatabaseTooNewError, before changing anything, on a database written by a newer version.
+ */
 export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS): string[] {
   sqlite.run(`CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
+  refuseNewerDatabase(sqlite, migrations);
   const lastApplied = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`);
   const applied: string[] = [];
   for (const m of migrations) {

@@ -71,6 +71,8 @@ const ratelimitRoutes = (family: "ratelimit" | "ratelimits"): Route[] => [
   { path: `/v2/${family}.deleteOverride`, body: async (x) => ({ namespace: x.namespace, identifier: await newOverride(x) }), needs: ["ratelimit.*.delete_override"], foreign: NS_GONE },
 ];
 const KEY_GONE = notFound(KEY_NOT_FOUND);
+/** The newest audit entry of workspace `default` (the fixtures' own changes made some). */
+const newestLogId = async () => (await h.post("/v2/audit.listLogs", { limit: 1 })).body.data[0].logId as string;
 
 const ROUTES: Route[] = [
   { path: "/v2/apis.createApi", body: () => ({ name: "contract" }), needs: ["api.*.create_api"], foreign: null },
@@ -107,6 +109,9 @@ const ROUTES: Route[] = [
   ...ratelimitRoutes("ratelimit"),
   ...ratelimitRoutes("ratelimits"),
   { path: "/v2/ratelimit.multiLimit", body: (x) => [{ namespace: x.namespace, identifier: next("user"), limit: 100, duration: 60_000 }], needs: ["ratelimit.*.limit"], foreign: null },
+  { path: "/v2/audit.getLog", body: async () => ({ logId: await newestLogId() }), needs: ["audit.*.read_log"], foreign: notFound("service/data/audit_log_not_found") },
+  { path: "/v2/analytics.getVerifications", body: () => ({ query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" }), needs: ["api.*.read_analytics"], foreign: null },
+  { path: "/v2/audit.listLogs", body: () => ({ limit: 10 }), needs: ["audit.*.read_log"], foreign: null },
 ];
 
 const post = async (r: Route, key: string | null, headers?: Record<string, string>) =>
@@ -126,6 +131,7 @@ const DENIED: Outcome = { status: 403, type: INSUFFICIENT };
 
 beforeAll(async () => {
   h = await startHarness();
+  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = await createApi(h, "contract");
   const k = await createKey(h, { apiId });
   const permissionSlug = "contract.perm";

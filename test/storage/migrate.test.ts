@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../../src/storage/db.ts";
-import { applyMigrations } from "../../src/storage/migrate.ts";
+import { applyMigrations, DatabaseTooNewError } from "../../src/storage/migrate.ts";
 import { JOURNAL_TAGS, MIGRATIONS } from "../../src/storage/migrations.ts";
 
 const dirs: string[] = [];
@@ -56,5 +56,31 @@ test("two connections migrating the same empty file apply each migration once", 
   } finally {
     a.close();
     b.close();
+  }
+});
+
+test("a database with a migration this version does not know is refused before anything changes", () => {
+  const s = freshDb();
+  try {
+    applyMigrations(s.sqlite);
+    const future = Math.max(...MIGRATIONS.map((m) => m.createdAt)) + 1;
+    s.sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('from-a-newer-version', ?)`, [future]);
+    const before = s.sqlite.query(`SELECT * FROM "__drizzle_migrations" ORDER BY id`).all();
+    expect(() => applyMigrations(s.sqlite)).toThrow(DatabaseTooNewError);
+    expect(() => applyMigrations(s.sqlite)).toThrow(/newer version of tollgate.*will not downgrade/);
+    expect(s.sqlite.query(`SELECT * FROM "__drizzle_migrations" ORDER BY id`).all()).toEqual(before);
+  } finally {
+    s.close();
+  }
+});
+
+test("an older program's migrations may be missing from the database (they are applied), never extra ones", () => {
+  const s = freshDb();
+  try {
+    const firstOnly = MIGRATIONS.slice(0, 1);
+    expect(applyMigrations(s.sqlite, firstOnly)).toEqual(firstOnly.map((m) => m.tag));
+    expect(applyMigrations(s.sqlite)).toEqual(JOURNAL_TAGS.slice(1));
+  } finally {
+    s.close();
   }
 });

@@ -43,6 +43,9 @@ import { ratelimitsSetOverrideRoute } from "./ratelimits/setOverride.ts";
 import { ratelimitsGetOverrideRoute } from "./ratelimits/getOverride.ts";
 import { ratelimitsListOverridesRoute } from "./ratelimits/listOverrides.ts";
 import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
+import { getLogRoute } from "./audit/getLog.ts";
+import { listLogsRoute } from "./audit/listLogs.ts";
+import { getVerificationsRoute } from "./analytics/getVerifications.ts";
 
 export const v2Routes = (deps: RouteDeps) =>
   new Elysia()
@@ -87,4 +90,7 @@ export const v2Routes = (deps: RouteDeps) =>
     .use(createRoleRoute(deps))
     .use(getRoleRoute(deps))
     .use(listRolesRoute(deps))
-    .use(deleteRoleRoute(deps));
+    .use(deleteRoleRoute(deps))
+    .use(getLogRoute(deps))
+    .use(listLogsRoute(deps))
+    .use(getVerificationsRoute(deps));

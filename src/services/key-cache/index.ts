@@ -27,6 +27,9 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
   private readonly byHash: LRUCache<string, Snapshot> | undefined;
   private readonly hashByKeyId = new Map<string, string>();
   private readonly unknown = new LRUCache<string, true>({ max: NEGATIVE_CACHE_SIZE });
+  /** Lookups answered from the cache (known or known-unknown) and those that had to read SQLite, for /metrics. */
+  hits = 0;
+  misses = 0;
 
   /** `size` 0 turns caching of known keys off (every verification reads SQLite). */
   constructor(size: number) {
@@ -38,8 +41,16 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
   /** The cached snapshot, `null` when the hash is known not to exist, undefined when not cached. */
   get(hash: string): Snapshot | null | undefined {
     const snap = this.byHash?.get(hash);
-    if (snap) return snap;
-    return this.unknown.has(hash) ? null : undefined;
+    if (snap) {
+      this.hits++;
+      return snap;
+    }
+    if (this.unknown.has(hash)) {
+      this.hits++;
+      return null;
+    }
+    this.misses++;
+    return undefined;
   }
 
   set(hash: string, snap: Snapshot | undefined): void {

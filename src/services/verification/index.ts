@@ -17,6 +17,7 @@ import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import { CreditLedger } from "./credits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
+import type { VerificationRecorder } from "../analytics/index.ts";
 
 export type { KeySnapshot } from "./snapshot.ts";
 
@@ -51,7 +52,11 @@ export interface VerificationDeps {
   clock: Clock;
   limiter: SlidingWindowLimiter;
   cache: KeyCache<KeySnapshot>;
+  /** Where each verification's event goes; none when analytics recording is off. */
+  events?: VerificationRecorder;
 }
+
+const NO_TAGS: readonly string[] = [];
 
 export class VerificationService {
   private readonly credits: CreditLedger;
@@ -74,12 +79,25 @@ export class VerificationService {
     this.credits.flush();
   }
 
-  /** Verifies a key; resolves after any credit spend is committed. */
+  /**
+   * Verifies a key; resolves after any credit spend is committed. Every verification of a key of
+   * the caller's workspace is recorded for analytics, whatever its outcome.
+   */
   verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult | Promise<VerifyKeyResult> {
+    const startedMs = performance.now();
     const snap = this.snapshot(sha256Base64(input.key));
-    if (!snap || snap.workspaceId !== principal.workspaceId || snap.apiDeleted || snap.apiId === null) {
-      return { valid: false, code: "NOT_FOUND" };
-    }
+    // An unknown key, or one of another workspace, has no key to attribute an event to.
+    if (!snap || snap.workspaceId !== principal.workspaceId) return { valid: false, code: "NOT_FOUND" };
+    const result = this.check(principal, input, snap);
+    if (!(result instanceof Promise)) return this.recorded(snap, input, result, startedMs, 0);
+    const cost = input.credits?.cost ?? 1;
+    // Only the credit path is asynchronous, and there VALID means the cost was deducted.
+    return result.then((r) => this.recorded(snap, input, r, startedMs, r.valid ? cost : 0));
+  }
+
+  /** The answer for a key of the caller's workspace: checks in upstream's order, the first failure wins. */
+  private check(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot): VerifyKeyResult | Promise<VerifyKeyResult> {
+    if (snap.apiDeleted || snap.apiId === null) return { valid: false, code: "NOT_FOUND" };
     if (!can(principal, "api", snap.apiId, "verify_key")) return { valid: false, code: "NOT_FOUND" };
     const query = input.permissions === undefined ? undefined : parsePermissionQuery(input.permissions);
     if (snap.deleted) return describe(snap, "NOT_FOUND");
@@ -97,6 +115,23 @@ export class VerificationService {
       snap.remaining = spend.remaining;
       return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
     });
+  }
+
+  /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
+  private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
+    this.deps.events?.record({
+      timeMs: this.deps.clock.now(),
+      workspaceId: snap.workspaceId,
+      keySpaceId: snap.keySpaceId,
+      keyId: snap.keyId,
+      identityId: snap.identity?.id ?? "",
+      externalId: snap.identity?.externalId ?? "",
+      outcome: result.code,
+      tags: input.tags ?? NO_TAGS,
+      spentCredits,
+      latencyMs: performance.now() - startedMs,
+    });
+    return result;
   }
 }
 

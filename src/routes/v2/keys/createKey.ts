@@ -8,7 +8,7 @@ export const createKeyRoute = (deps: RouteDeps) =>
     body: strictObject({
       apiId: ApiId,
       prefix: t.Optional(t.String({ minLength: 1, maxLength: 16, pattern: "^[a-zA-Z0-9_]+$", description: "Becomes `<prefix>_` at the start of the key" })),
-      name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+      name: t.Optional(t.String({ minLength: 1, maxLength: 255, description: "A name for the key, shown in listings" })),
       byteLength: t.Optional(Int({ minimum: 16, maximum: 255, description: "Random bytes in the key (default 16)" })),
       externalId: t.Optional(ExternalId),
       meta: t.Optional(Meta),
@@ -16,7 +16,7 @@ export const createKeyRoute = (deps: RouteDeps) =>
       permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Permission slugs; missing ones are created" })),
       expires: t.Optional(UnixMs("Expiry, Unix ms")),
       credits: t.Optional(Credits),
-      ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50 })),
+      ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Named rate limits of the key, at most 50" })),
       enabled: t.Optional(t.Boolean({ description: "Default true" })),
       recoverable: t.Optional(t.Boolean({ description: "Store the key encrypted so it can be read back (needs `encrypt_key`)" })),
     }),

@@ -1,11 +1,11 @@
 /** Request-schema pieces shared by the keys.* management routes. */
 import { t } from "elysia";
-import { Int, KeyId, PermissionSlug, Refill, RoleName, strictObject } from "../../../http/schemas.ts";
+import { Int, KeyId, MAX_SAFE_INT, PermissionSlug, Refill, RoleName, strictObject } from "../../../http/schemas.ts";
 
 /** `credits` of keys.updateKey: null makes the key unlimited; each part is left out, null or a value. */
 export const UpdateCredits = t.Union([
   strictObject({
-    remaining: t.Optional(t.Union([Int({ minimum: 0 }), t.Null()], { description: "Remaining uses; null for unlimited (also clears the refill)" })),
+    remaining: t.Optional(t.Union([Int({ minimum: 0, maximum: MAX_SAFE_INT }), t.Null()], { description: "Remaining uses; null for unlimited (also clears the refill)" })),
     refill: t.Optional(t.Union([Refill, t.Null()], { description: "Refill settings; null removes them" })),
   }),
   t.Null(),

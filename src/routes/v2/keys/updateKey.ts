@@ -14,7 +14,7 @@ export const updateKeyRoute = (deps: RouteDeps) =>
       expires: t.Optional(t.Union([UnixMs("Expiry, Unix ms"), t.Null()], { description: "Expiry, Unix ms; null: never expires" })),
       credits: t.Optional(UpdateCredits),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Replaces the key's limits by name; [] removes all" })),
-      enabled: t.Optional(t.Boolean()),
+      enabled: t.Optional(t.Boolean({ description: "false makes every verification answer DISABLED" })),
       roles: t.Optional(t.Array(RoleName, { maxItems: 100, description: "Replaces the key's roles; each must exist" })),
       permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Replaces the direct permissions; missing ones are created" })),
     }),

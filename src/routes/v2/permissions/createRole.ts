@@ -9,7 +9,7 @@ export const createRoleRoute = (deps: RouteDeps) =>
     body: strictObject({
       name: t.String({ minLength: 1, maxLength: 128, description: "Unique name in the workspace (case-insensitive)" }),
       description: t.Optional(Description),
-      permissions: t.Optional(t.Array(PermissionSlug, { description: "Permission slugs to attach; missing ones are created" })),
+      permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Permission slugs to attach; missing ones are created" })),
     }),
     detail: {
       summary: "Create a role",
