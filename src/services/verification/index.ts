@@ -7,13 +7,14 @@
  *   expired → EXPIRED → permission query → INSUFFICIENT_PERMISSIONS → rate limits → RATE_LIMITED
  *   → credits → USAGE_EXCEEDED → VALID.
  */
+import { LRUCache } from "lru-cache";
 import type { Storage } from "../../storage/db.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
 import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
-import { loadKeySnapshot, type KeySnapshot } from "./snapshot.ts";
-import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "./permission-query.ts";
+import { SnapshotLoader, type KeySnapshot } from "./snapshot.ts";
+import { evaluatePermissionQuery, parsePermissionQuery, type PermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import { CreditLedger } from "./credits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
@@ -58,20 +59,36 @@ export interface VerificationDeps {
 
 const NO_TAGS: readonly string[] = [];
 
+/** Parsed permission queries by text: callers send the same few queries over and over. */
+const QUERY_CACHE_SIZE = 1000;
+
 export class VerificationService {
   private readonly credits: CreditLedger;
+  private readonly snapshots: SnapshotLoader;
+  private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
 
   constructor(private readonly deps: VerificationDeps) {
     this.credits = new CreditLedger(deps.storage);
+    this.snapshots = new SnapshotLoader(deps.storage.sqlite);
   }
 
   /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
   private snapshot(hash: string): KeySnapshot | undefined {
     const cached = this.deps.cache.get(hash);
     if (cached !== undefined) return cached ?? undefined;
-    const loaded = loadKeySnapshot(this.deps.storage.db, hash);
+    const loaded = this.snapshots.load(hash);
     this.deps.cache.set(hash, loaded);
     return loaded;
+  }
+
+  /** The parsed query (400 `permissions_query_syntax_error` for a malformed one, which is not cached). */
+  private query(text: string): PermissionQuery {
+    let parsed = this.queries.get(text);
+    if (parsed === undefined) {
+      parsed = parsePermissionQuery(text);
+      this.queries.set(text, parsed);
+    }
+    return parsed;
   }
 
   /** Commits queued credit spends now (on stop). */
@@ -99,11 +116,11 @@ export class VerificationService {
   private check(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot): VerifyKeyResult | Promise<VerifyKeyResult> {
     if (snap.apiDeleted || snap.apiId === null) return { valid: false, code: "NOT_FOUND" };
     if (!can(principal, "api", snap.apiId, "verify_key")) return { valid: false, code: "NOT_FOUND" };
-    const query = input.permissions === undefined ? undefined : parsePermissionQuery(input.permissions);
+    const query = input.permissions === undefined ? undefined : this.query(input.permissions);
     if (snap.deleted) return describe(snap, "NOT_FOUND");
     if (!snap.enabled) return describe(snap, "DISABLED");
     if (snap.expiresAt !== null && snap.expiresAt <= this.deps.clock.now()) return describe(snap, "EXPIRED");
-    if (query && !evaluatePermissionQuery(query, holdPermissions(snap.permissions))) {
+    if (query && !evaluatePermissionQuery(query, snap.held)) {
       return describe(snap, "INSUFFICIENT_PERMISSIONS");
     }
     const limits = applyRatelimits(this.deps.limiter, snap, input.ratelimits ?? []);
@@ -136,7 +153,7 @@ export class VerificationService {
 }
 
 /** The result for a key that was found: its fields, optional ones only when set. */
-function describe(snap: KeySnapshot, code: VerificationCode, extra: Partial<VerifyKeyResult> = {}): VerifyKeyResult {
+function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<VerifyKeyResult, "ratelimits" | "credits">): VerifyKeyResult {
   const result: VerifyKeyResult = { valid: code === "VALID", code, keyId: snap.keyId };
   if (snap.name !== null) result.name = snap.name;
   if (snap.meta !== null) result.meta = snap.meta;
@@ -152,5 +169,7 @@ function describe(snap: KeySnapshot, code: VerificationCode, extra: Partial<Veri
       ...(snap.identity.meta && Object.keys(snap.identity.meta).length > 0 ? { meta: snap.identity.meta } : {}),
     };
   }
-  return { ...result, ...extra };
+  if (extra?.credits !== undefined) result.credits = extra.credits;
+  if (extra?.ratelimits !== undefined) result.ratelimits = extra.ratelimits;
+  return result;
 }

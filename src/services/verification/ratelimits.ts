@@ -65,6 +65,7 @@ function unknownLimit(snap: KeySnapshot, name: string): AppError {
 
 /** Checks and (when all pass) charges the limits; undefined when the key has none to check. */
 export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot, requested: readonly RequestedLimit[]): { passed: boolean; states: RatelimitState[] } | undefined {
+  if (requested.length === 0 && snap.ratelimits.length === 0 && !snap.identity?.ratelimits.length) return undefined;
   const checks = plan(snap, requested);
   if (checks.length === 0) return undefined;
   const requests: LimitRequest[] = checks.map((c) => ({

@@ -1,12 +1,14 @@
 /**
  * Everything a verification needs to know about one key, loaded in one go. This is the unit the
- * key cache will hold, so it carries no derived state that could go stale on its own.
+ * key cache holds: it carries only values read from SQLite plus `held`, which is derived from
+ * `permissions` when the snapshot is built and replaced with it (a change drops the whole snapshot).
+ *
+ * A cold load is one prepared statement (subqueries gather roles, permissions, identity and limits
+ * as JSON), not one query per table: it runs on the hot path for every key seen for the first time.
  */
-import { eq } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { apis, keys } from "../../storage/schema/index.ts";
-import { loadKeyAccess } from "../rbac/index.ts";
-import { findIdentityById, loadRatelimitConfigs, type RatelimitConfig } from "../identities/index.ts";
+import type { Database, Statement } from "bun:sqlite";
+import type { RatelimitConfig } from "../identities/index.ts";
+import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
 
 export interface KeySnapshot {
   keyId: string;
@@ -22,34 +24,89 @@ export interface KeySnapshot {
   remaining: number | null;
   roles: string[];
   permissions: string[];
+  /** `permissions` indexed for the query evaluator. */
+  held: HeldPermissions;
   identity: { id: string; externalId: string; meta: Record<string, unknown> | null; ratelimits: RatelimitConfig[] } | null;
   ratelimits: RatelimitConfig[];
 }
 
-/** Loads the snapshot of the key with this hash, or undefined when no key has it. */
-export function loadKeySnapshot(db: Db, hash: string): KeySnapshot | undefined {
-  const row = db.select({ key: keys, apiId: apis.id, apiDeletedAt: apis.deletedAt })
-    .from(keys).leftJoin(apis, eq(apis.keySpaceId, keys.keySpaceId))
-    .where(eq(keys.hash, hash)).get();
-  if (!row) return undefined;
-  const k = row.key;
-  const access = loadKeyAccess(db, k.id);
-  const identity = k.identityId ? findIdentityById(db, k.identityId) : undefined;
+interface SnapshotRow {
+  id: string;
+  workspace_id: string;
+  key_space_id: string;
+  name: string | null;
+  meta: string | null;
+  expires_at: number | null;
+  enabled: number;
+  deleted_at: number | null;
+  remaining: number | null;
+  /** JSON `[id, deleted_at]` of the key space's API, null when it has none. */
+  api: string | null;
+  roles: string;
+  permissions: string;
+  /** JSON of the live identity with its limits, null when the key has none. */
+  identity: string | null;
+  ratelimits: string;
+}
+
+const limitsOf = (owner: "key_id" | "identity_id", id: string) => `(SELECT json_group_array(json_object(
+    'id', id, 'name', name, 'limit', "limit", 'duration', duration_ms, 'autoApply', json(CASE auto_apply WHEN 1 THEN 'true' ELSE 'false' END)))
+  FROM (SELECT * FROM ratelimit_configs WHERE ${owner} = ${id} ORDER BY name))`;
+
+// Scalar subqueries only: in measurements a LEFT JOIN here made the whole statement several times slower.
+// Roles sorted by name; permissions held directly or through a role, unique and sorted (UNION does both).
+const SNAPSHOT_SQL = `SELECT k.id, k.workspace_id, k.key_space_id, k.name, k.meta, k.expires_at, k.enabled, k.deleted_at, k.remaining,
+  (SELECT json_array(id, deleted_at) FROM apis WHERE key_space_id = k.key_space_id LIMIT 1) AS api,
+  (SELECT json_group_array(name) FROM (SELECT r.name FROM key_roles kr JOIN roles r ON r.id = kr.role_id WHERE kr.key_id = k.id ORDER BY r.name)) AS roles,
+  (SELECT json_group_array(slug) FROM (
+      SELECT p.slug FROM key_permissions kp JOIN permissions p ON p.id = kp.permission_id WHERE kp.key_id = k.id
+      UNION
+      SELECT p.slug FROM key_roles kr JOIN role_permissions rp ON rp.role_id = kr.role_id JOIN permissions p ON p.id = rp.permission_id WHERE kr.key_id = k.id
+      ORDER BY 1)) AS permissions,
+  (SELECT json_object('id', id, 'externalId', external_id, 'meta', json(meta), 'ratelimits', json(${limitsOf("identity_id", "k.identity_id")}))
+    FROM identities WHERE id = k.identity_id AND deleted_at IS NULL) AS identity,
+  ${limitsOf("key_id", "k.id")} AS ratelimits
+FROM keys k
+WHERE k.hash = ?1`;
+
+/** Loads key snapshots by hash with one prepared statement. */
+export class SnapshotLoader {
+  private readonly statement: Statement<SnapshotRow, [string]>;
+
+  constructor(sqlite: Database) {
+    this.statement = sqlite.query<SnapshotRow, [string]>(SNAPSHOT_SQL);
+  }
+
+  /** The snapshot of the key with this hash, or undefined when no key has it. */
+  load(hash: string): KeySnapshot | undefined {
+    const row = this.statement.get(hash);
+    return row ? toSnapshot(row) : undefined;
+  }
+}
+
+function toSnapshot(row: SnapshotRow): KeySnapshot {
+  const permissions = JSON.parse(row.permissions) as string[];
+  const [apiId, apiDeletedAt] = row.api === null ? [null, null] : (JSON.parse(row.api) as [string, number | null]);
   return {
-    keyId: k.id,
-    workspaceId: k.workspaceId,
-    keySpaceId: k.keySpaceId,
-    apiId: row.apiId,
-    apiDeleted: row.apiId === null || row.apiDeletedAt !== null,
-    name: k.name,
-    meta: k.meta,
-    expiresAt: k.expiresAt,
-    enabled: k.enabled,
-    deleted: k.deletedAt !== null,
-    remaining: k.remaining,
-    roles: access.roles,
-    permissions: access.permissions,
-    identity: identity ? { ...identity, ratelimits: loadRatelimitConfigs(db, { identityId: identity.id }) } : null,
-    ratelimits: loadRatelimitConfigs(db, { keyId: k.id }),
+    keyId: row.id,
+    workspaceId: row.workspace_id,
+    keySpaceId: row.key_space_id,
+    apiId,
+    apiDeleted: apiId === null || apiDeletedAt !== null,
+    name: row.name,
+    meta: parseObject(row.meta),
+    expiresAt: row.expires_at,
+    enabled: row.enabled === 1,
+    deleted: row.deleted_at !== null,
+    remaining: row.remaining,
+    roles: JSON.parse(row.roles) as string[],
+    permissions,
+    held: holdPermissions(permissions),
+    identity: parseObject(row.identity) as KeySnapshot["identity"],
+    ratelimits: JSON.parse(row.ratelimits) as RatelimitConfig[],
   };
+}
+
+function parseObject(json: string | null): Record<string, unknown> | null {
+  return json === null ? null : (JSON.parse(json) as Record<string, unknown>);
 }
