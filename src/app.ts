@@ -8,7 +8,7 @@ import { Elysia, type AnyElysia } from "elysia";
 import type { AddressRange } from "./lib/cidr.ts";
 import type { Logger } from "./lib/logger.ts";
 import type { Services } from "./services/index.ts";
-import { accessLog } from "./http/access-log.ts";
+import { accessLog, requestLogger } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { Ok } from "./http/envelope.ts";
@@ -18,7 +18,8 @@ import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { RequestContexts } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
-import { v2Routes } from "./routes/v2/index.ts";
+import { hotV2Routes, v2Routes } from "./routes/v2/index.ts";
+import { hotRoutes } from "./http/hot-routes.ts";
 
 export interface AppOptions {
   services: Services;
@@ -32,9 +33,6 @@ export interface AppOptions {
 }
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
-
-/** The hot paths: their access-log lines are debug, since /metrics counts them and at full load they would be most of the log. */
-const HOT_ROUTES: ReadonlySet<string> = new Set(["/v2/keys.verifyKey", "/v2/ratelimit.limit", "/v2/ratelimits.limit"]);
 
 export function createApp(opts: AppOptions) {
   const contexts = new RequestContexts();
@@ -52,12 +50,18 @@ export function createApp(opts: AppOptions) {
     }),
   };
 
+  const hot = hotV2Routes(deps);
+  // The hot paths' access-log lines are debug: /metrics counts them, and at full load they would be most of the log.
+  const logOptions = { logger: opts.logger, contexts, metrics, debugRoutes: new Set(hot.map((r) => r.path)) };
+  const lane = { errors, metrics, log: requestLogger(logOptions) };
+
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
   const operations: AnyElysia = new Elysia()
     .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources))
     .use(docsRoutes());
 
-  return new Elysia({ normalize: false })
+  // Bun's router answers the hot routes' POSTs through the lane; everything else reaches Elysia.
+  return new Elysia({ normalize: false, serve: { routes: hotRoutes(hot, lane) } })
     .onRequest(({ request }) => {
       contexts.of(request);
     })
@@ -76,7 +80,7 @@ export function createApp(opts: AppOptions) {
       const { requestId } = contexts.of(request);
       return jsonResponse({ meta: { requestId }, data: responseValue.data, ...responseValue.extra }, Number(set.status ?? 200), requestId);
     })
-    .use(accessLog({ logger: opts.logger, contexts, metrics, debugRoutes: HOT_ROUTES }))
+    .use(accessLog(logOptions))
     .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), {
       detail: { summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [] },
     })

@@ -8,7 +8,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/logger.ts";
 import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
-import type { RequestContexts } from "./request-context.ts";
+import type { RequestContexts, RequestInfo } from "./request-context.ts";
 
 export interface AccessLogOptions {
   logger: Logger;
@@ -33,24 +33,38 @@ function unmatchedPath(url: string): string {
   return url.slice(start, end === -1 ? undefined : end).slice(0, MAX_LOGGED_PATH);
 }
 
-/** Registered before the routes, so its global hook sees every one of them. */
-export const accessLog = (opts: AccessLogOptions) =>
-  new Elysia({ name: "access-log" }).onAfterResponse({ as: "global" }, (ctx) => {
-    const { request, set } = ctx;
-    const info = opts.contexts.of(request);
+/** What the log and the metrics need of one answered request. */
+export interface AnsweredRequest {
+  request: Request;
+  /** The matched route pattern, or empty when none matched. */
+  route: string;
+  status: number;
+  info: RequestInfo;
+}
+
+/** Logs one answered request and counts it in the metrics; Elysia's hook and the hot-route lane both call it. */
+export function requestLogger(opts: AccessLogOptions): (answered: AnsweredRequest) => void {
+  return ({ request, route: matched, status, info }) => {
     const durationMs = performance.now() - info.startedAtMs;
-    const route = ctx.route || UNMATCHED_ROUTE;
-    const status = statusOf(set);
+    const route = matched || UNMATCHED_ROUTE;
     opts.metrics.observeRequest(route, status, durationMs);
-    const fields = {
+    const level = status >= 500 ? "error" : opts.debugRoutes?.has(route) ? "debug" : "info";
+    if (!opts.logger.enabled(level)) return;
+    opts.logger[level]("request", {
       requestId: info.requestId,
       method: request.method,
       route,
       ...(route === UNMATCHED_ROUTE ? { path: unmatchedPath(request.url) } : {}),
       status,
       durationMs: Math.round(durationMs * 1000) / 1000,
-    };
-    if (status >= 500) opts.logger.error("request", fields);
-    else if (opts.debugRoutes?.has(route)) opts.logger.debug("request", fields);
-    else opts.logger.info("request", fields);
+    });
+  };
+}
+
+/** Registered before the routes, so its global hook sees every one of them. */
+export const accessLog = (opts: AccessLogOptions) => {
+  const log = requestLogger(opts);
+  return new Elysia({ name: "access-log" }).onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+    log({ request, route, status: statusOf(set), info: opts.contexts.of(request) });
   });
+};

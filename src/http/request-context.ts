@@ -9,6 +9,11 @@ export interface RequestInfo {
   startedAtMs: number;
 }
 
+/** A new request's facts: its id and the time it started. */
+export function newRequestInfo(): RequestInfo {
+  return { requestId: newId("req"), startedAtMs: performance.now() };
+}
+
 export class RequestContexts {
   private readonly byRequest = new WeakMap<Request, RequestInfo>();
 
@@ -16,7 +21,7 @@ export class RequestContexts {
   of(request: Request): RequestInfo {
     let info = this.byRequest.get(request);
     if (!info) {
-      info = { requestId: newId("req"), startedAtMs: performance.now() };
+      info = newRequestInfo();
       this.byRequest.set(request, info);
     }
     return info;

@@ -7,6 +7,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Whether a line at `level` would be written: lets hot paths skip building its fields. */
+  enabled(level: LogLevel): boolean;
 }
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -17,7 +19,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     if (ORDER[lvl] < ORDER[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), enabled: (lvl) => ORDER[lvl] >= ORDER[level] };
 }
 
 /** A logger that drops everything: for tests that do not look at logs. */

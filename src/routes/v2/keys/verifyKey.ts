@@ -1,21 +1,33 @@
 import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
+import type { HotRoute } from "../../../http/hot-routes.ts";
 import { Int, MAX_SAFE_INT, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
-export const verifyKeyRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/keys.verifyKey", async ({ body, request }) => ok(await deps.services.verification.verifyKey(deps.principal(request), body)), {
-    body: strictObject({
-      key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key" }),
-      tags: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 512 }), { maxItems: 20, description: "Up to 20 tags recorded with the verification for analytics" })),
-      permissions: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: "Permission query: names, AND, OR, parentheses" })),
-      credits: t.Optional(strictObject({ cost: Int({ minimum: 0, maximum: 1_000_000_000_000, description: "Credits to spend (default 1); 0 checks without spending" }) }, "Credit spend of this verification")),
-      ratelimits: t.Optional(t.Array(strictObject({
-        name: t.String({ minLength: 1, maxLength: 255, description: "Name of a limit of the key or its identity, or of an ad-hoc limit" }),
-        cost: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Units this request consumes (default 1)" })),
-        limit: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Requests per window, for an ad-hoc limit or to override the stored one" })),
-        duration: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Window length in milliseconds, with `limit`" })),
-      }), { maxItems: 50, description: "Rate limits to apply; all pass or none is charged" })),
-    }),
+const VerifyKeyBody = strictObject({
+  key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key" }),
+  tags: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 512 }), { maxItems: 20, description: "Up to 20 tags recorded with the verification for analytics" })),
+  permissions: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: "Permission query: names, AND, OR, parentheses" })),
+  credits: t.Optional(strictObject({ cost: Int({ minimum: 0, maximum: 1_000_000_000_000, description: "Credits to spend (default 1); 0 checks without spending" }) }, "Credit spend of this verification")),
+  ratelimits: t.Optional(t.Array(strictObject({
+    name: t.String({ minLength: 1, maxLength: 255, description: "Name of a limit of the key or its identity, or of an ad-hoc limit" }),
+    cost: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Units this request consumes (default 1)" })),
+    limit: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Requests per window, for an ad-hoc limit or to override the stored one" })),
+    duration: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Window length in milliseconds, with `limit`" })),
+  }), { maxItems: 50, description: "Rate limits to apply; all pass or none is charged" })),
+});
+
+/** A hot route: over HTTP the lane in http/hot-routes.ts answers it; the Elysia route documents it. */
+export const verifyKeyOperation = (deps: RouteDeps): HotRoute<typeof VerifyKeyBody> => ({
+  path: "/v2/keys.verifyKey",
+  body: VerifyKeyBody,
+  handle: async (body, request) => ok(await deps.services.verification.verifyKey(deps.principal(request), body)),
+});
+
+export const verifyKeyRoute = (deps: RouteDeps) => {
+  const op = verifyKeyOperation(deps);
+  return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
+    body: op.body,
     detail: { summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request." },
   });
+};

@@ -1,13 +1,30 @@
 import { Elysia } from "elysia";
 import { ok } from "../../../http/envelope.ts";
+import type { HotRoute } from "../../../http/hot-routes.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { LimitBody } from "./schemas.ts";
 
-export const ratelimitLimitRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/ratelimit.limit", ({ body, request }) => ok(deps.services.ratelimits.limit(deps.principal(request), body)), {
-    body: LimitBody,
+/**
+ * `limit` of both path families (`/v2/ratelimit.limit`, `/v2/ratelimits.limit`): one shape. A hot
+ * route: over HTTP the lane in http/hot-routes.ts answers it; the Elysia route documents it.
+ */
+export const limitOperation = (deps: RouteDeps, path: string): HotRoute<typeof LimitBody> => ({
+  path,
+  body: LimitBody,
+  handle: (body, request) => ok(deps.services.ratelimits.limit(deps.principal(request), body)),
+});
+
+export const limitRoute = (deps: RouteDeps, path: string, tag: string) => {
+  const op = limitOperation(deps, path);
+  return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
+    body: op.body,
     detail: {
-      summary: "Check a rate limit", tags: ["ratelimit"],
+      summary: "Check a rate limit", tags: [tag],
       description: "Always 200 with `success`. Needs `ratelimit.*.limit` or `ratelimit.<namespaceId>.limit`; a new namespace also needs `ratelimit.*.create_namespace`.",
     },
   });
+};
+
+export const RATELIMIT_LIMIT_PATH = "/v2/ratelimit.limit";
+
+export const ratelimitLimitRoute = (deps: RouteDeps) => limitRoute(deps, RATELIMIT_LIMIT_PATH, "ratelimit");
