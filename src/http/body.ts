@@ -14,10 +14,10 @@ function tooLarge(): AppError {
 export async function parseJsonBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
-  if (bytes.byteLength === 0) return undefined;
-  const text = new TextDecoder().decode(bytes);
+  const text = await request.text();
+  // A UTF-8 byte count is at least the UTF-16 length and at most three times it: count bytes only when it matters.
+  if (text.length > MAX_BODY_BYTES || (text.length > MAX_BODY_BYTES / 3 && Buffer.byteLength(text) > MAX_BODY_BYTES)) throw tooLarge();
+  if (text.length === 0) return undefined;
   try {
     return JSON.parse(text);
   } catch (cause) {

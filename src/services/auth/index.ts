@@ -109,13 +109,15 @@ function unknownRootKey(): AppError {
   return new AppError("root_key_not_found", { detail: "The provided root key is invalid. We could not find the requested key." });
 }
 
+const BEARER = /^\s*Bearer\s+(\S+)\s*$/;
+
 function parseBearer(authorization: string | null | undefined): string {
   if (authorization === null || authorization === undefined || authorization.trim() === "") {
     throw new AppError("authentication_missing", {
       detail: "The Authorization header is missing. Send 'Authorization: Bearer <root key>'.",
     });
   }
-  const match = /^Bearer\s+(\S+)\s*$/.exec(authorization.trim() + " ");
+  const match = BEARER.exec(authorization);
   if (!match?.[1]) {
     throw new AppError("authentication_malformed", {
       detail: "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'.",
