@@ -8,15 +8,16 @@
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
+import { permissions, roles } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
+import { setRolePermissionIds } from "./links.ts";
 import {
-  findPermission, findPermissionConflict, findRole, findRoleRow, listPermissionPage, listRolePage, roleNameTaken,
+  findPermission, findPermissionConflict, findRole, findRoleRow, listPermissionPage, listRolePage, roleNameTaken, rolePermissionList,
   type ListInput, type Page, type PermissionView, type RoleView,
 } from "./views.ts";
 
@@ -148,14 +149,10 @@ export class RbacService {
     if (roleNameTaken(db, ws, input.name)) throw roleExists(input.name);
     const roleId = newId("role");
     db.insert(roles).values({ id: roleId, workspaceId: ws, name: input.name, description: input.description ?? null, createdAt: now }).run();
-    const uniqueSlugs = [...new Set(slugs)];
-    const permissionIds = ensurePermissions(db, ws, uniqueSlugs, now);
-    if (permissionIds.length > 0) {
-      db.insert(rolePermissions).values(permissionIds.map((permissionId) => ({ roleId, permissionId, workspaceId: ws, createdAt: now }))).run();
-    }
+    setRolePermissionIds(db, ws, roleId, ensurePermissions(db, ws, slugs, now), now);
     recordAudit(db, {
       workspaceId: ws, event: "role.create", actor: principal.actor, timeMs: now,
-      resources: [{ type: "role", id: roleId, name: input.name }, ...permissionIds.map((id, i) => ({ type: "permission", id, name: uniqueSlugs[i] }))],
+      resources: [{ type: "role", id: roleId, name: input.name }, ...rolePermissionList(db, roleId).map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
       description: `Created role ${input.name}`,
     });
     return { roleId };
