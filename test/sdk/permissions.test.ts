@@ -68,12 +68,12 @@ describe("permissions", () => {
 
 describe("roles", () => {
   test("createRole, getRole, deleteRole", async () => {
-    const created = await unkey.permissions.createRole({ name: "Support Agent", description: "First line", permissions: ["tickets.read", "tickets.write"] });
+    const created = await unkey.permissions.createRole({ name: "Support.Agent", description: "First line", permissions: ["tickets.read", "tickets.write"] });
     const roleId = created.data.roleId;
     expect(roleId).toMatch(/^role_/);
 
     const got = await unkey.permissions.getRole({ role: roleId });
-    expect(got.data.name).toBe("Support Agent");
+    expect(got.data.name).toBe("Support.Agent");
     expect(got.data.description).toBe("First line");
     expect((got.data.permissions ?? []).map((p) => p.slug).sort()).toEqual(["tickets.read", "tickets.write"]);
 

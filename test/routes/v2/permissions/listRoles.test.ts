@@ -72,7 +72,7 @@ describe("200", () => {
 
   test("search: case-insensitive substring of name or description", async () => {
     const key = otherWorkspaceRootKey(h, "search");
-    const named = await createRole(h, "Support Agent", [], key);
+    const named = await createRole(h, "Support.Agent", [], key);
     const described = (await h.post("/v2/permissions.createRole", { name: "helpdesk", description: "first-line SUPPORT" }, { key })).body.data.roleId;
     await createRole(h, "billing", [], key);
     expect(ids(await list({ search: "support" }, key)).sort()).toEqual([named, described].sort());
