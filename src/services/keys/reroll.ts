@@ -2,7 +2,8 @@
  * keys.rerollKey: issues a new key that copies the old one (name, meta, identity, enabled, credits
  * and refill, expiry, direct permissions, roles, key-level limits under new ids, and recoverability)
  * and makes the old key expire `expiration` ms from now, rounded up to the next whole minute
- * (0 = now), so that clients have time to switch.
+ * (0 = now), so that clients have time to switch. A reroll never extends the old key's life: an
+ * old key that was due to expire sooner keeps its expiry.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
@@ -36,10 +37,13 @@ interface NewKey {
 
 const isRecoverable = (row: KeyRow) => row.encrypted !== null;
 
-/** When the old key expires: now + expiration rounded up to a whole minute, or now for 0. */
-export function oldKeyExpiresAt(nowMs: number, expirationMs: number): number {
-  if (expirationMs === 0) return nowMs;
-  return Math.ceil((nowMs + expirationMs) / MINUTE_MS) * MINUTE_MS;
+/**
+ * When the old key expires: now + expiration rounded up to a whole minute (now for 0), or its
+ * current expiry when that comes first.
+ */
+export function oldKeyExpiresAt(nowMs: number, expirationMs: number, currentExpiresAt: number | null): number {
+  const grace = expirationMs === 0 ? nowMs : Math.ceil((nowMs + expirationMs) / MINUTE_MS) * MINUTE_MS;
+  return currentExpiresAt === null ? grace : Math.min(grace, currentExpiresAt);
 }
 
 /** The prefix of a key from its `start` (`<prefix>_` + 4 base58 characters, which hold no `_`). */
@@ -72,7 +76,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     authorize,
     apply: (t, now) => {
       const fresh = insertCopy(db, deps.vault, t.row, space, now);
-      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration) }).where(eq(keys.id, t.row.id)).run();
+      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration, t.row.expiresAt) }).where(eq(keys.id, t.row.id)).run();
       return fresh;
     },
     describe: (t, fresh) => `Rerolled key ${t.row.id} to ${fresh.keyId}`,
