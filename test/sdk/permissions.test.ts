@@ -84,6 +84,16 @@ describe("roles", () => {
     await expect(unkey.permissions.getRole({ role: roleId })).rejects.toBeInstanceOf(NotFoundErrorResponse);
   });
 
+  test("setRolePermissions answers the role's permissions as Permission records", async () => {
+    const { roleId } = (await unkey.permissions.createRole({ name: "sdk.set", permissions: ["set.old"] })).data;
+    const res = await unkey.permissions.setRolePermissions({ roleId, permissions: ["set.new", "set.other"] });
+    expect(res.meta.requestId).toMatch(/^req_/);
+    expect(res.data.map((p) => p.slug).sort()).toEqual(["set.new", "set.other"]);
+    expect(res.data[0]).toEqual({ id: expect.stringMatching(/^perm_/), name: res.data[0]!.slug, slug: res.data[0]!.slug, description: `Auto-created permission: ${res.data[0]!.slug}` });
+    expect((await unkey.permissions.setRolePermissions({ roleId, permissions: [] })).data).toEqual([]);
+    await expect(unkey.permissions.setRolePermissions({ roleId: "role_missing", permissions: [] })).rejects.toBeInstanceOf(NotFoundErrorResponse);
+  });
+
   test("a duplicate role name is a ConflictErrorResponse", async () => {
     await unkey.permissions.createRole({ name: "twin" });
     await expect(unkey.permissions.createRole({ name: "TWIN" })).rejects.toBeInstanceOf(ConflictErrorResponse);

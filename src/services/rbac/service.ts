@@ -2,8 +2,9 @@
  * RbacService: the permissions.* operations on a workspace's permissions and roles. Permission
  * names and slugs, and role names, are unique per workspace ignoring case; a duplicate is 409 even
  * when only the unique index notices it (a concurrent create from another process). Permissions and
- * roles are hard-deleted; their links to roles and keys go with them (FK cascade), and
- * `onAccessChanged` is called after such a delete so that cached key access can be dropped.
+ * roles are hard-deleted; their links to roles and keys go with them (FK cascade).
+ * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
+ * that cached key access can be dropped.
  */
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
@@ -156,6 +157,36 @@ export class RbacService {
       description: `Created role ${input.name}`,
     });
     return { roleId };
+  }
+
+  /**
+   * Replaces a role's permissions with these slugs (`[]` removes all; missing ones are created) and
+   * answers the role's permissions. Keys holding the role see the change at their next
+   * verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`,
+   * and `create_permission` when a slug does not exist yet. 404 for an unknown role.
+   */
+  setRolePermissions(principal: Principal, input: { role: string; permissions: string[] }): PermissionView[] {
+    requirePermission(principal, "rbac", "*", "add_permission_to_role");
+    requirePermission(principal, "rbac", "*", "remove_permission_from_role");
+    const now = this.deps.clock.now();
+    const { db } = this.deps.storage;
+    const ws = principal.workspaceId;
+    const result = inTransaction(this.deps.storage, () => {
+      const found = findRoleRow(db, ws, input.role);
+      if (!found) throw roleNotFound();
+      if (missingPermissionSlugs(db, ws, input.permissions).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
+      setRolePermissionIds(db, ws, found.id, ensurePermissions(db, ws, input.permissions, now), now);
+      db.update(roles).set({ updatedAt: now }).where(eq(roles.id, found.id)).run();
+      const perms = rolePermissionList(db, found.id);
+      recordAudit(db, {
+        workspaceId: ws, event: "role.set_permissions", actor: principal.actor, timeMs: now,
+        resources: [{ type: "role", id: found.id, name: found.name }, ...perms.map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
+        description: `Set the permissions of role ${found.name} to [${input.permissions.join(", ")}]`,
+      });
+      return perms;
+    });
+    this.deps.onAccessChanged?.();
+    return result;
   }
 
   /** A role by id or name, with its permissions; 404 when missing or of another workspace. Needs `rbac.*.read_role`. */
