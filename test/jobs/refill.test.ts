@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { lastRefillDueMs } from "../../src/services/keys/index.ts";
-import { runRefillOnce } from "../../src/jobs/refill.ts";
+import { Cron } from "croner";
+import { refillJob, runRefillOnce } from "../../src/jobs/refill.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 const utc = (y: number, m: number, d: number, h = 0) => Date.UTC(y, m - 1, d, h);
@@ -121,6 +122,18 @@ describe("runRefillOnce", () => {
     await h.restart();
     expect(await verify(key)).toMatchObject({ valid: false, code: "USAGE_EXCEEDED", credits: 0 });
     expect(refill()).toBe(0);
+  });
+
+  test("the scheduled job fires at 00:00 UTC and refills what is due at the clock's time", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 0, refill: { interval: "daily", amount: 7 } });
+    const job = refillJob({ storage: h.running.storage, cache: h.running.services.keyCache }, h.clock);
+    // The scheduler evaluates every pattern in UTC.
+    const next = new Cron(job.pattern, { timezone: "UTC", paused: true }).nextRun(new Date(utc(2026, 5, 1, 12)));
+    expect(next?.getTime()).toBe(utc(2026, 5, 2));
+    h.clock.set(utc(2026, 5, 2));
+    await job.run();
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 7 });
   });
 
   test("boot applies a refill that fell due while the service was stopped", async () => {
