@@ -21,7 +21,7 @@ let unknown: Unkey;
 /** A root key whose only grant is unrelated to every route below. */
 let weak: Unkey;
 /** Records the cases act on, made once. */
-let f: { apiId: string; protectedApiId: string; keyId: string; key: string; unencryptedKeyId: string; roleId: string; permissionId: string; identityId: string };
+let f: { apiId: string; protectedApiId: string; keyId: string; key: string; unencryptedApiId: string; unencryptedKeyId: string; roleId: string; permissionId: string; identityId: string };
 
 const client = (rootKey: string) => new Unkey({ rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const roleId = (await root.permissions.createRole({ name: "sdk.errors.role" })).data.roleId;
   const permissionId = (await root.permissions.createPermission({ name: "Errors", slug: "sdk.errors" })).data.permissionId;
   const identityId = (await root.identities.createIdentity({ externalId: "sdk_errors_user" })).data.identityId;
-  f = { apiId, protectedApiId, keyId, key, unencryptedKeyId, roleId, permissionId, identityId };
+  f = { apiId, protectedApiId, keyId, key, unencryptedApiId, unencryptedKeyId, roleId, permissionId, identityId };
 });
 afterAll(async () => { await h.stop(); });
 
@@ -83,6 +83,7 @@ const KEYS: Cases = {
     forbidden(() => weak.keys.createKey({ apiId: f.apiId })), notFound(() => root.keys.createKey({ apiId: "api_missing" })),
     notFound(() => root.keys.createKey({ apiId: f.apiId, roles: ["no.such.role"] })),
     undeclared(409, () => root.keys.createKey({ apiId: f.apiId, permissions: ["errors"] })),
+    undeclared(412, () => root.keys.createKey({ apiId: f.unencryptedApiId, recoverable: true })),
   ],
   verifyKey: [
     bad(() => root.keys.verifyKey({ key: f.key, permissions: "a AND" })), unauthorized(() => unknown.keys.verifyKey({ key: f.key })),

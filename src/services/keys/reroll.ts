@@ -13,7 +13,7 @@ import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { loadRatelimitConfigs } from "../identities/index.ts";
-import type { KeyDeps } from "./create.ts";
+import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
 import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
 import type { KeyRow } from "./view.ts";
@@ -67,7 +67,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
   const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
   if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
   if (isRecoverable(before.row)) {
-    if (!space.storeEncryptedKeys) throw new AppError("precondition_failed", { detail: "This API does not support key encryption." });
+    assertStoresEncryptedKeys(space);
     deps.vault.prepare(principal.workspaceId);
   }
   const created = mutateKey(deps, principal, input.keyId, {
