@@ -1,7 +1,7 @@
 /** keys.createKey: validates the cross-field rules, then stores the key and everything attached to it in one transaction. */
+import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { eq } from "drizzle-orm";
 import { keySpaces, keys, ratelimitConfigs } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";

@@ -23,4 +23,3 @@ export function setKeyRoles(db: Db, workspaceId: string, keyId: string, roleIds:
   if (roleIds.length === 0) return;
   db.insert(keyRoles).values(roleIds.map((roleId) => ({ keyId, roleId, workspaceId, createdAt: nowMs }))).run();
 }
-
