@@ -25,7 +25,7 @@ import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
-import { runRefillOnce } from "./jobs/refill.ts";
+import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
@@ -115,7 +115,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
     { storage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
   );
   const scheduler = startScheduler([
-    { name: "credit-refill", pattern: "0 0 * * *", run: () => void runRefillOnce(refillDeps, clock.now()) },
+    refillJob(refillDeps, clock),
     ratelimitState.pruneJob,
     auditPruneJob({ audit: services.audit }, clock),
     analytics.pruneJob,

@@ -130,6 +130,14 @@ const MUTATIONS: Mutation[] = [
   { name: "permission.create", path: "/v2/permissions.createPermission", prepare: async () => ({ body: { name: "cov.new", slug: "cov.new" }, expected: (d) => one("permission.create", d.permissionId, "cov.new") }) },
   { name: "permission.delete", path: "/v2/permissions.deletePermission", prepare: async () => { const p = await newPermission(); return { body: { permission: p.id }, expected: () => one("permission.delete", p.id) }; } },
   { name: "role.create", path: "/v2/permissions.createRole", prepare: async () => ({ body: { name: "cov_role", permissions: ["cov.role.perm"] }, expected: (d) => one("role.create", d.roleId, "cov_role", "cov.role.perm") }) },
+  {
+    name: "role.set_permissions", path: "/v2/permissions.setRolePermissions",
+    prepare: async () => {
+      const r = await newRole();
+      await newKey({ roles: [r.name] });
+      return { body: { roleId: r.id, permissions: ["cov.set.perm"] }, expected: () => one("role.set_permissions", r.id, "cov.set.perm") };
+    },
+  },
   { name: "role.delete", path: "/v2/permissions.deleteRole", prepare: async () => { const r = await newRole(); return { body: { role: r.name }, expected: () => one("role.delete", r.id) }; } },
   { name: "identity.create", path: "/v2/identities.createIdentity", prepare: async () => ({ body: { externalId: "cov_user" }, expected: (d) => one("identity.create", d.identityId, "cov_user") }) },
   {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { lastRefillDueMs } from "../../src/services/keys/index.ts";
-import { runRefillOnce } from "../../src/jobs/refill.ts";
+import { Cron } from "croner";
+import { refillJob, runRefillOnce } from "../../src/jobs/refill.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 const utc = (y: number, m: number, d: number, h = 0) => Date.UTC(y, m - 1, d, h);
@@ -65,6 +66,74 @@ describe("runRefillOnce", () => {
     h.clock.set(utc(2026, 2, 10));
     expect(refill()).toBe(1);
     expect(await verify(key)).toMatchObject({ valid: true, credits: 9 });
+  });
+
+  test("refillDay 31 refills on the last day of a shorter month: Feb 28, Mar 31, Apr 30, never a day early", async () => {
+    h = await startHarness({ startMs: utc(2026, 2, 1, 12) });
+    const key = await keyWith({ remaining: 0, refill: { interval: "monthly", amount: 4, refillDay: 31 } });
+    const spendAll = async () => expect(await verify(key, 4)).toMatchObject({ valid: true, credits: 0 });
+    for (const [dayBefore, due] of [[utc(2026, 2, 27, 23), utc(2026, 2, 28)], [utc(2026, 3, 30, 23), utc(2026, 3, 31)], [utc(2026, 4, 29, 23), utc(2026, 4, 30)]] as const) {
+      h.clock.set(dayBefore);
+      expect(refill()).toBe(0);
+      h.clock.set(due);
+      expect(refill()).toBe(1);
+      expect(refill()).toBe(0);
+      await spendAll();
+    }
+    h.clock.set(utc(2026, 5, 30));
+    expect(refill()).toBe(0);
+  });
+
+  test("refillDay 30 refills on Feb 29 of a leap year", async () => {
+    h = await startHarness({ startMs: utc(2028, 2, 1) });
+    const key = await keyWith({ remaining: 0, refill: { interval: "monthly", amount: 3, refillDay: 30 } });
+    h.clock.set(utc(2028, 2, 28, 23));
+    expect(refill()).toBe(0);
+    h.clock.set(utc(2028, 2, 29));
+    expect(refill()).toBe(1);
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 3 });
+  });
+
+  test("a monthly key created after its day this month first refills next month", async () => {
+    h = await startHarness({ startMs: utc(2026, 3, 20) });
+    await keyWith({ remaining: 0, refill: { interval: "monthly", amount: 3, refillDay: 15 } });
+    h.clock.set(utc(2026, 4, 14, 23));
+    expect(refill()).toBe(0);
+    h.clock.set(utc(2026, 4, 15));
+    expect(refill()).toBe(1);
+  });
+
+  test("a refill sets the amount: it does not add, and days missed do not add up", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 3, refill: { interval: "daily", amount: 5 } });
+    h.clock.set(utc(2026, 5, 4, 6));
+    expect(refill()).toBe(1);
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 5 });
+  });
+
+  test("a refill missed while stopped is applied at start exactly once", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 2, refill: { interval: "daily", amount: 2 } });
+    expect(await verify(key, 2)).toMatchObject({ credits: 0 });
+    h.clock.set(utc(2026, 5, 4, 9));
+    await h.restart();
+    expect(await verify(key, 2)).toMatchObject({ valid: true, credits: 0 });
+    h.clock.set(utc(2026, 5, 4, 23));
+    await h.restart();
+    expect(await verify(key)).toMatchObject({ valid: false, code: "USAGE_EXCEEDED", credits: 0 });
+    expect(refill()).toBe(0);
+  });
+
+  test("the scheduled job fires at 00:00 UTC and refills what is due at the clock's time", async () => {
+    h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
+    const key = await keyWith({ remaining: 0, refill: { interval: "daily", amount: 7 } });
+    const job = refillJob({ storage: h.running.storage, cache: h.running.services.keyCache }, h.clock);
+    // The scheduler evaluates every pattern in UTC.
+    const next = new Cron(job.pattern, { timezone: "UTC", paused: true }).nextRun(new Date(utc(2026, 5, 1, 12)));
+    expect(next?.getTime()).toBe(utc(2026, 5, 2));
+    h.clock.set(utc(2026, 5, 2));
+    await job.run();
+    expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 7 });
   });
 
   test("boot applies a refill that fell due while the service was stopped", async () => {

@@ -106,6 +106,10 @@ const ROUTES: Route[] = [
   { path: "/v2/permissions.getRole", body: (x) => ({ role: x.roleId }), needs: ["rbac.*.read_role"], foreign: notFound("service/data/role_not_found") },
   { path: "/v2/permissions.listRoles", body: () => ({}), needs: ["rbac.*.read_role"], foreign: null },
   { path: "/v2/permissions.deleteRole", body: async () => ({ role: await newRole(next("role_gone")) }), needs: ["rbac.*.delete_role"], foreign: notFound("service/data/role_not_found") },
+  {
+    path: "/v2/permissions.setRolePermissions", body: (x) => ({ roleId: x.roleId, permissions: [x.permissionSlug] }),
+    needs: ["rbac.*.add_permission_to_role", "rbac.*.remove_permission_from_role"], foreign: notFound("service/data/role_not_found"),
+  },
   ...ratelimitRoutes("ratelimit"),
   ...ratelimitRoutes("ratelimits"),
   { path: "/v2/ratelimit.multiLimit", body: (x) => [{ namespace: x.namespace, identifier: next("user"), limit: 100, duration: 60_000 }], needs: ["ratelimit.*.limit"], foreign: null },

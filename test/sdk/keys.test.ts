@@ -40,6 +40,23 @@ describe("keys", () => {
     expect(verified.data).toMatchObject({ valid: true, code: "VALID", keyId, credits: 9 });
   });
 
+  test("getKey, whoami, listKeys and verifyKey parse a key whose identity has meta and limits", async () => {
+    await unkey.identities.createIdentity({ externalId: "sdk-rich", meta: { tier: "gold" }, ratelimits: [{ name: "shared", limit: 5, duration: 60_000, autoApply: true }] });
+    const { keyId, key } = await newKey({ externalId: "sdk-rich", recoverable: true, credits: { remaining: 3, refill: { interval: "daily", amount: 3 } } });
+    const identity = {
+      id: expect.stringMatching(/^id_/), externalId: "sdk-rich", meta: { tier: "gold" },
+      ratelimits: [{ id: expect.stringMatching(/^rl_/), name: "shared", limit: 5, duration: 60_000, autoApply: true }],
+    };
+    expect((await unkey.keys.getKey({ keyId })).data.identity).toEqual(identity);
+    expect((await unkey.keys.whoami({ key })).data.identity).toEqual(identity);
+    const listed = (await unkey.apis.listKeys({ apiId, externalId: "sdk-rich", decrypt: true })).result.data;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ keyId, plaintext: key, identity, credits: { remaining: 3, refill: { interval: "daily", amount: 3 } } });
+    const verified = (await unkey.keys.verifyKey({ key })).data;
+    expect(verified).toMatchObject({ valid: true, credits: 2, identity: { externalId: "sdk-rich", meta: { tier: "gold" } } });
+    expect(verified.ratelimits?.map((r) => [r.name, r.limit, r.remaining, r.exceeded])).toEqual([["shared", 5, 4, false]]);
+  });
+
   test("updateKey with every field, then null clears; verifyKey sees each change", async () => {
     const { keyId, key } = await newKey();
     const updated = await unkey.keys.updateKey({

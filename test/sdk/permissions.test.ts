@@ -68,12 +68,12 @@ describe("permissions", () => {
 
 describe("roles", () => {
   test("createRole, getRole, deleteRole", async () => {
-    const created = await unkey.permissions.createRole({ name: "Support Agent", description: "First line", permissions: ["tickets.read", "tickets.write"] });
+    const created = await unkey.permissions.createRole({ name: "Support.Agent", description: "First line", permissions: ["tickets.read", "tickets.write"] });
     const roleId = created.data.roleId;
     expect(roleId).toMatch(/^role_/);
 
     const got = await unkey.permissions.getRole({ role: roleId });
-    expect(got.data.name).toBe("Support Agent");
+    expect(got.data.name).toBe("Support.Agent");
     expect(got.data.description).toBe("First line");
     expect((got.data.permissions ?? []).map((p) => p.slug).sort()).toEqual(["tickets.read", "tickets.write"]);
 
@@ -82,6 +82,16 @@ describe("roles", () => {
 
     expect((await unkey.permissions.deleteRole({ role: roleId })).data).toEqual({});
     await expect(unkey.permissions.getRole({ role: roleId })).rejects.toBeInstanceOf(NotFoundErrorResponse);
+  });
+
+  test("setRolePermissions answers the role's permissions as Permission records", async () => {
+    const { roleId } = (await unkey.permissions.createRole({ name: "sdk.set", permissions: ["set.old"] })).data;
+    const res = await unkey.permissions.setRolePermissions({ roleId, permissions: ["set.new", "set.other"] });
+    expect(res.meta.requestId).toMatch(/^req_/);
+    expect(res.data.map((p) => p.slug).sort()).toEqual(["set.new", "set.other"]);
+    expect(res.data[0]).toEqual({ id: expect.stringMatching(/^perm_/), name: res.data[0]!.slug, slug: res.data[0]!.slug, description: `Auto-created permission: ${res.data[0]!.slug}` });
+    expect((await unkey.permissions.setRolePermissions({ roleId, permissions: [] })).data).toEqual([]);
+    await expect(unkey.permissions.setRolePermissions({ roleId: "role_missing", permissions: [] })).rejects.toBeInstanceOf(NotFoundErrorResponse);
   });
 
   test("a duplicate role name is a ConflictErrorResponse", async () => {

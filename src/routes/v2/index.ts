@@ -33,6 +33,7 @@ import { getPermissionRoute } from "./permissions/getPermission.ts";
 import { getRoleRoute } from "./permissions/getRole.ts";
 import { listPermissionsRoute } from "./permissions/listPermissions.ts";
 import { listRolesRoute } from "./permissions/listRoles.ts";
+import { setRolePermissionsRoute } from "./permissions/setRolePermissions.ts";
 import { limitOperation, RATELIMIT_LIMIT_PATH, ratelimitLimitRoute } from "./ratelimit/limit.ts";
 import { ratelimitMultiLimitRoute } from "./ratelimit/multiLimit.ts";
 import { ratelimitSetOverrideRoute } from "./ratelimit/setOverride.ts";
@@ -100,6 +101,7 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(getRoleRoute(deps))
     .use(listRolesRoute(deps))
     .use(deleteRoleRoute(deps))
+    .use(setRolePermissionsRoute(deps))
     .use(getLogRoute(deps))
     .use(listLogsRoute(deps))
     .use(getVerificationsRoute(deps));

@@ -1,11 +1,12 @@
 /** keys.createKey: validates the cross-field rules, then stores the key and everything attached to it in one transaction. */
+import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { keys, ratelimitConfigs } from "../../storage/schema/index.ts";
+import { keySpaces, keys, ratelimitConfigs } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
-import { invalidInput } from "../../errors/app-error.ts";
+import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
@@ -51,6 +52,11 @@ export function assertUniqueLimitNames(limits: readonly RatelimitInput[], locati
   }
 }
 
+/** 412 unless the key space stores encrypted keys, which a recoverable key needs. */
+export function assertStoresEncryptedKeys(space: { storeEncryptedKeys: boolean } | undefined): void {
+  if (!space?.storeEncryptedKeys) throw new AppError("precondition_failed", { detail: "This API does not support key encryption." });
+}
+
 /** Creates a key; returns its id and the only copy of the key string. */
 export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyInput): { keyId: string; key: string } {
   requirePermission(principal, "api", input.apiId, "create_key");
@@ -63,6 +69,9 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
   const now = deps.clock.now();
   return inTransaction(deps.storage, () => {
     const api = getLiveApi(db, ws, input.apiId);
+    if (input.recoverable) {
+      assertStoresEncryptedKeys(db.select({ storeEncryptedKeys: keySpaces.storeEncryptedKeys }).from(keySpaces).where(eq(keySpaces.id, api.keySpaceId)).get());
+    }
     const roleIds = findRoleIds(db, ws, input.roles ?? []);
     const permissionIds = ensurePermissions(db, ws, input.permissions ?? [], now);
     const identity = input.externalId ? upsertIdentity(db, ws, input.externalId, now) : undefined;

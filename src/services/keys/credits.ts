@@ -33,7 +33,8 @@ const UNLIMITED = { remaining: null, refillAmount: null, refillDay: null } as co
 /**
  * The key columns a `credits` value of keys.updateKey sets: null → unlimited without refill;
  * `remaining: null` → the same; `refill: null` → no refill. 400 for a monthly refill without
- * `refillDay` or a daily one with it.
+ * `refillDay` or a daily one with it, and for a refill on a key that would stay unlimited (as at
+ * creation: the nightly refill would otherwise turn an unlimited key into a limited one).
  */
 export function creditsPatch(credits: UpdateKeyCreditsInput | null | undefined, row: KeyRow, nowMs: number): CreditColumns {
   if (credits === undefined) return {};
@@ -42,7 +43,14 @@ export function creditsPatch(credits: UpdateKeyCreditsInput | null | undefined, 
   if (credits.remaining === null) Object.assign(patch, UNLIMITED);
   else if (credits.remaining !== undefined) patch.remaining = credits.remaining;
   if (credits.refill === null) Object.assign(patch, { refillAmount: null, refillDay: null });
-  else if (credits.refill !== undefined) Object.assign(patch, refillPatch(credits.refill, row, nowMs));
+  else if (credits.refill !== undefined) {
+    const refill = refillPatch(credits.refill, row, nowMs);
+    const remaining = patch.remaining !== undefined ? patch.remaining : row.remaining;
+    if (remaining === null) {
+      throw invalidInput("body.credits.remaining", "`credits.remaining` must be provided when `credits.refill` is set.");
+    }
+    Object.assign(patch, refill);
+  }
   return patch;
 }
 

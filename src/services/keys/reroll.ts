@@ -2,7 +2,8 @@
  * keys.rerollKey: issues a new key that copies the old one (name, meta, identity, enabled, credits
  * and refill, expiry, direct permissions, roles, key-level limits under new ids, and recoverability)
  * and makes the old key expire `expiration` ms from now, rounded up to the next whole minute
- * (0 = now), so that clients have time to switch.
+ * (0 = now), so that clients have time to switch. A reroll never extends the old key's life: an
+ * old key that was due to expire sooner keeps its expiry.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
@@ -12,7 +13,7 @@ import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { loadRatelimitConfigs } from "../identities/index.ts";
-import type { KeyDeps } from "./create.ts";
+import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
 import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
 import type { KeyRow } from "./view.ts";
@@ -36,10 +37,13 @@ interface NewKey {
 
 const isRecoverable = (row: KeyRow) => row.encrypted !== null;
 
-/** When the old key expires: now + expiration rounded up to a whole minute, or now for 0. */
-export function oldKeyExpiresAt(nowMs: number, expirationMs: number): number {
-  if (expirationMs === 0) return nowMs;
-  return Math.ceil((nowMs + expirationMs) / MINUTE_MS) * MINUTE_MS;
+/**
+ * When the old key expires: now + expiration rounded up to a whole minute (now for 0), or its
+ * current expiry when that comes first.
+ */
+export function oldKeyExpiresAt(nowMs: number, expirationMs: number, currentExpiresAt: number | null): number {
+  const grace = expirationMs === 0 ? nowMs : Math.ceil((nowMs + expirationMs) / MINUTE_MS) * MINUTE_MS;
+  return currentExpiresAt === null ? grace : Math.min(grace, currentExpiresAt);
 }
 
 /** The prefix of a key from its `start` (`<prefix>_` + 4 base58 characters, which hold no `_`). */
@@ -63,7 +67,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
   const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
   if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
   if (isRecoverable(before.row)) {
-    if (!space.storeEncryptedKeys) throw new AppError("precondition_failed", { detail: "This API does not support key encryption." });
+    assertStoresEncryptedKeys(space);
     deps.vault.prepare(principal.workspaceId);
   }
   const created = mutateKey(deps, principal, input.keyId, {
@@ -72,7 +76,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     authorize,
     apply: (t, now) => {
       const fresh = insertCopy(db, deps.vault, t.row, space, now);
-      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration) }).where(eq(keys.id, t.row.id)).run();
+      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration, t.row.expiresAt) }).where(eq(keys.id, t.row.id)).run();
       return fresh;
     },
     describe: (t, fresh) => `Rerolled key ${t.row.id} to ${fresh.keyId}`,

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { dataKeys } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { AppError } from "../../errors/app-error.ts";
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -54,17 +55,26 @@ export class Vault {
     return seal(this.dataKey(workspaceId), new TextEncoder().encode(plaintext));
   }
 
-  /** Decrypts what `encrypt` returned; throws when the ciphertext or master key does not match. */
+  /** Decrypts what `encrypt` returned; throws when the ciphertext does not match, 412 when the master key does not. */
   decrypt(workspaceId: string, sealed: string): string {
     return open(this.dataKey(workspaceId), sealed).toString("utf8");
   }
 
+  /** The workspace's data key; 412 when the master key is not the one it was sealed with. */
   private dataKey(workspaceId: string): Uint8Array {
     const cached = this.dataKeyCache.get(workspaceId);
     if (cached) return cached;
     const row = this.deps.storage.db.select().from(dataKeys).where(eq(dataKeys.workspaceId, workspaceId)).get();
     if (!row) throw new Error(`no data key for workspace ${workspaceId}: Vault.prepare was not called`);
-    const key = new Uint8Array(open(this.deps.masterKey, row.encrypted));
+    let key: Uint8Array;
+    try {
+      key = new Uint8Array(open(this.deps.masterKey, row.encrypted));
+    } catch (cause) {
+      throw new AppError("precondition_failed", {
+        detail: "Recoverable keys are unavailable: the configured master key (TOLLGATE_MASTER_KEY or <data dir>/master.key) is not the one this workspace's keys were encrypted with.",
+        cause,
+      });
+    }
     this.dataKeyCache.set(workspaceId, key);
     return key;
   }

@@ -11,34 +11,25 @@ import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from ".
 import { AppError } from "../../errors/app-error.ts";
 
 export { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
+export { setKeyPermissions, setKeyRoles, setRolePermissionIds } from "./links.ts";
 export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps } from "./service.ts";
 
-/** Ids of the roles with these names (case-insensitive); 404 `role_not_found` for the first missing one. */
+/**
+ * Ids of the roles with these names (case-insensitive), unique, in request order (names differing
+ * only in case name one role); 404 `role_not_found` for the first missing one.
+ */
 export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
   const rows = db.select({ id: roles.id, name: roles.name }).from(roles)
     .where(and(eq(roles.workspaceId, workspaceId), inArray(sql`lower(${roles.name})`, unique.map((n) => n.toLowerCase())))).all();
   const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r.id]));
-  return unique.map((name) => {
+  const ids = unique.map((name) => {
     const id = byName.get(name.toLowerCase());
     if (!id) throw new AppError("role_not_found", { detail: `Role '${name}' was not found.` });
     return id;
   });
-}
-
-/** Replaces a key's direct permissions. */
-export function setKeyPermissions(db: Db, workspaceId: string, keyId: string, permissionIds: readonly string[], nowMs: number): void {
-  db.delete(keyPermissions).where(eq(keyPermissions.keyId, keyId)).run();
-  if (permissionIds.length === 0) return;
-  db.insert(keyPermissions).values(permissionIds.map((permissionId) => ({ keyId, permissionId, workspaceId, createdAt: nowMs }))).run();
-}
-
-/** Replaces a key's roles. */
-export function setKeyRoles(db: Db, workspaceId: string, keyId: string, roleIds: readonly string[], nowMs: number): void {
-  db.delete(keyRoles).where(eq(keyRoles.keyId, keyId)).run();
-  if (roleIds.length === 0) return;
-  db.insert(keyRoles).values(roleIds.map((roleId) => ({ keyId, roleId, workspaceId, createdAt: nowMs }))).run();
+  return [...new Set(ids)];
 }
 
 /** A key's role names (sorted) and every permission slug it holds, directly or through roles (sorted, unique). */

@@ -2,21 +2,23 @@
  * RbacService: the permissions.* operations on a workspace's permissions and roles. Permission
  * names and slugs, and role names, are unique per workspace ignoring case; a duplicate is 409 even
  * when only the unique index notices it (a concurrent create from another process). Permissions and
- * roles are hard-deleted; their links to roles and keys go with them (FK cascade), and
- * `onAccessChanged` is called after such a delete so that cached key access can be dropped.
+ * roles are hard-deleted; their links to roles and keys go with them (FK cascade).
+ * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
+ * that cached key access can be dropped.
  */
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
+import { permissions, roles } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
+import { setRolePermissionIds } from "./links.ts";
 import {
-  findPermission, findPermissionConflict, findRole, findRoleRow, listPermissionPage, listRolePage, roleNameTaken,
+  findPermission, findPermissionConflict, findRole, findRoleRow, listPermissionPage, listRolePage, roleNameTaken, rolePermissionList,
   type ListInput, type Page, type PermissionView, type RoleView,
 } from "./views.ts";
 
@@ -148,17 +150,43 @@ export class RbacService {
     if (roleNameTaken(db, ws, input.name)) throw roleExists(input.name);
     const roleId = newId("role");
     db.insert(roles).values({ id: roleId, workspaceId: ws, name: input.name, description: input.description ?? null, createdAt: now }).run();
-    const uniqueSlugs = [...new Set(slugs)];
-    const permissionIds = ensurePermissions(db, ws, uniqueSlugs, now);
-    if (permissionIds.length > 0) {
-      db.insert(rolePermissions).values(permissionIds.map((permissionId) => ({ roleId, permissionId, workspaceId: ws, createdAt: now }))).run();
-    }
+    setRolePermissionIds(db, ws, roleId, ensurePermissions(db, ws, slugs, now), now);
     recordAudit(db, {
       workspaceId: ws, event: "role.create", actor: principal.actor, timeMs: now,
-      resources: [{ type: "role", id: roleId, name: input.name }, ...permissionIds.map((id, i) => ({ type: "permission", id, name: uniqueSlugs[i] }))],
+      resources: [{ type: "role", id: roleId, name: input.name }, ...rolePermissionList(db, roleId).map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
       description: `Created role ${input.name}`,
     });
     return { roleId };
+  }
+
+  /**
+   * Replaces a role's permissions with these slugs (`[]` removes all; missing ones are created) and
+   * answers the role's permissions. Keys holding the role see the change at their next
+   * verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`,
+   * and `create_permission` when a slug does not exist yet. 404 for an unknown role.
+   */
+  setRolePermissions(principal: Principal, input: { role: string; permissions: string[] }): PermissionView[] {
+    requirePermission(principal, "rbac", "*", "add_permission_to_role");
+    requirePermission(principal, "rbac", "*", "remove_permission_from_role");
+    const now = this.deps.clock.now();
+    const { db } = this.deps.storage;
+    const ws = principal.workspaceId;
+    const result = inTransaction(this.deps.storage, () => {
+      const found = findRoleRow(db, ws, input.role);
+      if (!found) throw roleNotFound();
+      if (missingPermissionSlugs(db, ws, input.permissions).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
+      setRolePermissionIds(db, ws, found.id, ensurePermissions(db, ws, input.permissions, now), now);
+      db.update(roles).set({ updatedAt: now }).where(eq(roles.id, found.id)).run();
+      const perms = rolePermissionList(db, found.id);
+      recordAudit(db, {
+        workspaceId: ws, event: "role.set_permissions", actor: principal.actor, timeMs: now,
+        resources: [{ type: "role", id: found.id, name: found.name }, ...perms.map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
+        description: `Set the permissions of role ${found.name} to [${input.permissions.join(", ")}]`,
+      });
+      return perms;
+    });
+    this.deps.onAccessChanged?.();
+    return result;
   }
 
   /** A role by id or name, with its permissions; 404 when missing or of another workspace. Needs `rbac.*.read_role`. */

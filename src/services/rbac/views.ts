@@ -91,6 +91,11 @@ export function roleNameTaken(db: Db, workspaceId: string, name: string): boolea
     .where(and(eq(roles.workspaceId, workspaceId), sql`lower(${roles.name}) = lower(${name})`)).limit(1).get() !== undefined;
 }
 
+/** One role's permissions, ordered by permission id. */
+export function rolePermissionList(db: Db, roleId: string): PermissionView[] {
+  return rolePermissionViews(db, [roleId]).get(roleId) ?? [];
+}
+
 /** Each role's permissions, ordered by permission id. */
 function rolePermissionViews(db: Db, roleIds: string[]): Map<string, PermissionView[]> {
   const out = new Map<string, PermissionView[]>();

@@ -5,13 +5,13 @@ import type { RouteDeps } from "../../deps.ts";
 
 export const listIdentitiesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.listIdentities", ({ body, request }) => {
-    const page = deps.services.identities.listIdentities(deps.principal(request), body);
+    const page = deps.services.identities.listIdentities(deps.principal(request), body ?? {});
     return okPage(page.items, page.cursor);
   }, {
-    body: strictObject({
+    body: t.Optional(strictObject({
       limit: t.Optional(PageLimit),
       cursor: t.Optional(Cursor),
       search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or externalId" })),
-    }),
+    }, "`{}` or an empty body lists the first page")),
     detail: { summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row)." },
   });

@@ -2,12 +2,12 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
-import { Description, PermissionSlug } from "./schemas.ts";
+import { Description, NewRoleName, PermissionSlug } from "./schemas.ts";
 
 export const createRoleRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.createRole", ({ body, request }) => ok(deps.services.rbac.createRole(deps.principal(request), body)), {
     body: strictObject({
-      name: t.String({ minLength: 1, maxLength: 128, description: "Unique name in the workspace (case-insensitive)" }),
+      name: NewRoleName,
       description: t.Optional(Description),
       permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Permission slugs to attach; missing ones are created" })),
     }),

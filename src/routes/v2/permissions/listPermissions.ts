@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
@@ -7,9 +7,9 @@ import { listBody } from "./schemas.ts";
 export const listPermissionsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.listPermissions", ({ body, request }) => {
     const principal = deps.principal(request);
-    const page = deps.services.rbac.listPermissions(principal, body);
+    const page = deps.services.rbac.listPermissions(principal, body ?? {});
     return okPage(page.items, page.cursor);
   }, {
-    body: strictObject(listBody("id, name, slug or description")),
+    body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
     detail: { summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`." },
   });

@@ -21,6 +21,14 @@ async function workspaceWith(name: string, externalIds: string[]): Promise<{ key
 const list = async (key: string, body: Record<string, unknown> = {}) => h.post(PATH, body, { key });
 
 describe("200", () => {
+  test("a request without any body lists the first page, like `{}`", async () => {
+    const { key, ids: expected } = await workspaceWith("ws-bodiless", ["user_bodiless"]);
+    for (const body of ["", "{}"]) {
+      const res = await h.post(PATH, body, { key });
+      expect({ status: res.status, ids: res.body.data.map((r: { id: string }) => r.id) }).toEqual({ status: 200, ids: expected });
+    }
+  });
+
   test("every live identity, full Identity objects sorted by id, pagination {hasMore:false} without cursor", async () => {
     const key = otherWorkspaceRootKey(h, "ws-list-full");
     const a = await createIdentity(h, "user_a", { meta: { n: 1 }, ratelimits: [{ name: "req", limit: 5, duration: 1000 }] }, key);

@@ -214,3 +214,15 @@ describe("404", () => {
     expectError(h, res, 404, "service/data/role_not_found", "Role 'foreign_role' was not found.");
   });
 });
+
+describe("412", () => {
+  test("recoverable on an API that does not store encrypted keys; nothing is created", async () => {
+    const plain = await createApi(h, "no-encryption");
+    h.running.storage.sqlite.run("UPDATE key_spaces SET store_encrypted_keys = 0 WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", [plain]);
+    const before = { keys: count("keys"), identities: count("identities") };
+    const res = await h.post("/v2/keys.createKey", { apiId: plain, recoverable: true, externalId: "never_made" });
+    expectError(h, res, 412, "service/application/precondition_failed", "This API does not support key encryption.");
+    expect({ keys: count("keys"), identities: count("identities") }).toEqual(before);
+    expect((await h.post("/v2/keys.createKey", { apiId: plain })).status).toBe(200);
+  });
+});

@@ -110,6 +110,33 @@ describe("200: the old key", () => {
   });
 });
 
+describe("200: a reroll never extends the old key's life", () => {
+  test("an old key due to expire before the grace period ends keeps its expiry; the new key copies it", async () => {
+    const expires = h.clock.now() + 10 * MINUTE;
+    const old = await createKey(h, { apiId, expires });
+    const fresh = await rerolled(old.keyId, 24 * 60 * MINUTE);
+    expect((await getKey(h, old.keyId)).expires).toBe(expires);
+    expect((await getKey(h, fresh.keyId)).expires).toBe(expires);
+    h.clock.set(expires);
+    expect((await verify(h, old.key)).code).toBe("EXPIRED");
+  });
+
+  test("an already expired key stays expired at its own time", async () => {
+    const expires = h.clock.now() - MINUTE;
+    const old = await createKey(h, { apiId, expires });
+    await rerolled(old.keyId, 60 * MINUTE);
+    expect((await getKey(h, old.keyId)).expires).toBe(expires);
+    expect((await verify(h, old.key)).code).toBe("EXPIRED");
+  });
+
+  test("an old key expiring after the grace period gets the earlier grace expiry", async () => {
+    h.clock.set(Math.ceil(h.clock.now() / MINUTE) * MINUTE);
+    const old = await createKey(h, { apiId, expires: h.clock.now() + 60 * MINUTE });
+    await rerolled(old.keyId, 5 * MINUTE);
+    expect((await getKey(h, old.keyId)).expires).toBe(h.clock.now() + 5 * MINUTE);
+  });
+});
+
 describe("400", () => {
   test.each([
     ["no expiration", {}, "body.expiration"],
@@ -137,6 +164,19 @@ describe("403", () => {
     const res = await reroll({ keyId: old.keyId, expiration: 0 }, h.rootKeyWith(allGrantsExcept("api.*.encrypt_key")));
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.encrypt_key' or 'api.${apiId}.encrypt_key'`);
     expect(countRows(h, "keys", "workspace_id", workspaceId)).toBe(keysBefore);
+  });
+});
+
+describe("412", () => {
+  test("a recoverable key of an API that no longer stores encrypted keys; nothing changes", async () => {
+    const storing = await createApi(h, "reroll-unencrypted");
+    const old = await createKey(h, { apiId: storing, recoverable: true });
+    h.running.storage.sqlite.run("UPDATE key_spaces SET store_encrypted_keys = 0 WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", [storing]);
+    const keysBefore = h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n;
+    const res = await reroll({ keyId: old.keyId, expiration: 0 });
+    expectError(h, res, 412, "service/application/precondition_failed", "This API does not support key encryption.");
+    expect(h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n).toBe(keysBefore);
+    expect((await verify(h, old.key)).code).toBe("VALID");
   });
 });
 

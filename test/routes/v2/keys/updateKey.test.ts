@@ -102,6 +102,13 @@ describe("200: credits", () => {
     expect((await getKey(h, keyId)).credits).toBeUndefined();
   });
 
+  test("an unlimited key gets a refill together with its first balance", async () => {
+    const { keyId, key } = await createKey(h, { apiId });
+    await expectUpdated({ keyId, credits: { remaining: 2, refill: { interval: "monthly", amount: 10, refillDay: 31 } } });
+    expect((await getKey(h, keyId)).credits).toEqual({ remaining: 2, refill: { interval: "monthly", amount: 10, refillDay: 31 } });
+    expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 1 });
+  });
+
   test("a daily refill without refillDay; the balance is kept when only the refill changes", async () => {
     const { keyId } = await createKey(h, { apiId, credits: { remaining: 3 } });
     await expectUpdated({ keyId, credits: { refill: { interval: "daily", amount: 100 } } });
@@ -168,6 +175,20 @@ describe("400", () => {
     const res = await update({ keyId, ...body });
     expectInvalid(h, res, location);
     expect(res.body.error.detail).toBe(detail);
+  });
+
+  test.each([
+    ["on an unlimited key, without remaining", {}, { credits: { refill: { interval: "daily", amount: 5 } } }],
+    ["with remaining: null", { credits: { remaining: 4 } }, { credits: { remaining: null, refill: { interval: "daily", amount: 5 } } }],
+  ])("a refill %s: the key would stay unlimited until a refill limited it; nothing changes", async (_name, created, body) => {
+    const { keyId, key } = await createKey(h, { apiId, name: "kept", ...created });
+    const before = (await getKey(h, keyId)).credits;
+    const res = await update({ keyId, name: "changed", ...body });
+    expectInvalid(h, res, "body.credits.remaining");
+    expect(res.body.error.detail).toBe("`credits.remaining` must be provided when `credits.refill` is set.");
+    const view = await getKey(h, keyId);
+    expect({ name: view.name, credits: view.credits }).toEqual({ name: "kept", credits: before });
+    expect((await verify(h, key)).code).toBe("VALID");
   });
 
   test.each([

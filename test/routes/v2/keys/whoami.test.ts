@@ -79,7 +79,9 @@ describe("404", () => {
     const other = otherWorkspaceRootKey(h, "whoami-other");
     expectError(h, await whoami(key, other), 404, KEY_NOT_FOUND, "The specified key was not found.");
   });
+});
 
+describe("403", () => {
   test("without read_key on the key's API: 403 naming the permission (DECISIONS)", async () => {
     const { key } = await createKey(h, { apiId });
     const res = await whoami(key, h.rootKeyWith(allGrantsExcept("api.*.read_key")));

@@ -13,11 +13,21 @@ const slugsOf = (res: { body: { data: { permissions?: Array<{ slug: string }> } 
 
 describe("200", () => {
   test("returns exactly {roleId}; a role without permissions has none", async () => {
-    const res = await create({ name: "Billing Manager", description: "Manages billing" });
+    const res = await create({ name: "Billing.Manager", description: "Manages billing" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ meta: { requestId: REQUEST_ID }, data: { roleId: expect.stringMatching(/^role_[a-zA-Z0-9]+$/) } });
     const got = await getRole(res.body.data.roleId);
-    expect(got.body.data).toEqual({ id: res.body.data.roleId, name: "Billing Manager", description: "Manages billing" });
+    expect(got.body.data).toEqual({ id: res.body.data.roleId, name: "Billing.Manager", description: "Manages billing" });
+  });
+
+  test("any name it accepts can be assigned to a key by that name (up to 100 of letters, digits and _ : - . *)", async () => {
+    const name = `Aa0_:-.*${"r".repeat(92)}`;
+    expect((await create({ name, permissions: ["assignable.perm"] })).status).toBe(200);
+    const apiId = (await h.post("/v2/apis.createApi", { name: "role-names" })).body.data.apiId;
+    const created = await h.post("/v2/keys.createKey", { apiId, roles: [name] });
+    expect(created.status).toBe(200);
+    const verified = await h.post("/v2/keys.verifyKey", { key: created.body.data.key, permissions: "assignable.perm" });
+    expect(verified.body.data).toMatchObject({ valid: true, roles: [name] });
   });
 
   test("existing permissions are reused and missing ones created", async () => {
@@ -66,8 +76,15 @@ describe("400", () => {
     expectInvalid(h, await create({ name: "" }), "body.name");
   });
 
-  test("name longer than 128", async () => {
-    expectInvalid(h, await create({ name: "r".repeat(129) }), "body.name");
+  test("name longer than 100 (the longest role name a key can name)", async () => {
+    expect((await create({ name: "r".repeat(100) })).status).toBe(200);
+    expectInvalid(h, await create({ name: "s".repeat(101) }), "body.name");
+  });
+
+  test("a name keys could not name: a space, or a character outside letters, digits and _ : - . *; nothing is stored", async () => {
+    const before = countRows(h, "roles");
+    for (const name of ["Billing Manager", "ops/admin", "über"]) expectInvalid(h, await create({ name }), "body.name");
+    expect(countRows(h, "roles")).toBe(before);
   });
 
   test("description longer than 512", async () => {

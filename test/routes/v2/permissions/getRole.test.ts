@@ -11,7 +11,7 @@ beforeAll(async () => {
   h = await startHarness();
   readId = await createPermission(h, "docs.read", { description: "Read docs" });
   writeId = await createPermission(h, "docs.write");
-  const res = await h.post("/v2/permissions.createRole", { name: "Docs Editor", description: "Edits docs", permissions: ["docs.write", "docs.read"] });
+  const res = await h.post("/v2/permissions.createRole", { name: "Docs.Editor", description: "Edits docs", permissions: ["docs.write", "docs.read"] });
   roleId = res.body.data.roleId;
 });
 afterAll(async () => { await h.stop(); });
@@ -27,11 +27,11 @@ describe("200", () => {
       { id: readId, name: "docs.read", slug: "docs.read", description: "Read docs" },
       { id: writeId, name: "docs.write", slug: "docs.write" },
     ].sort((a, b) => (a.id < b.id ? -1 : 1));
-    expect(res.body).toEqual({ meta: { requestId: REQUEST_ID }, data: { id: roleId, name: "Docs Editor", description: "Edits docs", permissions: perms } });
+    expect(res.body).toEqual({ meta: { requestId: REQUEST_ID }, data: { id: roleId, name: "Docs.Editor", description: "Edits docs", permissions: perms } });
   });
 
   test("by name, ignoring case", async () => {
-    expect((await get({ role: "docs editor" })).body.data.id).toBe(roleId);
+    expect((await get({ role: "docs.EDITOR" })).body.data.id).toBe(roleId);
   });
 
   test("a role without permissions or description leaves both out", async () => {
@@ -84,6 +84,6 @@ describe("404", () => {
   test("a role of another workspace, by id or name", async () => {
     const foreign = otherWorkspaceRootKey(h, "other");
     expectError(h, await get({ role: roleId }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
-    expectError(h, await get({ role: "Docs Editor" }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
+    expectError(h, await get({ role: "Docs.Editor" }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
   });
 });

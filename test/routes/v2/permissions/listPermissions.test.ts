@@ -26,6 +26,14 @@ describe("200", () => {
     expect(res.body).toEqual({ meta: { requestId: REQUEST_ID }, data: [], pagination: { hasMore: false } });
   });
 
+  test("a request without any body lists the first page, like `{}`", async () => {
+    const { key, ids: expected } = await workspaceWith("bodiless", ["bodiless.permissions"]);
+    for (const body of ["", "{}"]) {
+      const res = await list(body, key);
+      expect({ status: res.status, ids: res.body.data.map((r: { id: string }) => r.id) }).toEqual({ status: 200, ids: expected });
+    }
+  });
+
   test("items are permission records, description left out when there is none", async () => {
     const key = otherWorkspaceRootKey(h, "shapes");
     const a = await createPermission(h, "a.read", { name: "A", description: "about a" }, key);

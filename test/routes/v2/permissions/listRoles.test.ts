@@ -26,6 +26,14 @@ describe("200", () => {
     expect(res.body).toEqual({ meta: { requestId: REQUEST_ID }, data: [], pagination: { hasMore: false } });
   });
 
+  test("a request without any body lists the first page, like `{}`", async () => {
+    const { key, ids: expected } = await workspaceWith("bodiless", ["bodiless.roles"]);
+    for (const body of ["", "{}"]) {
+      const res = await list(body, key);
+      expect({ status: res.status, ids: res.body.data.map((r: { id: string }) => r.id) }).toEqual({ status: 200, ids: expected });
+    }
+  });
+
   test("each role includes its permissions; one without any leaves the field out", async () => {
     const key = otherWorkspaceRootKey(h, "shapes");
     const admin = await createRole(h, "admin", ["all.read", "all.write"], key);
@@ -72,7 +80,7 @@ describe("200", () => {
 
   test("search: case-insensitive substring of name or description", async () => {
     const key = otherWorkspaceRootKey(h, "search");
-    const named = await createRole(h, "Support Agent", [], key);
+    const named = await createRole(h, "Support.Agent", [], key);
     const described = (await h.post("/v2/permissions.createRole", { name: "helpdesk", description: "first-line SUPPORT" }, { key })).body.data.roleId;
     await createRole(h, "billing", [], key);
     expect(ids(await list({ search: "support" }, key)).sort()).toEqual([named, described].sort());
