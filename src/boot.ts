@@ -20,6 +20,7 @@ import { KeyService, Vault } from "./services/keys/index.ts";
 import { RbacService } from "./services/rbac/index.ts";
 import { VerificationService, type KeySnapshot } from "./services/verification/index.ts";
 import { KeyCache } from "./services/key-cache/index.ts";
+import { CreditLedger } from "./services/credits/index.ts";
 import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
@@ -65,15 +66,16 @@ export function buildServices(storage: Storage, config: Config, clock: Clock, op
   const auth = new RootKeyAuthenticator({ storage, clock });
   const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
   const limiter = new SlidingWindowLimiter({ clock });
+  const credits = new CreditLedger(storage);
   const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(storage) });
   return {
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate() }),
     apis: new ApiService({ storage, clock, cache }),
-    keys: new KeyService({ storage, clock, vault, cache }),
+    keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
-    verification: new VerificationService({ storage, clock, limiter, cache, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    verification: new VerificationService({ storage, clock, limiter, cache, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
@@ -84,6 +86,7 @@ export function buildServices(storage: Storage, config: Config, clock: Clock, op
       }),
     }),
     keyCache: cache,
+    credits,
     limiter,
     verificationEvents,
   };
@@ -107,7 +110,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const storage = openDataDir(config, logger);
   const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename) });
   bootstrapDataDir(services, config, logger);
-  const refillDeps = { storage, cache: services.keyCache };
+  const pendingCredits = services.credits.restore();
+  if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });
+  const refillDeps = { storage, cache: services.keyCache, credits: services.credits };
   const caughtUp = runRefillOnce(refillDeps, clock.now());
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
   const ratelimitState = startRatelimitPersistence({ store: new RatelimitStore({ storage, limiter: services.limiter }) }, { clock, logger, flushMs: config.ratelimitFlushMs });
@@ -143,7 +148,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       scheduler.stop();
       await stopAccepting(app, config.shutdownTimeoutMs, logger);
       services.analytics.stop();
-      services.verification.flush();
+      services.credits.flush();
       // The spends just committed resolve their verifications in later microtasks, and each of
       // those records its event: let them run before the last event flush.
       await new Promise((resolve) => setImmediate(resolve));

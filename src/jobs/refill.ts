@@ -2,12 +2,14 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Storage } from "../storage/db.ts";
 import type { KeyCacheInvalidator } from "../services/key-cache/index.ts";
+import type { CreditBalances } from "../services/credits/index.ts";
 import { refillDueKeys } from "../services/keys/index.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
 export interface RefillDeps {
   storage: Storage;
   cache: KeyCacheInvalidator;
+  credits: CreditBalances;
 }
 
 /** One pass of the refill job at `nowMs`; returns how many keys were refilled. */

@@ -10,6 +10,7 @@ import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.t
 import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
 import type { AnalyticsQueryService, VerificationEventSink } from "./analytics/index.ts";
+import type { CreditLedger } from "./credits/index.ts";
 
 export interface Services {
   auth: RootKeyAuthenticator;
@@ -25,6 +26,8 @@ export interface Services {
   analytics: AnalyticsQueryService;
   /** Shared state of the hot paths, for jobs and shutdown. */
   keyCache: KeyCache<KeySnapshot>;
+  /** Credit balances and the journal of spends; restored at start, flushed on stop. */
+  credits: CreditLedger;
   limiter: SlidingWindowLimiter;
   /** Buffered verification events, written by the analytics flush job and on stop. */
   verificationEvents: VerificationEventSink;

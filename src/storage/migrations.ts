@@ -4,6 +4,7 @@
  */
 import journal from "../../migrations/meta/_journal.json";
 import m0000 from "../../migrations/0000_init.sql" with { type: "text" };
+import m0001 from "../../migrations/0001_credit_journal.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -14,6 +15,7 @@ export interface EmbeddedMigration {
 
 const SQL_BY_TAG: Record<string, string> = {
   "0000_init": m0000,
+  "0001_credit_journal": m0001,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

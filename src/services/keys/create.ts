@@ -13,6 +13,7 @@ import { getLiveApi } from "../apis/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { upsertIdentity } from "../identities/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
+import type { CreditBalances } from "../credits/index.ts";
 import type { Vault } from "./vault.ts";
 import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
 
@@ -21,6 +22,8 @@ export interface KeyDeps {
   clock: Clock;
   vault: Vault;
   cache: KeyCacheInvalidator;
+  /** Balances include spends not yet folded into keys.remaining: settle before writing it, subtract when showing it. */
+  credits: CreditBalances;
 }
 
 const DEFAULT_BYTE_LENGTH = 16;

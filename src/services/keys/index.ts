@@ -56,12 +56,12 @@ export class KeyService {
     if (!api) throw new AppError("key_not_found", { detail: KEY_MISSING });
     requirePermission(principal, "api", api.id, "read_key");
     if (input.decrypt) requirePermission(principal, "api", api.id, "decrypt_key");
-    return this.withPlaintext(buildKeyView(db, row), row, input.decrypt);
+    return this.withPlaintext(buildKeyView(db, row, this.deps.credits), row, input.decrypt);
   }
 
   /** A key by its plaintext; needs `read_key` on its API (404 without it, never 403). */
   whoami(principal: Principal, input: { key: string }): KeyView {
-    return whoami(this.deps.storage.db, principal, input);
+    return whoami(this.deps.storage.db, this.deps.credits, principal, input);
   }
 
   updateKey(principal: Principal, input: UpdateKeyInput): Record<string, never> {
@@ -121,7 +121,7 @@ export class KeyService {
     }
     const rows = db.select().from(keys).where(and(...conditions)).orderBy(asc(keys.id)).limit(limit + 1).all();
     const next = rows.length > limit ? rows[limit] : undefined;
-    return { items: rows.slice(0, limit).map((r) => this.withPlaintext(buildKeyView(db, r), r, input.decrypt)), cursor: next?.id };
+    return { items: rows.slice(0, limit).map((r) => this.withPlaintext(buildKeyView(db, r, this.deps.credits), r, input.decrypt)), cursor: next?.id };
   }
 
   /** Adds `plaintext` for a recoverable key when asked; a ciphertext that does not decrypt is left out. */

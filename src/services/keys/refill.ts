@@ -9,6 +9,7 @@ import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
 import { keys } from "../../storage/schema/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
+import type { CreditBalances } from "../credits/index.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -31,12 +32,14 @@ export function lastRefillDueMs(nowMs: number, refillDay: number | null): number
 }
 
 /** Refills every live key that is due at `nowMs`; returns how many keys were refilled. */
-export function refillDueKeys(deps: { storage: Storage; cache: KeyCacheInvalidator }, nowMs: number): number {
+export function refillDueKeys(deps: { storage: Storage; cache: KeyCacheInvalidator; credits: CreditBalances }, nowMs: number): number {
   const { db, sqlite } = deps.storage;
   const candidates = db.select({ id: keys.id, remaining: keys.remaining, amount: keys.refillAmount, day: keys.refillDay, last: keys.lastRefillAt })
     .from(keys).where(and(isNotNull(keys.refillAmount), isNull(keys.deletedAt))).all();
   const due = candidates.filter((k) => (k.last ?? 0) < lastRefillDueMs(nowMs, k.day));
   if (due.length === 0) return 0;
+  // The refill compares with and sets keys.remaining: it must hold the balance first.
+  deps.credits.settle(due.map((k) => k.id));
   const update = sqlite.query<unknown, [number, string]>(
     "UPDATE keys SET remaining = CASE WHEN remaining IS NULL OR remaining < refill_amount THEN refill_amount ELSE remaining END, last_refill_at = ?1 WHERE id = ?2",
   );

@@ -60,11 +60,14 @@ export interface KeyMutation<T> {
 
 /**
  * Runs one change to key `keyId` in one transaction with its audit entry, then drops the key from
- * the verification cache so that the very next verification sees the change.
+ * the verification cache so that the very next verification sees the change. The key's pending
+ * credit spends are folded into keys.remaining first.
  */
 export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string, mutation: KeyMutation<T>): T {
   const { db } = deps.storage;
   const now = deps.clock.now();
+  // Any mutation may write or copy keys.remaining (credits, reroll), so it starts from the balance.
+  deps.credits.settle([keyId]);
   const result = inTransaction(deps.storage, () => {
     const target = findKeyTarget(db, principal, keyId, mutation.missingDetail);
     mutation.authorize(target);

@@ -4,11 +4,12 @@ import type { keys } from "../../storage/schema/index.ts";
 import { loadKeyAccess } from "../rbac/index.ts";
 import { findIdentityById, loadRatelimitConfigs } from "../identities/index.ts";
 import type { KeyView } from "./types.ts";
+import type { CreditBalances } from "../credits/index.ts";
 
 export type KeyRow = typeof keys.$inferSelect;
 
 /** Leaves out every optional field that is empty, as upstream does. */
-export function buildKeyView(db: Db, row: KeyRow): KeyView {
+export function buildKeyView(db: Db, row: KeyRow, credits: Pick<CreditBalances, "pendingOf">): KeyView {
   const view: KeyView = { keyId: row.id, start: row.start, enabled: row.enabled, createdAt: row.createdAt };
   if (row.name !== null) view.name = row.name;
   if (row.meta !== null) view.meta = row.meta;
@@ -18,8 +19,8 @@ export function buildKeyView(db: Db, row: KeyRow): KeyView {
   const access = loadKeyAccess(db, row.id);
   if (access.permissions.length > 0) view.permissions = access.permissions;
   if (access.roles.length > 0) view.roles = access.roles;
-  const credits = creditsView(row);
-  if (credits) view.credits = credits;
+  const balance = creditsView(row.remaining === null ? row : { ...row, remaining: row.remaining - credits.pendingOf(row.id) });
+  if (balance) view.credits = balance;
   const identity = row.identityId ? findIdentityById(db, row.identityId) : undefined;
   if (identity) {
     const limits = loadRatelimitConfigs(db, { identityId: identity.id });

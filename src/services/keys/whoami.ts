@@ -11,15 +11,16 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { findApiByKeySpace } from "../apis/index.ts";
 import { KEY_ELSEWHERE, KEY_MISSING } from "./target.ts";
 import { buildKeyView } from "./view.ts";
+import type { CreditBalances } from "../credits/index.ts";
 import type { KeyView } from "./types.ts";
 
 /** The live key with this plaintext. 404: unknown key or other workspace; 403 without `read_key` on its API. */
-export function whoami(db: Db, principal: Principal, input: { key: string }): KeyView {
+export function whoami(db: Db, credits: CreditBalances, principal: Principal, input: { key: string }): KeyView {
   const row = db.select().from(keys).where(and(eq(keys.hash, sha256Base64(input.key)), isNull(keys.deletedAt))).get();
   if (!row) throw new AppError("key_not_found", { detail: KEY_MISSING });
   if (row.workspaceId !== principal.workspaceId) throw new AppError("key_not_found", { detail: KEY_ELSEWHERE });
   const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
   if (!api) throw new AppError("key_not_found", { detail: KEY_MISSING });
   requirePermission(principal, "api", api.id, "read_key");
-  return buildKeyView(db, row);
+  return buildKeyView(db, row, credits);
 }

@@ -16,9 +16,9 @@ import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
 import { SnapshotLoader, type KeySnapshot } from "./snapshot.ts";
 import { evaluatePermissionQuery, parsePermissionQuery, type PermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
-import { CreditLedger } from "./credits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
 import type { VerificationRecorder } from "../analytics/index.ts";
+import type { CreditLedger } from "../credits/index.ts";
 
 export type { KeySnapshot } from "./snapshot.ts";
 
@@ -53,6 +53,7 @@ export interface VerificationDeps {
   clock: Clock;
   limiter: SlidingWindowLimiter;
   cache: KeyCache<KeySnapshot>;
+  credits: CreditLedger;
   /** Where each verification's event goes; none when analytics recording is off. */
   events?: VerificationRecorder;
 }
@@ -63,13 +64,11 @@ const NO_TAGS: readonly string[] = [];
 const QUERY_CACHE_SIZE = 1000;
 
 export class VerificationService {
-  private readonly credits: CreditLedger;
   private readonly snapshots: SnapshotLoader;
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
 
   constructor(private readonly deps: VerificationDeps) {
-    this.credits = new CreditLedger(deps.storage);
-    this.snapshots = new SnapshotLoader(deps.storage.sqlite);
+    this.snapshots = new SnapshotLoader(deps.storage.sqlite, deps.credits);
   }
 
   /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
@@ -89,11 +88,6 @@ export class VerificationService {
       this.queries.set(text, parsed);
     }
     return parsed;
-  }
-
-  /** Commits queued credit spends now (on stop). */
-  flush(): void {
-    this.credits.flush();
   }
 
   /**
@@ -125,12 +119,25 @@ export class VerificationService {
     }
     const limits = applyRatelimits(this.deps.limiter, snap, input.ratelimits ?? []);
     if (limits && !limits.passed) return describe(snap, "RATE_LIMITED", { ratelimits: limits.states });
-    const extra = limits ? { ratelimits: limits.states } : {};
-    if (snap.remaining === null) return describe(snap, "VALID", extra);
+    const ratelimits = limits?.states;
+    if (snap.remaining === null) return describe(snap, "VALID", { ratelimits });
     const cost = input.credits?.cost ?? 1;
-    return this.credits.spend(snap.keyId, cost).then((spend) => {
-      snap.remaining = spend.remaining;
-      return describe(snap, spend.spent ? "VALID" : "USAGE_EXCEEDED", { ...extra, credits: spend.remaining });
+    if (snap.remaining < cost) return describe(snap, "USAGE_EXCEEDED", { ratelimits, credits: snap.remaining });
+    if (cost === 0) return describe(snap, "VALID", { ratelimits, credits: snap.remaining });
+    return this.spend(snap, cost).then((credits) => describe(snap, "VALID", { ratelimits, credits }));
+  }
+
+  /**
+   * Takes `cost` from the cached balance at once (so concurrent verifications see it) and resolves
+   * with the balance after it once the spend is committed. A failed commit drops the snapshot, so
+   * the next verification reloads the balance, and fails this verification.
+   */
+  private spend(snap: KeySnapshot, cost: number): Promise<number> {
+    const after = snap.remaining! - cost;
+    snap.remaining = after;
+    return this.deps.credits.spend(snap.keyId, cost).then(() => after, (error: unknown) => {
+      this.deps.cache.keyChanged(snap.keyId);
+      throw error;
     });
   }
 
@@ -170,6 +177,6 @@ function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<Verify
     };
   }
   if (extra?.credits !== undefined) result.credits = extra.credits;
-  if (extra?.ratelimits !== undefined) result.ratelimits = extra.ratelimits;
+  if (extra?.ratelimits) result.ratelimits = extra.ratelimits;
   return result;
 }

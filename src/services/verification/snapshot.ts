@@ -8,6 +8,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { RatelimitConfig } from "../identities/index.ts";
+import type { CreditBalances } from "../credits/index.ts";
 import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
 
 export interface KeySnapshot {
@@ -21,6 +22,7 @@ export interface KeySnapshot {
   expiresAt: number | null;
   enabled: boolean;
   deleted: boolean;
+  /** The credit balance (null: unlimited), kept in step with this process's spends. */
   remaining: number | null;
   roles: string[];
   permissions: string[];
@@ -73,14 +75,17 @@ WHERE k.hash = ?1`;
 export class SnapshotLoader {
   private readonly statement: Statement<SnapshotRow, [string]>;
 
-  constructor(sqlite: Database) {
+  constructor(sqlite: Database, private readonly credits: Pick<CreditBalances, "pendingOf">) {
     this.statement = sqlite.query<SnapshotRow, [string]>(SNAPSHOT_SQL);
   }
 
-  /** The snapshot of the key with this hash, or undefined when no key has it. */
+  /** The snapshot of the key with this hash, or undefined when no key has it; `remaining` is its balance. */
   load(hash: string): KeySnapshot | undefined {
     const row = this.statement.get(hash);
-    return row ? toSnapshot(row) : undefined;
+    if (!row) return undefined;
+    const snap = toSnapshot(row);
+    if (snap.remaining !== null) snap.remaining -= this.credits.pendingOf(snap.keyId);
+    return snap;
   }
 }
 

@@ -4,3 +4,4 @@ export * from "./keys.ts";
 export * from "./rbac.ts";
 export * from "./ratelimits.ts";
 export * from "./events.ts";
+export * from "./credits.ts";

@@ -1,0 +1,4 @@
+CREATE TABLE `credit_journal` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`entries` text NOT NULL
+);

@@ -1,0 +1,125 @@
+/** The credit ledger: spends group-committed to the journal, per-key totals in memory (see index.ts). */
+import type { Storage } from "../../storage/db.ts";
+import { inTransaction } from "../../storage/db.ts";
+import { CreditJournal, type JournalEntry } from "./journal.ts";
+
+/** What the key service needs of the ledger. */
+export interface CreditBalances {
+  /** Credits this key has spent that `keys.remaining` does not show yet. */
+  pendingOf(keyId: string): number;
+  /** Folds these keys' pending totals into `keys.remaining` (own transaction); call before writing it. */
+  settle(keyIds: readonly string[]): void;
+}
+
+interface QueuedSpend {
+  keyId: string;
+  cost: number;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export interface CreditLedgerLimits {
+  /** The journal is rewritten as per-key totals once this many entries were appended (and 4 × the totals). */
+  compactAfterEntries: number;
+  /** Keys with pending totals beyond this are folded into `keys.remaining`, oldest first, at compaction. */
+  maxPendingKeys: number;
+  /** At most this many keys folded by one compaction, so that it stays a short pause. */
+  maxFoldPerCompaction: number;
+}
+
+const DEFAULT_LIMITS: CreditLedgerLimits = { compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000 };
+
+export class CreditLedger implements CreditBalances {
+  private readonly journal: CreditJournal;
+  /** keyId → credits spent and not yet in `keys.remaining` (committed or queued). */
+  private readonly pending = new Map<string, number>();
+  private queue: QueuedSpend[] = [];
+  private scheduled = false;
+  private appendedSinceCompaction = 0;
+  private readonly limits: CreditLedgerLimits;
+
+  constructor(private readonly storage: Storage, limits: Partial<CreditLedgerLimits> = {}) {
+    this.journal = new CreditJournal(storage);
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  /** Loads the journal's totals (at start, before any spend); returns how many keys have some. */
+  restore(): number {
+    this.pending.clear();
+    for (const [keyId, total] of this.journal.totals()) this.pending.set(keyId, total);
+    return this.pending.size;
+  }
+
+  pendingOf(keyId: string): number {
+    return this.pending.get(keyId) ?? 0;
+  }
+
+  /**
+   * Records a spend of `cost` (> 0) that the caller has checked against the key's balance; resolves
+   * once it is committed, rejects (and forgets it) if the commit fails. Spends queued in one turn of
+   * the event loop are committed together.
+   */
+  spend(keyId: string, cost: number): Promise<void> {
+    this.pending.set(keyId, this.pendingOf(keyId) + cost);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ keyId, cost, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued spend as one journal row and answers each; also called on stop. */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    try {
+      inTransaction(this.storage, () => this.journal.append(batch.map((s): JournalEntry => [s.keyId, s.cost])));
+    } catch (error) {
+      for (const s of batch) this.forget(s.keyId, s.cost);
+      for (const s of batch) s.reject(error);
+      return;
+    }
+    for (const s of batch) s.resolve();
+    this.appendedSinceCompaction += batch.length;
+    if (this.appendedSinceCompaction >= Math.max(this.limits.compactAfterEntries, 4 * this.pending.size)) this.compact();
+  }
+
+  settle(keyIds: readonly string[]): void {
+    this.flush();
+    const totals: JournalEntry[] = [];
+    for (const keyId of new Set(keyIds)) {
+      const total = this.pending.get(keyId);
+      if (total !== undefined) totals.push([keyId, total]);
+    }
+    if (totals.length === 0) return;
+    inTransaction(this.storage, () => this.journal.foldIntoKeys(totals));
+    for (const [keyId] of totals) this.pending.delete(keyId);
+  }
+
+  /** Keys with a pending total (for tests and metrics). */
+  get pendingKeys(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Rewrites the journal as one entry per key, after folding the oldest keys beyond the cap; the
+   * queue is empty here, so the totals are exactly the committed spends. A failure leaves the
+   * journal as it was; the next compaction tries again.
+   */
+  private compact(): void {
+    const excess = Math.min(this.pending.size - this.limits.maxPendingKeys, this.limits.maxFoldPerCompaction);
+    if (excess > 0) this.settle([...this.pending.keys()].slice(0, excess));
+    inTransaction(this.storage, () => this.journal.rewrite(this.pending));
+    this.appendedSinceCompaction = 0;
+  }
+
+  private forget(keyId: string, cost: number): void {
+    const left = this.pendingOf(keyId) - cost;
+    if (left === 0) this.pending.delete(keyId);
+    else this.pending.set(keyId, left);
+  }
+}
