@@ -21,12 +21,26 @@ export function openStorage(path: string, opts: { readonly?: boolean } = {}): St
     sqlite.run("PRAGMA synchronous = NORMAL");
   }
   sqlite.run("PRAGMA foreign_keys = ON");
-  const db = drizzle({ client: sqlite, schema });
+  const db = drizzle({ client: statementCaching(sqlite), schema });
   return {
     sqlite,
     db,
     close: () => sqlite.close(),
   };
+}
+
+/**
+ * The client drizzle's bun-sqlite session talks to (it calls only these three). drizzle prepares
+ * every query it runs, and compiling a statement costs more than running it; bun:sqlite's `query`
+ * keeps compiled statements by their SQL text, so each distinct statement is compiled once.
+ */
+function statementCaching(sqlite: Database): Database {
+  const client: Pick<Database, "prepare" | "exec" | "transaction"> = {
+    prepare: ((sql: string) => sqlite.query(sql)) as Database["prepare"],
+    exec: (sql: string, ...bindings: never[]) => sqlite.exec(sql, ...bindings),
+    transaction: (fn) => sqlite.transaction(fn),
+  };
+  return client as Database;
 }
 
 /**
