@@ -2,18 +2,40 @@
  * Entry point of the `tollgate` program: the only reader of process.env and process.argv, the
  * only place that installs signal handlers and calls process.exit.
  */
+import { writeSync } from "node:fs";
 import { runCli, type CliIo } from "./cli/index.ts";
 
 const stopRequested = new Promise<string>((resolve) => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
 });
 
+/**
+ * stderr lines gathered during one turn of the event loop and written with one call: at full load
+ * the access log writes a line per request, and a write per line would cost more than the request.
+ */
+let stderrLines: string[] = [];
+function flushStderr(): void {
+  if (stderrLines.length === 0) return;
+  const text = stderrLines.join("");
+  stderrLines = [];
+  try {
+    writeSync(2, text);
+  } catch {
+    // A non-blocking stderr that is full: hand the text to the stream, which queues it.
+    process.stderr.write(text);
+  }
+}
+
 const io: CliIo = {
   env: process.env,
   stdout: (line) => process.stdout.write(line + "\n"),
-  stderr: (line) => process.stderr.write(line + "\n"),
+  stderr: (line) => {
+    if (stderrLines.length === 0) setImmediate(flushStderr);
+    stderrLines.push(line + "\n");
+  },
   stopRequested: () => stopRequested,
 };
 
 const code = await runCli(process.argv.slice(2), io);
+flushStderr();
 process.exit(code);
