@@ -112,6 +112,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.failure;
     }
     io.stderr(`error: ${(e as Error).message}`);
+    // Where it failed, for whoever runs it again at debug level; the message above is for everyone.
+    logger.debug("failure", { stack: (e as Error).stack });
     return EXIT.failure;
   }
 }
