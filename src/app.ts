@@ -33,9 +33,6 @@ export interface AppOptions {
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
 
-/** The hot paths: their access-log lines are debug, since /metrics counts them and at full load they would be most of the log. */
-const HOT_ROUTES: ReadonlySet<string> = new Set(["/v2/keys.verifyKey", "/v2/ratelimit.limit", "/v2/ratelimits.limit"]);
-
 export function createApp(opts: AppOptions) {
   const contexts = new RequestContexts();
   const errors = createErrorRenderer(opts.docsUrl, opts.logger);
@@ -76,7 +73,7 @@ export function createApp(opts: AppOptions) {
       const { requestId } = contexts.of(request);
       return jsonResponse({ meta: { requestId }, data: responseValue.data, ...responseValue.extra }, Number(set.status ?? 200), requestId);
     })
-    .use(accessLog({ logger: opts.logger, contexts, metrics, debugRoutes: HOT_ROUTES }))
+    .use(accessLog({ logger: opts.logger, contexts, metrics }))
     .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), {
       detail: { summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [] },
     })
