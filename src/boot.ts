@@ -149,7 +149,8 @@ export async function boot(opts: BootOptions): Promise<Running> {
       await new Promise((resolve) => setImmediate(resolve));
       await analytics.flushAndStop();
       ratelimitState.flushAndStop();
-      checkpointWal(storage);
+      const checkpoint = checkpointWal(storage);
+      if (checkpoint.busy !== 0) logger.warn("the WAL could not be folded into tollgate.db; it is kept and replayed on the next start", { ...checkpoint });
       storage.close();
     },
   };
