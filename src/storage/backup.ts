@@ -3,10 +3,11 @@
  * VACUUM INTO copies inside one read transaction, so the copy is the database as of one moment
  * (WAL frames included) and the service is never blocked: in WAL mode readers and the writer do not
  * wait for each other. The copy is written under a temporary name beside the target, checked,
- * synced and only then renamed, so `file` is either a complete backup or absent.
+ * synced and only then linked to `file`, which fails rather than replace a file that appeared
+ * meanwhile: `file` is either a complete backup or absent, and nothing is overwritten.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 
 export class BackupError extends Error {
@@ -35,11 +36,10 @@ export function backupDatabase(dbPath: string, file: string): void {
     checkCopy(partial);
     // SQLite does not sync what VACUUM INTO writes; a backup that a power cut can truncate is none.
     syncPath(partial);
-    renameSync(partial, file);
+    linkSync(partial, file);
     syncPath(dirname(file));
-  } catch (e) {
+  } finally {
     rmSync(partial, { force: true });
-    throw e;
   }
 }
 
