@@ -10,14 +10,21 @@
  * `bun install` would fetch a second runtime (~30 MB) nobody runs, and a semver range there could
  * drift from the building Bun, which must match the runtime exactly.
  *
+ * Files found through `new URL("./x", import.meta.url)` need care, since in the executable every
+ * module's import.meta.url is the executable's own (`/$bunfs/root/<name>`). Worker threads
+ * (`new Worker(new URL("./x.ts", import.meta.url))`) must be entry points of the bundle; they are
+ * found in src/ and added, so a new worker needs no change here, and their URLs are rewritten to
+ * where the executable stores them, their path relative to src/. Other files so referenced (the SQL
+ * parser's WASM module) are embedded. `bun run` is unaffected by either.
+ *
  * A build is skipped when dist/ holds a binary built from the same inputs (sources, migrations,
  * lockfile, this script, Bun's version): the hash is kept in dist/.inputs-<target>. `--force`
- * rebuilds. Usage: bun run build.ts [--target x64|arm64|all] [--force]
+ * rebuilds. Usage: bun run build.ts [--target x64|arm64|all] [--force] [--outdir <dir>]
  */
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 export const ROOT = import.meta.dir;
@@ -26,8 +33,8 @@ export const DIST = join(ROOT, "dist");
 export type Target = "x64" | "arm64";
 export const TARGETS: readonly Target[] = ["x64", "arm64"];
 
-export const binaryPath = (target: Target) => join(DIST, `tollgate-linux-${target}`);
-const inputsPath = (target: Target) => join(DIST, `.inputs-${target}`);
+export const binaryPath = (target: Target, outDir = DIST) => join(outDir, `tollgate-linux-${target}`);
+const inputsPath = (target: Target, outDir = DIST) => join(outDir, `.inputs-${target}`);
 
 /** Every file that can change the binary, by path and content, plus Bun's version. */
 export function inputsHash(): string {
@@ -47,9 +54,55 @@ function listFiles(dir: string): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
-/** Whether dist/ holds a `target` binary built from the current inputs. */
-export function isFresh(target: Target, hash = inputsHash()): boolean {
-  return existsSync(binaryPath(target)) && existsSync(inputsPath(target)) && readFileSync(inputsPath(target), "utf8") === hash;
+/** Whether `outDir` holds a `target` binary built from the current inputs. */
+export function isFresh(target: Target, hash = inputsHash(), outDir = DIST): boolean {
+  const inputs = inputsPath(target, outDir);
+  return existsSync(binaryPath(target, outDir)) && existsSync(inputs) && readFileSync(inputs, "utf8") === hash;
+}
+
+const SRC = join(ROOT, "src");
+const WORKER_URL = /new Worker\([^;]*?new URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g;
+const RELATIVE_URL = /new URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g;
+
+/** Each source file of src/ that starts worker threads, with the absolute paths of their entry files. */
+export function workerSpawners(): Map<string, string[]> {
+  const spawners = new Map<string, string[]>();
+  for (const file of listFiles(SRC).filter((f) => f.endsWith(".ts"))) {
+    const entries = [...readFileSync(file, "utf8").matchAll(WORKER_URL)].map((m) => resolve(dirname(file), m[1]!));
+    const missing = entries.find((entry) => !existsSync(entry));
+    if (missing) throw new Error(`${relative(ROOT, file)} starts a worker from ${relative(ROOT, missing)}, which does not exist`);
+    if (entries.length > 0) spawners.set(file, entries);
+  }
+  return spawners;
+}
+
+/**
+ * The bundler plugin for `new URL("<relative path>", import.meta.url)`, which the executable cannot
+ * resolve (see above): a worker's URL is rewritten to where the executable stores the worker, and
+ * any other file so referenced (a dependency's WASM module) is embedded, its URL pointing at the
+ * embedded copy. Only ES modules (.ts, .mjs) are rewritten; the rest load unchanged.
+ */
+function importMetaUrlPlugin(workers: ReadonlySet<string>): Bun.BunPlugin {
+  return {
+    name: "import-meta-url",
+    setup(builder) {
+      builder.onLoad({ filter: /\.(?:ts|mjs)$/ }, async ({ path }) => {
+        const source = await Bun.file(path).text();
+        if (!source.includes("import.meta.url")) return undefined;
+        const assets: string[] = [];
+        const contents = source.replace(RELATIVE_URL, (whole, rel: string) => {
+          const target = resolve(dirname(path), rel);
+          if (workers.has(target)) return `new URL(${JSON.stringify(`./${relative(SRC, target)}`)}, import.meta.url)`;
+          if (!existsSync(target) || /\.(?:[cm]?[jt]s)$/.test(target)) return whole;
+          const name = `__embedded_${assets.length}`;
+          assets.push(`import ${name} from ${JSON.stringify(rel)} with { type: "file" };`);
+          return `Bun.pathToFileURL(${name})`;
+        });
+        if (contents === source) return undefined;
+        return { contents: `${assets.join("\n")}\n${contents}`, loader: path.endsWith(".ts") ? "ts" : "js" };
+      });
+    },
+  };
 }
 
 /** The Bun runtime to embed for `target`, without downloading through the compiler. */
@@ -78,6 +131,8 @@ async function aarch64Runtime(version: string): Promise<string> {
     rmSync(work, { recursive: true, force: true });
   }
   if (!existsSync(bin)) throw new Error(`the package has no package/bin/bun: ${cacheDir}`);
+  const packaged = JSON.parse(readFileSync(join(cacheDir, "package", "package.json"), "utf8")) as { version?: string };
+  if (packaged.version !== version) throw new Error(`${cacheDir} holds version ${packaged.version}, not ${version}`);
   chmodSync(bin, 0o755);
   return bin;
 }
@@ -95,12 +150,15 @@ function elfMachine(file: string): number {
   return head.readUInt16LE(18);
 }
 
-/** Compiles one target into dist/; returns its path. */
-export async function buildTarget(target: Target): Promise<string> {
-  const outfile = binaryPath(target);
+/** Compiles one target into `outDir`; returns its path. */
+export async function buildTarget(target: Target, outDir = DIST): Promise<string> {
+  const outfile = binaryPath(target, outDir);
   const hash = inputsHash();
+  const spawners = workerSpawners();
   const result = await Bun.build({
-    entrypoints: [join(ROOT, "src", "main.ts")],
+    // main.ts sits in src/, the common root of every entry point: worker paths are relative to it.
+    entrypoints: [join(SRC, "main.ts"), ...new Set([...spawners.values()].flat())],
+    plugins: [importMetaUrlPlugin(new Set([...spawners.values()].flat()))],
     minify: true,
     sourcemap: "linked",
     bytecode: true,
@@ -116,44 +174,48 @@ export async function buildTarget(target: Target): Promise<string> {
     },
   });
   if (!result.success) throw new AggregateError(result.logs, `bun build failed for ${target}`);
-  // The source map is embedded in the executable (stack traces name src/ lines); the copy written
-  // beside it is redundant.
-  rmSync(`${outfile}.map`, { force: true });
+  // The source maps are embedded in the executable (stack traces name src/ lines); the copies
+  // written beside it, one per entry point, are redundant.
+  for (const output of result.outputs) if (output.path.endsWith(".map")) rmSync(output.path, { force: true });
   const expected = target === "x64" ? 62 : 183;
   if (elfMachine(outfile) !== expected) throw new Error(`${outfile} was built for the wrong machine`);
-  writeFileSync(inputsPath(target), hash);
+  writeFileSync(inputsPath(target, outDir), hash);
   return outfile;
 }
 
-/** dist/SHA256SUMS for the binaries present, in `sha256sum -c` format. */
-export function writeChecksums(): void {
-  const lines = TARGETS.map(binaryPath).filter(existsSync).map((file) => {
+/** `outDir`/SHA256SUMS for the binaries present, in `sha256sum -c` format. */
+export function writeChecksums(outDir = DIST): void {
+  const lines = TARGETS.map((t) => binaryPath(t, outDir)).filter(existsSync).map((file) => {
     const digest = createHash("sha256").update(readFileSync(file)).digest("hex");
-    return `${digest}  ${relative(DIST, file)}`;
+    return `${digest}  ${relative(outDir, file)}`;
   });
-  writeFileSync(join(DIST, "SHA256SUMS"), lines.join("\n") + "\n");
+  writeFileSync(join(outDir, "SHA256SUMS"), lines.join("\n") + "\n");
 }
 
-/** Builds the targets that are not fresh (all with `force`) and rewrites SHA256SUMS. */
-export async function build(targets: readonly Target[], force = false): Promise<void> {
-  mkdirSync(DIST, { recursive: true });
+/** Builds the targets that are not fresh (all with `force`) into `outDir` and rewrites SHA256SUMS. */
+export async function build(targets: readonly Target[], force = false, outDir = DIST): Promise<void> {
+  mkdirSync(outDir, { recursive: true });
   const hash = inputsHash();
   for (const target of targets) {
-    if (!force && isFresh(target, hash)) {
-      console.log(`dist/tollgate-linux-${target}: up to date`);
+    const name = binaryPath(target, outDir).replace(`${process.cwd()}/`, "");
+    if (!force && isFresh(target, hash, outDir)) {
+      console.log(`${name}: up to date`);
       continue;
     }
     const started = performance.now();
-    const file = await buildTarget(target);
+    const file = await buildTarget(target, outDir);
     const mib = (statSync(file).size / 1024 / 1024).toFixed(1);
-    console.log(`dist/tollgate-linux-${target}: ${mib} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`${name}: ${mib} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  writeChecksums();
+  writeChecksums(outDir);
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { target: { type: "string", default: "all" }, force: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { target: { type: "string", default: "all" }, force: { type: "boolean", default: false }, outdir: { type: "string", default: DIST } },
+  });
   const target = values.target;
   if (target !== "all" && target !== "x64" && target !== "arm64") throw new Error("--target must be x64, arm64 or all");
-  await build(target === "all" ? TARGETS : [target], values.force);
+  await build(target === "all" ? TARGETS : [target], values.force, resolve(values.outdir));
 }

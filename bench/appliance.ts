@@ -1,11 +1,12 @@
 /**
- * The appliance as an operator meets it: the size of each binary in dist/, the time from exec to
- * the first answered request (empty data dir, so it includes migrations and the bootstrap, and a
- * second start on the existing data dir), and resident memory when idle. Runs the x64 binary from
- * an empty directory; builds it first when dist/ is stale. Prints a Markdown section for
- * BENCHMARKS.md. Every child is ended by its PID. Usage: bun run bench/appliance.ts [runs]
+ * The appliance as an operator meets it, against the reference (the bare Bun.serve echo of
+ * bench/echo.ts, compiled the same way): the size of each executable, the time from exec to the
+ * first answered request (tollgate on an empty data dir, so with migrations and the bootstrap, and
+ * again on the existing one), and resident memory when idle. Each executable runs alone from an
+ * empty directory; runs alternate between tollgate and the reference. Builds dist/ first when
+ * stale. Every child is ended by its PID. Usage: bun run bench/appliance.ts [runs]
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryPath, build, TARGETS } from "../build.ts";
@@ -13,25 +14,28 @@ import { binaryPath, build, TARGETS } from "../build.ts";
 const RUNS = Number(process.argv[2] ?? 5);
 const IDLE_MS = 3000;
 
-interface Start {
+interface Started {
   firstAnswerMs: number;
   pid: number;
-  url: string;
   proc: ReturnType<typeof Bun.spawn>;
 }
 
-/** Spawns `binary serve` in `cwd` and times exec → the first 200 from /v2/liveness. */
-async function start(binary: string, cwd: string): Promise<Start> {
+/** Spawns `command` in `cwd` and times exec → the first 200 from `path`, the URL taken from its `"url"` log line. */
+async function start(command: string[], cwd: string, path: string): Promise<Started> {
   const started = performance.now();
-  const proc = Bun.spawn([binary, "serve"], {
-    cwd, stdout: "ignore", stderr: "pipe",
+  const proc = Bun.spawn(command, {
+    cwd, stdout: "pipe", stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TOLLGATE_DATA_DIR: join(cwd, "data"), TOLLGATE_PORT: "0" },
   });
-  const url = await listeningUrl(proc.stderr);
-  const res = await fetch(`${url}/v2/liveness`);
-  if (res.status !== 200) throw new Error(`liveness answered ${res.status}`);
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${command[0]} logged no URL within 30 s`)), 30_000).unref());
+  const url = await Promise.race([listeningUrl(proc.stdout), listeningUrl(proc.stderr), timeout]).catch((e) => {
+    process.kill(proc.pid, "SIGKILL");
+    throw e;
+  });
+  const res = await fetch(url + path);
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
   await res.arrayBuffer();
-  return { firstAnswerMs: performance.now() - started, pid: proc.pid, url, proc };
+  return { firstAnswerMs: performance.now() - started, pid: proc.pid, proc };
 }
 
 async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -39,13 +43,13 @@ async function listeningUrl(stream: ReadableStream<Uint8Array>): Promise<string>
   let text = "";
   for await (const chunk of stream) {
     text += decoder.decode(chunk, { stream: true });
-    const m = /"msg":"tollgate listening","url":"([^"]+)"/.exec(text);
+    const m = /"msg":"[^"]*listening","url":"([^"]+)"/.exec(text);
     if (m?.[1]) return m[1];
   }
-  throw new Error(`serve exited before listening:\n${text}`);
+  return new Promise(() => {}); // the other stream has it
 }
 
-async function stop(s: Start): Promise<void> {
+async function stop(s: Started): Promise<void> {
   process.kill(s.pid, "SIGTERM");
   await s.proc.exited;
 }
@@ -55,41 +59,69 @@ function rssMiB(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/** Runs `binary` alone from a fresh empty directory; `measure` gets the directory. */
+async function inEmptyDir<T>(binary: string, measure: (program: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-appliance-"));
+  const program = join(dir, "program");
+  copyFileSync(binary, program);
+  try {
+    return await measure(program, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** bench/echo.ts compiled like tollgate (minified, for this machine), into a temp dir. */
+async function compileEcho(): Promise<string> {
+  const outfile = join(mkdtempSync(join(tmpdir(), "tollgate-echo-")), "echo");
+  const result = await Bun.build({
+    entrypoints: [join(import.meta.dir, "echo.ts")], minify: true, bytecode: true, format: "esm",
+    compile: { executablePath: process.execPath, outfile, autoloadDotenv: false, autoloadBunfig: false },
+  });
+  if (!result.success) throw new AggregateError(result.logs, "could not compile bench/echo.ts");
+  return outfile;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const mib = (file: string) => statSync(file).size / 1024 / 1024;
 
 async function main(): Promise<void> {
   await build(TARGETS);
-  const sizes = TARGETS.filter((t) => existsSync(binaryPath(t))).map((t) => `| tollgate-linux-${t} | ${(statSync(binaryPath(t)).size / 1024 / 1024).toFixed(1)} MiB |`);
-  const first: number[] = [];
+  const tollgate = binaryPath("x64");
+  const echo = await compileEcho();
+  const fresh: number[] = [];
   const again: number[] = [];
-  let idle = 0;
+  const echoStart: number[] = [];
+  const idle = { tollgate: [] as number[], echo: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    const dir = mkdtempSync(join(tmpdir(), "tollgate-appliance-"));
-    const binary = join(dir, "tollgate");
-    copyFileSync(binaryPath("x64"), binary);
-    try {
-      const fresh = await start(binary, dir);
-      first.push(fresh.firstAnswerMs);
-      await stop(fresh);
-      const warm = await start(binary, dir);
-      again.push(warm.firstAnswerMs);
-      if (i === 0) {
-        // Idle means idle: let start-up work and the first flush intervals pass before reading.
-        await Bun.sleep(IDLE_MS);
-        idle = rssMiB(warm.pid);
-      }
-      await stop(warm);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await inEmptyDir(tollgate, async (program, dir) => {
+      const first = await start([program, "serve"], dir, "/v2/liveness");
+      fresh.push(first.firstAnswerMs);
+      await stop(first);
+      const second = await start([program, "serve"], dir, "/v2/liveness");
+      again.push(second.firstAnswerMs);
+      await Bun.sleep(IDLE_MS);
+      idle.tollgate.push(rssMiB(second.pid));
+      await stop(second);
+    });
+    await inEmptyDir(echo, async (program, dir) => {
+      const s = await start([program], dir, "/");
+      echoStart.push(s.firstAnswerMs);
+      await Bun.sleep(IDLE_MS);
+      idle.echo.push(rssMiB(s.pid));
+      await stop(s);
+    });
   }
-  console.log(`### Appliance (x64 binary, ${RUNS} runs, medians)\n`);
-  console.log("| binary | size |\n| --- | --- |");
-  console.log(sizes.join("\n"));
-  console.log("\n| measure | value |\n| --- | --- |");
-  console.log(`| exec → first answered request, empty data dir (migrations + bootstrap) | ${median(first).toFixed(0)} ms |`);
-  console.log(`| exec → first answered request, existing data dir | ${median(again).toFixed(0)} ms |`);
-  console.log(`| idle resident memory (${IDLE_MS / 1000} s after start) | ${idle.toFixed(1)} MiB |`);
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  console.log(`### Appliance (x64, ${RUNS} runs, medians; reference: bench/echo.ts compiled the same way)\n`);
+  console.log("| executable | size |\n| --- | --- |");
+  for (const t of TARGETS) console.log(`| tollgate-linux-${t} | ${mib(binaryPath(t)).toFixed(1)} MiB |`);
+  console.log(`| echo (reference, x64) | ${mib(echo).toFixed(1)} MiB |`);
+  console.log("\n| measure | tollgate | echo | ratio |\n| --- | --- | --- | --- |");
+  console.log(`| exec → first answered request, empty data dir (migrations + bootstrap) | ${median(fresh).toFixed(0)} ms | ${median(echoStart).toFixed(0)} ms | ${ratio(median(fresh), median(echoStart))} |`);
+  console.log(`| exec → first answered request, existing data dir | ${median(again).toFixed(0)} ms | ${median(echoStart).toFixed(0)} ms | ${ratio(median(again), median(echoStart))} |`);
+  console.log(`| idle resident memory (${IDLE_MS / 1000} s after start) | ${median(idle.tollgate).toFixed(1)} MiB | ${median(idle.echo).toFixed(1)} MiB | ${ratio(median(idle.tollgate), median(idle.echo))} |`);
+  rmSync(join(echo, ".."), { recursive: true, force: true });
 }
 
 await main();

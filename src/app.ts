@@ -51,8 +51,7 @@ export function createApp(opts: AppOptions) {
   };
 
   const hot = hotV2Routes(deps);
-  // The hot paths' access-log lines are debug: /metrics counts them, and at full load they would be most of the log.
-  const logOptions = { logger: opts.logger, contexts, metrics, debugRoutes: new Set(hot.map((r) => r.path)) };
+  const logOptions = { logger: opts.logger, contexts, metrics };
   const lane = { errors, metrics, log: requestLogger(logOptions) };
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.

@@ -34,6 +34,9 @@ import { AnalyticsQueryService, AnalyticsWorkerPool, MAX_ANALYTICS_ROWS, MAX_RES
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 
+/** How long a stop may spend folding pending credit spends into keys.remaining (the rest waits in the journal). */
+const CREDIT_FOLD_BUDGET_MS = 1000;
+
 export interface BootOptions {
   config: Config;
   logger: Logger;
@@ -148,13 +151,14 @@ export async function boot(opts: BootOptions): Promise<Running> {
       scheduler.stop();
       await stopAccepting(app, config.shutdownTimeoutMs, logger);
       services.analytics.stop();
-      services.credits.flush();
+      services.credits.foldAll(CREDIT_FOLD_BUDGET_MS);
       // The spends just committed resolve their verifications in later microtasks, and each of
       // those records its event: let them run before the last event flush.
       await new Promise((resolve) => setImmediate(resolve));
       await analytics.flushAndStop();
       ratelimitState.flushAndStop();
-      checkpointWal(storage);
+      const checkpoint = checkpointWal(storage);
+      if (checkpoint.busy !== 0) logger.warn("the WAL could not be folded into tollgate.db; it is kept and replayed on the next start", { ...checkpoint });
       storage.close();
     },
   };

@@ -28,7 +28,10 @@ export interface Config {
   /** Days each analytics table keeps its rows (rollups by bucket start). */
   analyticsRetentionDays: AnalyticsRetentionDays;
   keyCacheSize: number;
-  /** How long a stop waits for requests in flight before it closes their connections. */
+  /**
+   * How long a stop waits for requests in flight before it closes their connections. The default
+   * leaves the flushes and the checkpoint (milliseconds) room to end the whole stop within 5 s.
+   */
   shutdownTimeoutMs: number;
   /** Client addresses that may read GET /metrics. */
   metricsAllow: AddressRange[];
@@ -157,7 +160,7 @@ export function loadConfig(env: Env): Config {
       month: int(r, "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", 1095, 1, 36_500),
     },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
-    shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 5_000, 0, 600_000),
+    shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
@@ -184,6 +187,6 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
   ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
-  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 5000)"],
+  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
 ];

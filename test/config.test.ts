@@ -31,7 +31,7 @@ describe("defaults", () => {
       analyticsFlushMs: 1000,
       analyticsRetentionDays: { raw: 90, minute: 90, hour: 90, day: 365, month: 1095 },
       keyCacheSize: 200_000,
-      shutdownTimeoutMs: 5_000,
+      shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
     });
   });

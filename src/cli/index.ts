@@ -1,6 +1,7 @@
 /**
- * The CLI: argv → command → exit code (0 ok, 1 failure, 2 usage, 78 configuration). Commands that
- * create something print the new value alone on stdout; messages go to stderr.
+ * The CLI: argv → command → exit code (0 ok, 1 failure, 2 usage, 78 configuration or a database
+ * written by a newer version). Commands that create something print the new value alone on
+ * stdout; messages go to stderr.
  */
 import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type Config } from "../config.ts";
@@ -8,6 +9,7 @@ import { createLogger, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
 import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
 import { systemClock } from "../lib/clock.ts";
+import { DatabaseTooNewError } from "../storage/migrate.ts";
 import type { Actor } from "../services/auth/index.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { SERVE_HELP, serveCommand } from "./serve.ts";
@@ -35,7 +37,7 @@ ${Object.values(HELP).join("\n\n").replace(/^/gm, "  ")}
 Environment:
 ${vars}
 
-Exit codes: 0 ok, 1 failure, 2 usage error, 78 configuration error.`;
+Exit codes: 0 ok, 1 failure, 2 usage error, 78 configuration error (or a database written by a newer version).`;
 }
 
 const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
@@ -107,11 +109,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await dispatch(command, rest, config, logger, io);
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(io, e.message, HELP[command]);
+    // Like a bad setting, a database written by a newer version fails every start the same way:
+    // exit 78, which the systemd unit does not restart.
+    if (e instanceof DatabaseTooNewError) {
+      io.stderr(`error: ${e.message}`);
+      return EXIT.config;
+    }
     if (e instanceof AppError) {
       io.stderr(`error: ${e.detail}`);
       return EXIT.failure;
     }
     io.stderr(`error: ${(e as Error).message}`);
+    // Where it failed, for whoever runs it again at debug level; the message above is for everyone.
+    logger.debug("failure", { stack: (e as Error).stack });
     return EXIT.failure;
   }
 }

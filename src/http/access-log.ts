@@ -14,11 +14,6 @@ export interface AccessLogOptions {
   logger: Logger;
   contexts: RequestContexts;
   metrics: MetricsRegistry;
-  /**
-   * Routes logged at debug rather than info: the hot paths, whose volume would drown the log and
-   * whose counts and latencies /metrics already carries.
-   */
-  debugRoutes?: ReadonlySet<string>;
 }
 
 const MAX_LOGGED_PATH = 200;
@@ -48,7 +43,7 @@ export function requestLogger(opts: AccessLogOptions): (answered: AnsweredReques
     const durationMs = performance.now() - info.startedAtMs;
     const route = matched || UNMATCHED_ROUTE;
     opts.metrics.observeRequest(route, status, durationMs);
-    const level = status >= 500 ? "error" : opts.debugRoutes?.has(route) ? "debug" : "info";
+    const level = status >= 500 ? "error" : "info";
     if (!opts.logger.enabled(level)) return;
     opts.logger[level]("request", {
       requestId: info.requestId,

@@ -20,7 +20,9 @@ export const IDENTIFIER_PATTERN = "^[a-zA-Z0-9_]+$";
 export const ApiId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "API identifier (`api_…`)" });
 export const KeyId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "Key identifier (`key_…`)" });
 export const ExternalId = t.String({ minLength: 1, maxLength: 255, pattern: "^[a-zA-Z0-9_.-]+$", description: "Your identifier of the key's owner" });
-export const Meta = t.Record(t.String(), t.Unknown(), { description: "Arbitrary JSON object" });
+export const Meta = t.Record(t.String(), t.Unknown(), {
+  description: "Arbitrary JSON object, returned by every verification: keep it under 10 KB. Bounded only by the request body's 1 MiB",
+});
 export const PermissionSlug = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const RoleName = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const UnixMs = (description: string) => Int({ minimum: 0, maximum: 4102444800000, description });

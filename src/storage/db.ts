@@ -29,6 +29,13 @@ export function openStorage(path: string, opts: { readonly?: boolean } = {}): St
   };
 }
 
+/** The outcome of `PRAGMA wal_checkpoint`: `busy` 1 when it could not finish, frames in the WAL and moved. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
 /**
  * The client drizzle's bun-sqlite session talks to (it calls only these three). drizzle prepares
  * every query it runs, and compiling a statement costs more than running it; bun:sqlite's `query`
@@ -45,10 +52,21 @@ function statementCaching(sqlite: Database): Database {
 
 /**
  * Moves every WAL frame into the database file and truncates the WAL, so that a stopped service
- * leaves one self-contained `tollgate.db` (what an operator copies or restores).
+ * leaves one self-contained `tollgate.db` (what an operator copies or restores). Another connection
+ * that is just closing (a worker thread's) can hold SQLite's checkpoint lock for a moment, and a
+ * checkpoint that finds it taken gives up at once, busy: so it is tried again, for at most
+ * `timeoutMs`. Returns the last outcome; `busy` 0 means the WAL is empty.
  */
-export function checkpointWal(storage: Storage): void {
-  storage.sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
+export function checkpointWal(storage: Storage, timeoutMs = 1000): CheckpointResult {
+  const checkpoint = storage.sqlite.query<CheckpointResult, []>("PRAGMA wal_checkpoint(TRUNCATE)");
+  const deadline = performance.now() + timeoutMs;
+  let result = checkpoint.get() ?? { busy: 1, log: -1, checkpointed: -1 };
+  while (result.busy !== 0 && performance.now() < deadline) {
+    Bun.sleepSync(5);
+    result = checkpoint.get() ?? result;
+  }
+  checkpoint.finalize();
+  return result;
 }
 
 /** The database's size in bytes (pages in use and free), without the WAL. */

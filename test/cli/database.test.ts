@@ -1,10 +1,11 @@
 /**
  * The database across versions and copies, with the CLI as a child process: a database written by
- * a newer tollgate is refused (exit 1, a clear message, nothing changed), and `tollgate backup`
+ * a newer tollgate is refused (exit 78, which systemd does not restart; a clear message; nothing
+ * changed), and `tollgate backup`
  * taken while serve runs restores, as the README describes, into a service that has every record.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
@@ -34,7 +35,7 @@ const migrationRows = (file: string) => {
 };
 
 describe("a database written by a newer version", () => {
-  test("serve and migrate exit 1 naming the problem, and leave the database as it was", async () => {
+  test("serve and migrate exit 78 naming the problem, and leave the database as it was", async () => {
     const { dir } = fresh();
     expect((await runCli(["migrate"], { dataDir: dir })).code).toBe(0);
     const file = join(dir, "tollgate.db");
@@ -45,7 +46,7 @@ describe("a database written by a newer version", () => {
 
     for (const args of [["serve"], ["migrate"], ["workspace", "list"]]) {
       const r = await runCli(args, { dataDir: dir });
-      expect({ args, code: r.code }).toEqual({ args, code: 1 });
+      expect({ args, code: r.code }).toEqual({ args, code: 78 });
       expect(r.stderr).toContain("written by a newer version of tollgate");
       expect(r.stderr).toContain("will not downgrade");
       expect(r.stderr).not.toContain("tollgate listening");
@@ -67,6 +68,9 @@ describe("backup while serving, then restore", () => {
     const backupFile = join(parent, "tollgate-backup.db");
     const backup = await runCli(["backup", backupFile], { dataDir: dir });
     expect(backup).toMatchObject({ code: 0, stdout: `${backupFile}\n` });
+    expect(backup.stderr).toContain(`${join(dir, "master.key")}; keep a copy of it with the backup`);
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
+    expect(readdirSync(parent).filter((f) => f.includes(".partial-"))).toEqual([]);
     // Written after the backup: must not be in the restored copy.
     const later = await served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey);
     expect(await served.stop()).toBe(0);
@@ -89,5 +93,37 @@ describe("backup while serving, then restore", () => {
     const got = await served.post("/v2/keys.getKey", { keyId: key.body.data.keyId, decrypt: true }, rootKey);
     expect(got.body.data.plaintext).toBe(key.body.data.key);
     expect(await served.stop()).toBe(0);
+  });
+});
+
+describe("backup refuses what it cannot copy faithfully", () => {
+  test("a data dir without a database: exit 1, and nothing is created", async () => {
+    const { dir, parent } = fresh();
+    const r = await runCli(["backup", join(parent, "copy.db")], { dataDir: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`there is no database at ${join(dir, "tollgate.db")}`);
+    expect(existsSync(dir)).toBe(false);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  test("it copies the database as it is: it never migrates it (a newer binary must not upgrade a running older service)", async () => {
+    const { dir, parent } = fresh();
+    mkdirSync(dir);
+    const file = join(dir, "tollgate.db");
+    const db = new Database(file);
+    db.run("CREATE TABLE kept (v TEXT)");
+    db.run("INSERT INTO kept VALUES ('as it was')");
+    db.close();
+    const copy = join(parent, "copy.db");
+    expect((await runCli(["backup", copy], { dataDir: dir })).code).toBe(0);
+    for (const f of [file, copy]) {
+      const opened = new Database(f, { readonly: true });
+      try {
+        expect(opened.query("SELECT name FROM sqlite_master ORDER BY name").all()).toEqual([{ name: "kept" }]);
+        expect(opened.query("SELECT v FROM kept").all()).toEqual([{ v: "as it was" }]);
+      } finally {
+        opened.close();
+      }
+    }
   });
 });

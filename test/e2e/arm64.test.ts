@@ -1,25 +1,36 @@
 /**
- * The arm64 executable (64-bit Raspberry Pi OS) under qemu-user: it prints its version and answers
- * liveness, and SIGTERM stops it with 0. Skipped, saying why, where qemu-user is not installed.
+ * The arm64 executable (64-bit Raspberry Pi OS) under qemu-user: its runtime is the building Bun's
+ * version, it prints its version, answers liveness from an empty directory, and SIGTERM stops it
+ * with 0. Needs qemu-user and libc6-arm64-cross (see test/support/tools.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import pkg from "../../package.json";
 import { runCli, startServe } from "../support/cli.ts";
-import { AARCH64_SYSROOT, BUILD_TIMEOUT_MS, installBinary, qemuMissing, type InstalledBinary } from "../support/binary.ts";
+import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
+import { AARCH64_SYSROOT, missing, requireTool, skipWithout } from "../support/tools.ts";
 
-const missing = qemuMissing();
-if (missing) console.warn(`skipping the arm64 e2e tests: ${missing}`);
+const qemu = missing.qemuAarch64();
 
 /** Emulation makes start-up slower than on a real Pi. */
 const QEMU_START_TIMEOUT_MS = 60_000;
 
-describe.skipIf(missing !== undefined)(`arm64 binary under qemu-user${missing ? ` (skipped: ${missing})` : ""}`, () => {
+describe.skipIf(skipWithout(qemu, "the arm64 binary under qemu-user"))("arm64 binary under qemu-user", () => {
   let installed: InstalledBinary;
   beforeAll(async () => {
+    requireTool(qemu);
     installed = await installBinary("arm64", ["qemu-aarch64", "-L", AARCH64_SYSROOT]);
   }, BUILD_TIMEOUT_MS);
   afterAll(() => installed?.cleanup());
+
+  test("embeds the runtime of the npm package @oven/bun-linux-aarch64 at the building Bun's version", async () => {
+    // BUN_BE_BUN=1 makes a compiled executable act as the Bun it embeds.
+    const r = await runCli(["--revision"], { dataDir: join(installed.dir, "data"), program: installed.program, env: { BUN_BE_BUN: "1" } });
+    expect(r.code).toBe(0);
+    // `<version>+<abbreviated commit>`, the same build as the Bun running this test.
+    const [version, commit = ""] = r.stdout.trim().split("+");
+    expect({ version, sameCommit: commit.length >= 7 && Bun.revision.startsWith(commit) }).toEqual({ version: Bun.version, sameCommit: true });
+  }, QEMU_START_TIMEOUT_MS);
 
   test("version", async () => {
     const r = await runCli(["version"], { dataDir: join(installed.dir, "data"), program: installed.program });

@@ -1,13 +1,15 @@
 /**
  * The x64 executable as an operator runs it: built (or reused from a fresh dist/), copied alone
- * into an empty directory and started from there. create → verify → limit over HTTP; then SIGTERM
- * in the middle of a bounded loopback load, and after a restart every acknowledged write is there:
- * the keys created, the credits spent, the rate-limit windows used.
+ * into an empty directory and started from there. create → verify → limit over HTTP, with what the
+ * executable must carry inside (migrations, the docs pages, the API docs UI, the analytics workers
+ * and their SQL parser); then SIGTERM in the middle of a bounded loopback load, and after a restart
+ * every acknowledged write is there: the keys created, the credits spent, the rate-limit windows
+ * used, the verifications recorded for analytics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServe, type Served } from "../support/cli.ts";
+import { runCli, startServe, type Served } from "../support/cli.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
 
 let installed: InstalledBinary;
@@ -35,10 +37,19 @@ let apiId = "";
 let spendKey = "";
 const CREDITS = 1_000_000;
 
+/** Rows of an analytics.getVerifications query. */
+async function analytics(query: string): Promise<Array<Record<string, number>>> {
+  const res = await server().post("/v2/analytics.getVerifications", { query }, rootKey);
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
 describe("from an empty directory", () => {
   test("create an API and a key, verify it, and use up a rate limit over HTTP", async () => {
     await serve();
     rootKey = readFileSync(join(dataDir(), "bootstrap-root-key"), "utf8").trim();
+    // The CLI works beside the running service; the opt-in lets analytics be queried below.
+    expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: dataDir(), program: installed.program })).code).toBe(0);
     const api = await server().post("/v2/apis.createApi", { name: "e2e-api" }, rootKey);
     expect(api.status).toBe(200);
     apiId = api.body.data.apiId;
@@ -51,6 +62,31 @@ describe("from an empty directory", () => {
     const limit = { namespace: "e2e", identifier: "drained", limit: 5, duration: DAY_MS };
     for (let i = 0; i < 5; i++) expect((await server().post("/v2/ratelimits.limit", limit, rootKey)).body.data.success).toBe(true);
     expect((await server().post("/v2/ratelimits.limit", limit, rootKey)).body.data.success).toBe(false);
+  });
+
+  test("analytics runs in the executable: its event writer and query threads and the SQL parser's WASM", async () => {
+    // Written by the writer thread within TOLLGATE_ANALYTICS_FLUSH_MS (1 s); waited for, bounded.
+    const deadline = Date.now() + 10_000;
+    let rows = await analytics("SELECT count() AS n FROM key_verifications_v1");
+    while (rows[0]?.n !== 1 && Date.now() < deadline) {
+      await Bun.sleep(50);
+      rows = await analytics("SELECT count() AS n FROM key_verifications_v1");
+    }
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+
+  test("serves the API docs UI with its script, the OpenAPI document and the error pages from inside", async () => {
+    const page = await fetch(`${server().url}/docs/api`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('src="/docs/api/assets/scalar-api-reference.js"');
+    const script = await fetch(`${server().url}/docs/api/assets/scalar-api-reference.js`);
+    expect(script.status).toBe(200);
+    const bundled = Bun.file(join(import.meta.dir, "../../node_modules/@scalar/api-reference/dist/browser/standalone.js"));
+    expect(Bun.hash(await script.arrayBuffer())).toBe(Bun.hash(await bundled.arrayBuffer()));
+    const spec = (await (await fetch(`${server().url}/docs/api/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(spec.paths)).toContain("/v2/keys.verifyKey");
+    const errors = await fetch(`${server().url}/docs/api-reference/errors-v2/user/not_found/route_not_found`);
+    expect({ status: errors.status, type: errors.headers.get("content-type") }).toEqual({ status: 200, type: "text/html; charset=utf-8" });
   });
 });
 
@@ -127,6 +163,13 @@ describe("SIGTERM in the middle of load", () => {
     // At most the requests in flight at the stop were spent without their answer arriving.
     expect(check.body.data.credits).toBeLessThanOrEqual(acknowledgedRemaining);
     expect(check.body.data.credits).toBeGreaterThanOrEqual(acknowledgedRemaining - WORKERS);
+  });
+
+  test("every acknowledged verification was recorded for analytics before the stop", async () => {
+    const [row] = await analytics("SELECT countIf(outcome = 'VALID') AS valid FROM key_verifications_v1");
+    // The first verification, every acknowledged one of the load, and at most those in flight.
+    expect(row!.valid).toBeGreaterThanOrEqual(1 + acked.spends);
+    expect(row!.valid).toBeLessThanOrEqual(1 + acked.spends + WORKERS);
   });
 
   test("rate-limit windows were flushed on stop: the used-up one stays used up, the loaded one kept its count", async () => {

@@ -1,6 +1,7 @@
 /**
- * The access log: one JSON line per request with its id, method, route, status and duration; the
- * hot paths at debug; unknown paths by path without their query; never a root key or a key string.
+ * The access log: one JSON line per request with its id, method, route, status and duration, the
+ * hot paths included; the level from TOLLGATE_LOG_LEVEL; unknown paths by path without their query;
+ * never a root key or a key string.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -71,7 +72,7 @@ describe("at debug level", () => {
     expect(byId.get(ids.createApi)).toMatchObject({ level: "info", method: "POST", route: "/v2/apis.createApi", status: 200 });
     expect(byId.get(ids.invalid)).toMatchObject({ level: "info", route: "/v2/apis.createApi", status: 400 });
     const verify = byId.get(ids.verify);
-    expect(verify).toMatchObject({ level: "debug", method: "POST", route: "/v2/keys.verifyKey", status: 200 });
+    expect(verify).toMatchObject({ level: "info", method: "POST", route: "/v2/keys.verifyKey", status: 200 });
     expect(typeof verify?.durationMs).toBe("number");
     expect(requestLines(s.lines)).toHaveLength(5);
   });
@@ -90,14 +91,37 @@ describe("at debug level", () => {
 });
 
 describe("at info level", () => {
-  test("the hot paths are not logged, everything else is", async () => {
+  test("every request is logged, the hot paths included", async () => {
     const s = await bootLogging("info");
     try {
-      await s.post("/v2/keys.verifyKey", { key: "some_key_12345" });
-      await s.post("/v2/ratelimits.limit", { namespace: "n", identifier: "i", limit: 1, duration: 1000 });
-      await s.post("/v2/apis.createApi", { name: "info-api" });
+      const ids = [
+        (await s.post("/v2/keys.verifyKey", { key: "some_key_12345" })).requestId,
+        (await s.post("/v2/ratelimits.limit", { namespace: "n", identifier: "i", limit: 1, duration: 1000 })).requestId,
+        (await s.post("/v2/ratelimit.limit", { namespace: "n", identifier: "i", limit: 1, duration: 1000 })).requestId,
+        (await s.post("/v2/apis.createApi", { name: "info-api" })).requestId,
+      ];
       await s.stopService();
-      expect(requestLines(s.lines).map((l) => l.route)).toEqual(["/v2/apis.createApi"]);
+      const lines = requestLines(s.lines);
+      expect(lines.map((l) => [l.requestId, l.route, l.level])).toEqual([
+        [ids[0], "/v2/keys.verifyKey", "info"],
+        [ids[1], "/v2/ratelimits.limit", "info"],
+        [ids[2], "/v2/ratelimit.limit", "info"],
+        [ids[3], "/v2/apis.createApi", "info"],
+      ]);
+    } finally {
+      await s.cleanup();
+    }
+  });
+});
+
+describe("at warn level", () => {
+  test("answered requests are not logged (only a 5xx would be, at error)", async () => {
+    const s = await bootLogging("warn");
+    try {
+      await s.post("/v2/keys.verifyKey", { key: "some_key_12345" });
+      await s.post("/v2/apis.createApi", { name: 5 });
+      await s.stopService();
+      expect(requestLines(s.lines)).toEqual([]);
     } finally {
       await s.cleanup();
     }

@@ -122,3 +122,27 @@ describe("GET /metrics from an address outside TOLLGATE_METRICS_ALLOW", () => {
     }
   });
 });
+
+describe("GET /metrics on a dual-stack listener (TOLLGATE_HOST=::)", () => {
+  test("loopback over IPv4 (seen as ::ffff:127.0.0.1) and over IPv6 is allowed by default", async () => {
+    const h = await startHarness({ env: { TOLLGATE_HOST: "::" } });
+    try {
+      const port = new URL(h.url).port;
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+      expect((await fetch(`http://[::1]:${port}/metrics`)).status).toBe(200);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  test("a list of IPv4 ranges only still matches IPv4 clients of the dual-stack listener", async () => {
+    const h = await startHarness({ env: { TOLLGATE_HOST: "::", TOLLGATE_METRICS_ALLOW: "127.0.0.1" } });
+    try {
+      const port = new URL(h.url).port;
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+      expect((await fetch(`http://[::1]:${port}/metrics`)).status).toBe(404);
+    } finally {
+      await h.stop();
+    }
+  });
+});

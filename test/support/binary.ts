@@ -3,7 +3,7 @@
  * hash, so only the first test run after a change pays for the build) and copied alone into an
  * empty directory, which becomes its working directory: no node_modules, no sources beside it.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryPath, build, type Target } from "../../build.ts";
@@ -11,9 +11,6 @@ import type { Program } from "./cli.ts";
 
 /** Long enough to compile both targets and fetch the arm64 runtime once on a slow machine. */
 export const BUILD_TIMEOUT_MS = 180_000;
-
-/** The sysroot qemu-user needs for the arm64 binary's glibc (Debian's libc6-arm64-cross). */
-export const AARCH64_SYSROOT = "/usr/aarch64-linux-gnu";
 
 export interface InstalledBinary {
   /** The empty directory holding only the binary (and, once it ran, its data). */
@@ -33,11 +30,4 @@ export async function installBinary(target: Target, runner: string[] = []): Prom
     program: { command: [...runner, binary], cwd: dir },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** Why the arm64 binary cannot run here, or undefined when qemu-user and the sysroot are installed. */
-export function qemuMissing(): string | undefined {
-  if (!Bun.which("qemu-aarch64")) return "qemu-aarch64 is not installed (apt-get install -y qemu-user libc6-arm64-cross)";
-  if (!existsSync(join(AARCH64_SYSROOT, "lib", "ld-linux-aarch64.so.1"))) return `no arm64 glibc in ${AARCH64_SYSROOT} (apt-get install -y libc6-arm64-cross)`;
-  return undefined;
 }

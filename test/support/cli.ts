@@ -145,6 +145,12 @@ export interface Served {
   post(path: string, body: unknown, key: string): Promise<{ status: number; body: any }>;
   /** SIGTERM to the child's PID; resolves with its exit code once it exited and its output is read. */
   stop(): Promise<number>;
+  /** Sends `signal` to the child's PID without waiting. */
+  signal(signal: "SIGTERM" | "SIGINT"): void;
+  /** Resolves with the first stderr line that passes `test` (bounded, like the start). */
+  stderrLine(test: (line: string) => boolean): Promise<string>;
+  /** Resolves with the exit code once the child exited and its output is read (bounded). */
+  exitCode(): Promise<number>;
   /** For finally/afterAll: SIGKILL by PID if it still runs. */
   kill(): void;
 }
@@ -167,6 +173,18 @@ export async function startServe(opts: RunOptions & { startTimeoutMs?: number })
       () => `serve did not log 'tollgate listening' within ${startTimeoutMs} ms:\n${err.text}`,
     );
     const url = (JSON.parse(line) as { url: string }).url;
+    const signal = (name: "SIGTERM" | "SIGINT") => {
+      if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid, name);
+    };
+    const exitCode = async () => {
+      try {
+        const [code] = await withDeadline(Promise.all([proc.exited, out.done, err.done]), STOP_TIMEOUT_MS,
+          () => `serve did not exit within ${STOP_TIMEOUT_MS} ms:\n${err.text}`);
+        return code;
+      } finally {
+        kill();
+      }
+    };
     return {
       url,
       pid: proc.pid,
@@ -187,15 +205,14 @@ export async function startServe(opts: RunOptions & { startTimeoutMs?: number })
         }
         return { status: res.status, body: parsed };
       },
-      async stop() {
-        if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid, "SIGTERM");
-        try {
-          const [code] = await withDeadline(Promise.all([proc.exited, out.done, err.done]), STOP_TIMEOUT_MS,
-            () => `serve did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM:\n${err.text}`);
-          return code;
-        } finally {
-          kill();
-        }
+      signal,
+      stderrLine(test) {
+        return withDeadline(err.waitFor(test), startTimeoutMs, () => `no such line on stderr within ${startTimeoutMs} ms:\n${err.text}`);
+      },
+      exitCode,
+      stop() {
+        signal("SIGTERM");
+        return exitCode();
       },
       kill,
     };

@@ -1,13 +1,17 @@
 /**
- * systemd/: tollgate.env.example lists every variable of src/config.ts with its real default, and
- * tollgate.service carries the settings the install relies on and passes `systemd-analyze verify`
- * (skipped, saying so, where systemd-analyze is not installed).
+ * systemd/: tollgate.env.example lists exactly the variables src/config.ts reads, each with its real
+ * default; tollgate.service carries the settings the install relies on, passes `systemd-analyze
+ * verify` with the built binary as its ExecStart, and has the `systemd-analyze security` exposure
+ * that README.md records. Needs systemd-analyze (Debian's systemd package).
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { binaryPath, build } from "../../build.ts";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.ts";
+import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
+import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const SYSTEMD = resolve(import.meta.dir, "../../systemd");
 const example = readFileSync(join(SYSTEMD, "tollgate.env.example"), "utf8");
@@ -26,6 +30,18 @@ describe("tollgate.env.example", () => {
     const names = exampleEntries.map(([name]) => name);
     expect(names.toSorted()).toEqual(CONFIG_VARIABLES.map(([name]) => name).toSorted());
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  test("lists exactly the variables loadConfig reads", () => {
+    const read = new Set<string>();
+    const env = new Proxy({}, {
+      get(_, name) {
+        if (typeof name === "string") read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    expect([...read].toSorted()).toEqual(exampleEntries.map(([name]) => name).toSorted());
   });
 
   test("each value shown is that variable's default", () => {
@@ -55,6 +71,9 @@ describe("tollgate.service", () => {
     ["PrivateDevices", "yes"],
     ["RestrictAddressFamilies", "AF_INET AF_INET6 AF_UNIX"],
     ["SystemCallFilter", "@system-service"],
+    ["SystemCallFilter", "~@privileged @resources"],
+    ["ProcSubset", "pid"],
+    ["ProtectProc", "invisible"],
     ["CapabilityBoundingSet", ""],
     ["ExecStart", "/usr/local/bin/tollgate serve"],
   ])("sets %s=%s", (key, value) => {
@@ -70,19 +89,36 @@ describe("tollgate.service", () => {
     const stopSec = Number(valuesOf("TimeoutStopSec")[0]);
     expect(stopSec * 1000).toBeGreaterThan(loadConfig({}).shutdownTimeoutMs);
   });
+});
 
-  const analyze = Bun.which("systemd-analyze");
-  test.skipIf(!analyze)(`systemd-analyze verify passes${analyze ? "" : " (skipped: systemd-analyze is not installed; apt-get install systemd)"}`, async () => {
-    // verify checks that ExecStart's program exists; point it at one that does.
-    const dir = mkdtempSync(join(tmpdir(), "tollgate-unit-"));
-    try {
-      const file = join(dir, "tollgate.service");
-      writeFileSync(file, unit.replace("ExecStart=/usr/local/bin/tollgate", `ExecStart=${process.execPath}`));
-      const proc = Bun.spawn([analyze!, "verify", file], { stdout: "pipe", stderr: "pipe" });
-      const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+const analyzeMissing = missing.systemdAnalyze();
+
+describe.skipIf(skipWithout(analyzeMissing, "systemd-analyze verify and security"))("systemd-analyze", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-unit-"));
+  const file = join(dir, "tollgate.service");
+  const analyze = (...args: string[]) => {
+    const proc = Bun.spawnSync(["systemd-analyze", ...args, file], { stdout: "pipe", stderr: "pipe" });
+    return { code: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+  };
+
+  beforeAll(async () => {
+    requireTool(analyzeMissing);
+    // verify checks that ExecStart's program exists: the copy points at the binary the install copies.
+    await build(["x64"]);
+    writeFileSync(file, unit.replace("ExecStart=/usr/local/bin/tollgate", `ExecStart=${binaryPath("x64")}`));
+  }, BUILD_TIMEOUT_MS);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("verify passes without a warning", () => {
+    expect(analyze("verify")).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  test("security: the exposure README.md records, rated OK", () => {
+    const report = analyze("security", "--offline=true", "--no-pager");
+    expect(report.code).toBe(0);
+    const measured = /Overall exposure level for tollgate\.service: (\d+\.\d) (\S+)/.exec(report.stdout);
+    const recorded = /`systemd-analyze security` exposure: \*\*(\d+\.\d)\*\* \((\S+)\)/.exec(readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8"));
+    expect({ measured: measured?.slice(1, 3) }).toEqual({ measured: recorded?.slice(1, 3) });
+    expect(measured?.[2]).toBe("OK");
   });
 });

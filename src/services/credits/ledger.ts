@@ -27,6 +27,9 @@ export interface CreditLedgerLimits {
   maxFoldPerCompaction: number;
 }
 
+/** Keys folded per transaction by `foldAll`. */
+const FOLD_CHUNK = 1000;
+
 const DEFAULT_LIMITS: CreditLedgerLimits = { compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000 };
 
 export class CreditLedger implements CreditBalances {
@@ -98,6 +101,18 @@ export class CreditLedger implements CreditBalances {
     if (totals.length === 0) return;
     inTransaction(this.storage, () => this.journal.foldIntoKeys(totals));
     for (const [keyId] of totals) this.pending.delete(keyId);
+  }
+
+  /**
+   * On stop: commits the queue, then folds every pending total into `keys.remaining`, a thousand
+   * keys per transaction, until done or `budgetMs` is spent, so that a stopped service leaves
+   * balances that tollgate.db shows on its own. What is left stays in the journal for the next start.
+   */
+  foldAll(budgetMs: number): void {
+    this.flush();
+    const deadline = performance.now() + budgetMs;
+    while (this.pending.size > 0 && performance.now() < deadline) this.settle([...this.pending.keys()].slice(0, FOLD_CHUNK));
+    if (this.pending.size === 0) inTransaction(this.storage, () => this.journal.rewrite(this.pending));
   }
 
   /** Keys with a pending total (for tests and metrics). */

@@ -61,6 +61,30 @@ describe("journal", () => {
   });
 });
 
+describe("stop", () => {
+  test("foldAll commits the queue and folds every total, leaving an empty journal", async () => {
+    const a = ledger();
+    await spendAll(a, [[keyIds[0]!, 3], [keyIds[1]!, 4]]);
+    const queued = a.spend(keyIds[2]!, 5);
+    a.foldAll(1000);
+    await queued;
+    expect(keyIds.map(stored)).toEqual([997, 996, 995, 1000]);
+    expect(a.pendingKeys).toBe(0);
+    expect(journalRows()).toBe(0);
+  });
+
+  test("foldAll out of time leaves the rest in the journal, where a restart finds it", async () => {
+    const a = ledger();
+    const queued = a.spend(keyIds[0]!, 6);
+    a.foldAll(0);
+    await queued;
+    expect(stored(keyIds[0]!)).toBe(1000);
+    const b = ledger();
+    b.restore();
+    expect(b.pendingOf(keyIds[0]!)).toBe(6);
+  });
+});
+
 describe("compaction", () => {
   test("rewrites the journal as one entry per key, keeping every total", async () => {
     const a = ledger({ compactAfterEntries: 50 });

@@ -1,0 +1,141 @@
+/**
+ * The OpenAPI document at /docs/api/openapi.json: every route the app serves is in it (the
+ * operational endpoints aside), each with a summary and a tag, and every field of every request
+ * body has a description and bounds (lengths, ranges, item counts), so the docs UI shows what a
+ * request may hold. The page that renders it is checked in test/e2e/docs-ui.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createApp } from "../../src/app.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
+import { startHarness, type Harness } from "../support/harness.ts";
+
+interface Schema {
+  type?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  maxItems?: number;
+  maxProperties?: number;
+  additionalProperties?: unknown;
+}
+
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  security?: unknown[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+}
+
+/** Served, but not API operations: the metrics endpoint and the documentation itself. */
+const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith("/docs/");
+
+/**
+ * Fields whose bound is not one a schema can state, so their descriptions state it. The analytics
+ * query is limited to 16 KiB in UTF-8 bytes (upstream's limit, checked by the service with a 400
+ * that says so), and maxLength counts characters. A key's `meta` is any JSON object, bounded by the
+ * request body's 1 MiB.
+ */
+const BOUND_IN_DESCRIPTION = new Map([
+  ["/v2/analytics.getVerifications body.query", "at most 16 KiB"],
+  ["/v2/keys.createKey body.meta", "1 MiB"],
+  ["/v2/keys.updateKey body.meta", "1 MiB"],
+]);
+
+/** Every property under `schema`, with its path, e.g. `body.credits.refill.amount`. */
+function fields(schema: Schema, at = "body"): Array<[string, Schema]> {
+  const out: Array<[string, Schema]> = [];
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    out.push([`${at}.${name}`, prop]);
+    out.push(...nested(prop, `${at}.${name}`));
+  }
+  return out;
+}
+
+function nested(schema: Schema, at: string): Array<[string, Schema]> {
+  return [
+    ...fields(schema, at),
+    ...(schema.items ? nested(schema.items, `${at}[]`) : []),
+    ...(schema.anyOf ?? []).flatMap((s) => nested(s, at)),
+  ];
+}
+
+/** What is missing from a field's bounds: empty when bounded. */
+function missingBound(s: Schema): string | undefined {
+  const variants = s.anyOf?.filter((v) => v.type !== "null");
+  if (variants && variants.length > 0) return variants.map(missingBound).find((m) => m !== undefined);
+  if (s.enum || s.const !== undefined) return undefined;
+  if (s.type === "string" && s.maxLength === undefined && !s.format) return "maxLength";
+  if ((s.type === "integer" || s.type === "number") && (s.minimum === undefined || s.maximum === undefined)) return "minimum and maximum";
+  if (s.type === "array" && s.maxItems === undefined) return "maxItems";
+  if (s.type === "object" && !s.properties && s.additionalProperties !== false && s.maxProperties === undefined) return "properties or maxProperties";
+  return undefined;
+}
+
+describe("the OpenAPI document", () => {
+  let h: Harness;
+  let paths: Record<string, Record<string, Operation>>;
+  const operations = () => Object.entries(paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method, op })));
+
+  beforeAll(async () => {
+    h = await startHarness();
+    const res = await fetch(`${h.url}/docs/api/openapi.json`);
+    expect(res.status).toBe(200);
+    paths = ((await res.json()) as { paths: typeof paths }).paths;
+  });
+  afterAll(() => h.stop());
+
+  test("documents every route the app serves, and nothing else", () => {
+    const app = createApp({ services: h.running.services, logger: silentLogger, docsUrl: () => "" });
+    const served = app.routes.filter((r) => !NOT_OPERATIONS(r.path)).map((r) => `${r.method} ${r.path}`);
+    const documented = operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    expect(documented.toSorted()).toEqual([...new Set(served)].toSorted());
+    expect(documented.length).toBeGreaterThan(40);
+  });
+
+  test("each operation has a summary and a tag; all but liveness need a root key", () => {
+    for (const { path, method, op } of operations()) {
+      expect({ path, summary: Boolean(op.summary), tags: (op.tags?.length ?? 0) > 0 }).toEqual({ path, summary: true, tags: true });
+      if (path === "/v2/liveness") expect(op.security).toEqual([]);
+      else expect({ path, method, security: op.security }).toEqual({ path, method: "post", security: undefined });
+    }
+  });
+
+  test("every request field has a description", () => {
+    const undescribed = operations().flatMap(({ path, op }) => {
+      const schema = op.requestBody?.content["application/json"]?.schema;
+      return schema ? fields(schema).filter(([, s]) => !s.description).map(([at]) => `${path} ${at}`) : [];
+    });
+    expect(undescribed).toEqual([]);
+  });
+
+  test("every request field has bounds: string lengths, number ranges, item counts", () => {
+    const unbounded = operations().flatMap(({ path, op }) => {
+      const schema = op.requestBody?.content["application/json"]?.schema;
+      if (!schema) return [];
+      return fields(schema).flatMap(([at, s]) => {
+        const gap = missingBound(s);
+        return gap && !BOUND_IN_DESCRIPTION.has(`${path} ${at}`) ? [`${path} ${at}: no ${gap}`] : [];
+      });
+    });
+    expect(unbounded).toEqual([]);
+  });
+
+  test("a bound given only in words is given there", () => {
+    for (const [field, words] of BOUND_IN_DESCRIPTION) {
+      const [path = "", at = ""] = field.split(" ");
+      const schema = paths[path]?.post?.requestBody?.content["application/json"]?.schema;
+      const found = schema ? fields(schema).find(([name]) => name === at)?.[1] : undefined;
+      // A nullable field's bound may sit on the variant it shares with other routes.
+      const texts = [found?.description, ...(found?.anyOf ?? []).map((v) => v.description)];
+      expect({ field, described: texts.some((d) => d?.includes(words)) }).toEqual({ field, described: true });
+    }
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * tollgate.service under a real systemd: the built x64 binary with the unit as shipped (only its
+ * ExecStart points where the binary is mounted, /srv/bin) in a container booted by systemd-nspawn
+ * from this machine's /usr (see test/support/nspawn.ts). It starts at boot as a transient user with
+ * the full hardening and serves keys, verifications and analytics (JIT, worker threads, WASM under
+ * the system-call filter); the README's backup and restore commands work as written; `systemctl
+ * stop` ends it with 0 and the WAL folded in; a crash is restarted, a configuration error is not.
+ * Needs root, systemd-container and util-linux.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { binaryPath, build } from "../../build.ts";
+import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
+import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
+import { requireTool, skipWithout } from "../support/tools.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const STATE = "/var/lib/private/tollgate";
+const missing = nspawnMissing();
+
+/** The first ```sh block after `heading` in README.md. */
+function readmeBlock(heading: string): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf(heading));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error(`README.md has no sh block after "${heading}"`);
+  return block;
+}
+
+/** A free TCP port on the host, whose network the container shares. */
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
+describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgate.service under systemd", () => {
+  const host = mkdtempSync(join(tmpdir(), "tollgate-systemd-"));
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let machine: Container;
+  let rootKey = "";
+
+  const sh = (script: string) => machine.run(["bash", "-c", script]);
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(url + path, { method: "POST", headers: { authorization: `Bearer ${rootKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  /** Waits (bounded) until `check` holds: the unit's state changes on systemd's schedule, not ours. */
+  const until = async <T>(what: string, probe: () => T | Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    let value = await probe();
+    while (!check(value)) {
+      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms\n${sh("journalctl -u tollgate --no-pager -n 30").stdout}`);
+      await Bun.sleep(50);
+      value = await probe();
+    }
+    return value;
+  };
+  const live = () => until("liveness", () => fetch(`${url}/v2/liveness`).then((r) => r.status, () => 0), (s) => s === 200);
+
+  beforeAll(async () => {
+    requireTool(missing);
+    await build(["x64"]);
+    for (const dir of ["bin", "wants", "etc"]) mkdirSync(join(host, dir));
+    copyFileSync(binaryPath("x64"), join(host, "bin", "tollgate"));
+    const unit = readFileSync(join(ROOT, "systemd", "tollgate.service"), "utf8");
+    writeFileSync(join(host, "tollgate.service"), unit.replace("ExecStart=/usr/local/bin/tollgate ", "ExecStart=/srv/bin/tollgate "));
+    symlinkSync("/etc/systemd/system/tollgate.service", join(host, "wants", "tollgate.service"));
+    writeFileSync(join(host, "etc", "env"), `TOLLGATE_PORT=${port}\n`, { mode: 0o600 });
+    machine = await bootContainer(`tollgate-test-${process.pid}`, [
+      `${join(host, "bin")}:/srv/bin`,
+      `${join(host, "tollgate.service")}:/etc/systemd/system/tollgate.service`,
+      `${join(host, "wants")}:/etc/systemd/system/multi-user.target.wants`,
+      `${join(host, "etc")}:/etc/tollgate`,
+    ]);
+  }, BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await machine?.stop();
+    rmSync(host, { recursive: true, force: true });
+  }, 60_000);
+
+  test("starts at boot with the settings of /etc/tollgate/env, as a transient user owning only its state", async () => {
+    await live();
+    expect(machine.show("tollgate", "ActiveState", "DynamicUser", "User")).toEqual({ ActiveState: "active", DynamicUser: "yes", User: "tollgate" });
+    const uid = sh(`stat -c %u /proc/$(systemctl show -p MainPID --value tollgate)`).stdout.trim();
+    expect(Number(uid)).toBeGreaterThanOrEqual(61184); // systemd's range for dynamic users
+    expect(sh(`stat -c '%a %u' ${STATE} ${STATE}/tollgate.db ${STATE}/master.key ${STATE}/bootstrap-root-key`).stdout.trim().split("\n"))
+      .toEqual([`700 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`]);
+    rootKey = sh(`cat ${STATE}/bootstrap-root-key`).stdout.trim();
+    expect(rootKey.length).toBeGreaterThan(16);
+  });
+
+  test("serves keys, verifications and analytics under the hardening; the CLI works beside it as root", async () => {
+    const api = await post("/v2/apis.createApi", { name: "systemd-api" });
+    const key = await post("/v2/keys.createKey", { apiId: api.body.data.apiId, credits: { remaining: 1000 } });
+    for (let i = 0; i < 200; i++) expect((await post("/v2/keys.verifyKey", { key: key.body.data.key })).body.data.valid).toBe(true);
+    expect(sh("TOLLGATE_DATA_DIR=/var/lib/tollgate /srv/bin/tollgate workspace update default --analytics on").code).toBe(0);
+    const counted = await until("analytics", () => post("/v2/analytics.getVerifications", { query: "SELECT count() AS n FROM key_verifications_v1" }),
+      (r) => r.status === 200 && r.body.data[0]?.n === 200);
+    expect(counted.body.data).toEqual([{ n: 200 }]);
+    // Nothing in the journal but request lines and start-up: no denied system call, no error.
+    expect(sh("journalctl -u tollgate --no-pager -o cat | grep -v '\"level\":\"info\"' | grep -v '^Start\\|^Started'").stdout).toBe("");
+  });
+
+  test("the README's backup and restore, as written: the restored service has what the backup had", async () => {
+    const before = await post("/v2/apis.createApi", { name: "in-the-backup" });
+    const script = (block: string) => `set -euo pipefail; sudo() { env "$@"; }; export PATH=/srv/bin:$PATH\n${block}`;
+    const backup = sh(script(readmeBlock("### Backup and restore")));
+    expect(backup.code).toBe(0);
+    const after = await post("/v2/apis.createApi", { name: "after-the-backup" });
+    expect(after.status).toBe(200);
+    const restore = sh(script(readmeBlock("To restore, stop the service")));
+    expect({ code: restore.code, stderr: restore.stderr }).toEqual({ code: 0, stderr: "" });
+    await live();
+    expect((await post("/v2/apis.getApi", { apiId: before.body.data.apiId })).status).toBe(200);
+    expect((await post("/v2/apis.getApi", { apiId: after.body.data.apiId })).status).toBe(404);
+  });
+
+  test("systemctl stop: SIGTERM, exit 0, the WAL folded into tollgate.db", async () => {
+    expect(sh("systemctl stop tollgate").code).toBe(0);
+    expect(machine.show("tollgate", "ActiveState", "Result", "ExecMainStatus")).toEqual({ ActiveState: "inactive", Result: "success", ExecMainStatus: "0" });
+    expect(sh("journalctl -u tollgate --no-pager -o cat -n 10").stdout).toContain('"msg":"stopped"');
+    expect(sh(`stat -c %s ${STATE}/tollgate.db-wal 2>/dev/null || echo 0`).stdout.trim()).toBe("0");
+  });
+
+  test("a crash is restarted (Restart=on-failure)", async () => {
+    expect(sh("systemctl start tollgate").code).toBe(0);
+    await live();
+    expect(sh("systemctl kill --signal=SIGKILL tollgate").code).toBe(0);
+    await until("the restart", () => machine.show("tollgate", "NRestarts", "ActiveState"), (s) => s.NRestarts === "1" && s.ActiveState === "active");
+    await live();
+  });
+
+  test("a configuration error (exit 78) is not restarted", async () => {
+    writeFileSync(join(host, "etc", "env"), `TOLLGATE_PORT=${port}\nTOLLGATE_LOG_LEVEL=loud\n`);
+    sh("systemctl restart tollgate");
+    // Had systemd scheduled a restart, the unit would wait in "auto-restart" instead.
+    const state = await until("the failure", () => machine.show("tollgate", "ActiveState", "SubState", "Result", "ExecMainStatus"), (s) => s.ActiveState === "failed");
+    expect(state).toEqual({ ActiveState: "failed", SubState: "failed", Result: "exit-code", ExecMainStatus: "78" });
+    expect(sh("journalctl -u tollgate --no-pager -o cat").stdout).toContain("TOLLGATE_LOG_LEVEL must be one of debug, info, warn, error");
+  });
+});
