@@ -11,6 +11,7 @@ import { systemClock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
 import { checkpointWal, databaseSizeBytes, openStorage, type Storage } from "./storage/db.ts";
 import { applyMigrations } from "./storage/migrate.ts";
+import { Checkpointer } from "./storage/checkpointer.ts";
 import type { Services } from "./services/index.ts";
 import { RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
@@ -106,11 +107,25 @@ export function bootstrapDataDir(services: Services, config: Config, logger: Log
   }
 }
 
+/** How often the WAL is checkpointed from the checkpointer's thread. */
+const CHECKPOINT_INTERVAL_MS = 1000;
+
+/**
+ * Moves WAL checkpoints off the main thread (see storage/checkpointer.ts); after each restart of
+ * the WAL its file is cut back to 64 MiB.
+ */
+function checkpointOffMainThread(storage: Storage): Checkpointer {
+  storage.sqlite.run("PRAGMA wal_autocheckpoint = 0");
+  storage.sqlite.run("PRAGMA journal_size_limit = 67108864");
+  return new Checkpointer(storage.sqlite.filename, CHECKPOINT_INTERVAL_MS);
+}
+
 /** Starts the service; resolves once it listens. */
 export async function boot(opts: BootOptions): Promise<Running> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   const storage = openDataDir(config, logger);
+  const checkpointer = checkpointOffMainThread(storage);
   const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename) });
   bootstrapDataDir(services, config, logger);
   const pendingCredits = services.credits.restore();
@@ -157,6 +172,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
       await new Promise((resolve) => setImmediate(resolve));
       await analytics.flushAndStop();
       ratelimitState.flushAndStop();
+      await checkpointer.stop();
       const checkpoint = checkpointWal(storage);
       if (checkpoint.busy !== 0) logger.warn("the WAL could not be folded into tollgate.db; it is kept and replayed on the next start", { ...checkpoint });
       storage.close();
