@@ -178,7 +178,7 @@ describe("API changes: exactly the expected entries, by the calling root key, wi
     test(`${m.path}: ${m.name}`, async () => {
       const { body, expected } = await m.prepare();
       const before = lastRowid();
-      const res = await h.post(m.path, body, { key: actor.key, headers: { "x-forwarded-for": `${IP}, 10.0.0.1`, "user-agent": UA } });
+      const res = await h.post(m.path, body, { key: actor.key, headers: { "x-forwarded-for": `10.0.0.1, ${IP}`, "user-agent": UA } });
       expect(res.status).toBe(200);
       if (typeof res.body.data?.key === "string") secrets.add(res.body.data.key);
       const rows = rowsAfter(before);
