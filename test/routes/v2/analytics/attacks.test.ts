@@ -42,6 +42,7 @@ const REFUSED: Array<[string, string, string, string?]> = [
   ["root keys", "SELECT hash FROM root_keys", TABLE, "Access to table 'root_keys' is not allowed."],
   ["the audit log", "SELECT * FROM audit_logs", TABLE],
   ["the physical events table", "SELECT * FROM verification_events", TABLE],
+  ["a physical totals table", "SELECT * FROM verification_totals_day", TABLE, "Access to table 'verification_totals_day' is not allowed."],
   ["a physical rollup through the schema", "SELECT * FROM main.verification_rollups_day", TABLE, "Access to table 'main.verification_rollups_day' is not allowed."],
   ["sqlite_master", "SELECT sql FROM sqlite_master", TABLE, "Access to table 'sqlite_master' is not allowed."],
   ["sqlite_schema, quoted", 'SELECT * FROM "sqlite_schema"', TABLE],
