@@ -5,7 +5,7 @@
  * rollups (per key) and totals (per key space) in the same transaction, so rollup and total counts
  * always equal the raw events written. Each table has its own retention, pruned daily.
  */
-export { VerificationEventSink, DEFAULT_MAX_BUFFERED } from "./events.ts";
+export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
 export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
 export { aggregate, rollupsOf, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";

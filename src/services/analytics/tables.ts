@@ -44,22 +44,24 @@ export class EventTables {
     this.totals = { minute: total(TOTALS_TABLES.minute), hour: total(TOTALS_TABLES.hour), day: total(TOTALS_TABLES.day), month: total(TOTALS_TABLES.month) };
   }
 
-  /** Writes `events` and their rollups in one transaction. */
+  /** Writes `events` and their rollups and totals in one transaction. */
   write(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
+    // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
+    const rollups = rollupsOf(events);
+    const totals = GRANULARITIES.map((g) => totalsOf(rollups[g]));
     inTransaction(this.storage, () => {
       for (const e of events) {
         this.insertEvent.run(e.requestId, e.timeMs, e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs);
       }
-      const rollups = rollupsOf(events);
-      for (const granularity of GRANULARITIES) {
-        const stmt = this.upserts[granularity];
+      GRANULARITIES.forEach((granularity, i) => {
+        const upsert = this.upserts[granularity];
         for (const r of rollups[granularity]) {
-          stmt.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+          upsert.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
         }
-        const totals = this.totals[granularity];
-        for (const t of totalsOf(rollups[granularity])) totals.run(t.time, t.workspaceId, t.keySpaceId, t.outcome, t.count, t.spentCredits);
-      }
+        const total = this.totals[granularity];
+        for (const t of totals[i]!) total.run(t.time, t.workspaceId, t.keySpaceId, t.outcome, t.count, t.spentCredits);
+      });
     });
   }
 }
