@@ -1,8 +1,8 @@
 /**
  * The verification event pipeline. Recording is a synchronous push onto an in-memory buffer (the
  * verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
- * each event with its four rollups in the same transaction, so rollups always equal the raw events
- * committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
+ * each event with its rollups and totals in the same transaction, so they always equal the raw
+ * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
  * Under load a flush also starts, on the next turn of the event loop, once `flushAt` events have
  * gathered: serialising a batch for the writer thread blocks the event loop for about 0.6 µs an
  * event, so smaller batches keep that pause short (2,000 events: about a millisecond, where a
