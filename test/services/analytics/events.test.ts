@@ -160,6 +160,20 @@ describe("early flush", () => {
     expect({ writes, stored: count(db.storage, "verification_events") }).toEqual({ writes: 1, stored: 7 });
   });
 
+  test("early batches are staged; the next flush commits them, also when nothing new is buffered", async () => {
+    const calls: Array<[number, boolean]> = [];
+    const writer = new SqliteEventWriter(db.storage);
+    const sink = new VerificationEventSink({
+      writer: { write: (e, opts) => { calls.push([e.length, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+    });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(await sink.flush()).toBe(0);
+    expect(await sink.flush()).toBe(0);
+    expect(calls).toEqual([[2, true], [0, false]]);
+  });
+
   test("nothing is handed to a closed writer", async () => {
     const calls: string[] = [];
     const writer = new SqliteEventWriter(db.storage);
