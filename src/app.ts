@@ -5,7 +5,8 @@
  * the response, one access-log line and the request metrics.
  */
 import { Elysia, type AnyElysia } from "elysia";
-import type { AddressRange } from "./lib/cidr.ts";
+import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
+import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
@@ -30,6 +31,8 @@ export interface AppOptions {
   metricsAllow?: readonly AddressRange[];
   /** The database's size for /metrics; boot.ts passes the real one. */
   databaseSizeBytes?: () => number;
+  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: loopback only). */
+  trustedProxies?: readonly AddressRange[];
 }
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
@@ -42,10 +45,12 @@ export function createApp(opts: AppOptions) {
     keyCache: () => opts.services.keyCache,
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
   };
+  const trustedProxies = new AddressAllowList(opts.trustedProxies ?? LOOPBACK);
   const deps: RouteDeps = {
     services: opts.services,
     principal: (request) => opts.services.auth.authenticate(request.headers.get("authorization"), {
-      remoteIp: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || undefined,
+      // `app` is assigned below, long before a request arrives.
+      remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
       userAgent: request.headers.get("user-agent") ?? undefined,
     }),
   };
@@ -60,7 +65,7 @@ export function createApp(opts: AppOptions) {
     .use(docsRoutes());
 
   // Bun's router answers the hot routes' POSTs through the lane; everything else reaches Elysia.
-  return new Elysia({ normalize: false, serve: { routes: hotRoutes(hot, lane) } })
+  const app = new Elysia({ normalize: false, serve: { routes: hotRoutes(hot, lane) } })
     .onRequest(({ request }) => {
       contexts.of(request);
     })
@@ -86,6 +91,7 @@ export function createApp(opts: AppOptions) {
     .use(operations)
     .use(openApiRoutes())
     .use(v2Routes(deps));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -146,7 +146,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   let baseUrl = "";
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
-    metricsAllow: config.metricsAllow, databaseSizeBytes: () => databaseSizeBytes(storage),
+    metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
   });
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
   const server = app.server;

@@ -35,6 +35,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Client addresses that may read GET /metrics. */
   metricsAllow: AddressRange[];
+  /** Proxies whose X-Forwarded-For names the client in the audit log. */
+  trustedProxies: AddressRange[];
 }
 
 export interface AnalyticsRetentionDays {
@@ -126,6 +128,7 @@ function url(r: Reader, name: string): string | undefined {
 
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
   const raw = str(r, name, fallback);
+  if (raw.trim() === "none") return [];
   const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
   const ranges = items.map(parseCidr);
   const bad = items.filter((_, i) => ranges[i] === undefined);
@@ -162,6 +165,7 @@ export function loadConfig(env: Env): Config {
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
+    trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "127.0.0.0/8,::1"),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
@@ -189,4 +193,5 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
+  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes (default 127.0.0.0/8,::1)"],
 ];

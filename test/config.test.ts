@@ -33,6 +33,7 @@ describe("defaults", () => {
       keyCacheSize: 200_000,
       shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
+      trustedProxies: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
     });
   });
 
@@ -51,7 +52,7 @@ describe("defaults", () => {
       "TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS",
       "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
       "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
-      "TOLLGATE_SHUTDOWN_TIMEOUT_MS",
+      "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
     ]);
   });
 });
@@ -79,6 +80,7 @@ describe("valid values", () => {
       TOLLGATE_KEY_CACHE_SIZE: "0",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
       TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
+      TOLLGATE_TRUSTED_PROXIES: "none",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -101,6 +103,7 @@ describe("valid values", () => {
         { address: "192.0.2.7", prefix: 32, family: "ipv4" },
         { address: "fd00::", prefix: 8, family: "ipv6" },
       ],
+      trustedProxies: [],
     });
   });
 
@@ -154,6 +157,7 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_METRICS_ALLOW", "localhost"],
     ["TOLLGATE_METRICS_ALLOW", "127.0.0.1/33"],
     ["TOLLGATE_METRICS_ALLOW", "::1,10.0.0.0/8/1"],
+    ["TOLLGATE_TRUSTED_PROXIES", "proxy.internal"],
   ];
   test.each(cases.map(([name, value]) => [name, value.length > 40 ? `${value.slice(0, 14)}…` : value, value]))("%s=%s", (name, _, value) => {
     const problems = problemsOf({ [name]: value });

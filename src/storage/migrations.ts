@@ -5,6 +5,8 @@
 import journal from "../../migrations/meta/_journal.json";
 import m0000 from "../../migrations/0000_init.sql" with { type: "text" };
 import m0001 from "../../migrations/0001_credit_journal.sql" with { type: "text" };
+import m0002 from "../../migrations/0002_analytics_totals.sql" with { type: "text" };
+import m0003 from "../../migrations/0003_backfill_analytics_totals.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -16,6 +18,8 @@ export interface EmbeddedMigration {
 const SQL_BY_TAG: Record<string, string> = {
   "0000_init": m0000,
   "0001_credit_journal": m0001,
+  "0002_analytics_totals": m0002,
+  "0003_backfill_analytics_totals": m0003,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

@@ -1,6 +1,6 @@
 /**
- * Verification events end to end: what keys.verifyKey records, that the rollups of every
- * granularity equal the raw events after a mixed run across minute, hour, day and month
+ * Verification events end to end: what keys.verifyKey records, that the rollups and totals of
+ * every granularity equal the raw events after a mixed run across minute, hour, day and month
  * boundaries, and that a graceful restart keeps every event. Flushes are driven by hand.
  */
 import { afterEach, describe, expect, test } from "bun:test";
@@ -155,6 +155,16 @@ describe("rollups equal the raw events after a mixed run", () => {
       }
       const total = h.running.storage.sqlite.query<{ n: number }, []>(`SELECT sum("count") AS n FROM verification_rollups_${granularity}`).get()!.n;
       expect(total).toBe(raw.length);
+      // The totals table: the same events counted per bucket, key space and outcome.
+      const perOutcome = new Map<string, { count: number; credits: number }>();
+      for (const e of raw) {
+        const id = `${bucket(e.time)}|${e.key_space_id}|${e.outcome}`;
+        const agg = perOutcome.get(id) ?? { count: 0, credits: 0 };
+        perOutcome.set(id, { count: agg.count + 1, credits: agg.credits + e.spent_credits });
+      }
+      const totals = h.running.storage.sqlite.query<{ time: number; key_space_id: string; outcome: string; count: number; spent_credits: number }, []>(
+        `SELECT * FROM verification_totals_${granularity}`).all();
+      expect(new Map(totals.map((t) => [`${t.time}|${t.key_space_id}|${t.outcome}`, { count: t.count, credits: t.spent_credits }]))).toEqual(perOutcome);
     }
     const months = h.running.storage.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_month ORDER BY time").all();
     expect(months.map((m) => m.time)).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);

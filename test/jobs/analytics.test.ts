@@ -9,7 +9,7 @@ import { count, event, tempDb, type TempDb } from "../services/analytics/support
 const DAY_MS = 86_400_000;
 const TABLES = {
   raw: "verification_events", minute: "verification_rollups_minute", hour: "verification_rollups_hour",
-  day: "verification_rollups_day", month: "verification_rollups_month",
+  day: "verification_rollups_day", month: "verification_rollups_month", dayTotals: "verification_totals_day", monthTotals: "verification_totals_month",
 } as const;
 
 let db: TempDb;
@@ -112,11 +112,14 @@ describe("retention prune", () => {
   test("each table keeps exactly its retention, by the clock's time; a rollup bucket goes once it is wholly past", async () => {
     await seed([0, 89, 91, 364, 366, 1094, 1200]);
     const counts = await runAnalyticsPruneOnce({ storage: db.storage, events: sinkOf(), retentionDays }, now);
-    expect(counts).toEqual({ raw: 5, minute: 5, hour: 5, day: 3, month: 1 });
+    expect(counts).toEqual({ raw: 5, minute: 5, hour: 5, day: 3, month: 1, totals: { minute: 5, hour: 5, day: 3, month: 1 } });
     const cutoff = (days: number) => now - days * DAY_MS;
     expect(times(TABLES.raw).every((t) => t >= cutoff(90))).toBe(true);
     expect(times(TABLES.raw)).toHaveLength(2);
     expect(times(TABLES.day)).toHaveLength(4);
+    // Totals keep the same buckets as their rollups (one key space and outcome here).
+    expect(times(TABLES.dayTotals)).toEqual([...new Set(times(TABLES.day))]);
+    expect(times(TABLES.monthTotals)).toEqual([...new Set(times(TABLES.month))]);
     // The 1094-day-old event's month began more than 1095 days ago, but part of it is within retention.
     expect(times(TABLES.month)).toEqual([Date.UTC(2023, 5, 1), Date.UTC(2025, 5, 1), Date.UTC(2025, 5, 1), Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 1), Date.UTC(2026, 5, 1)]);
   });

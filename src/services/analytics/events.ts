@@ -1,9 +1,14 @@
 /**
  * The verification event pipeline. Recording is a synchronous push onto an in-memory buffer (the
  * verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
- * each event with its four rollups in the same transaction, so rollups always equal the raw events
- * committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
- * A full buffer is handed over at once rather than dropping events.
+ * each event with its rollups and totals in the same transaction, so they always equal the raw
+ * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
+ * Under load, every `flushAt` events are also handed over early, on the next turn of the event loop,
+ * as a staged batch: serialising for the writer thread blocks the event loop for about 0.6 µs an
+ * event, so slices keep that pause short (2,000 events: about a millisecond, where a second's worth
+ * at 20,000 verifications a second would be over 10 ms). The writer commits staged batches with the
+ * next flush, so a busy key still costs one rollup upsert per bucket and flush interval. A full
+ * buffer is handed over at once rather than dropping events.
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
@@ -12,20 +17,30 @@ import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 /** Buffer bound: about 100k small objects, a few tens of MB at most. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
+/** Events after which a flush is started without waiting for the timer. */
+export const DEFAULT_FLUSH_AT = 2_000;
+
 export class VerificationEventSink implements VerificationRecorder {
   private buffer: VerificationEvent[] = [];
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
+  private earlyFlush = false;
+  /** A staged batch was handed over that no commit has covered yet. */
+  private staged = false;
+  private closed = false;
   private readonly maxBuffered: number;
+  private readonly flushAt: number;
 
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number }) {
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
+    this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
   }
 
   record(event: VerificationEvent): void {
     this.buffer.push(event);
     if (this.buffer.length >= this.maxBuffered) this.onFull();
+    else if (this.buffer.length >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
@@ -41,16 +56,23 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /**
-   * Hands every buffered event to the writer; resolves with how many once they are committed. On
-   * failure the events not committed are buffered again, ahead of newer ones, and the error is thrown.
+   * Hands every buffered event to the writer, and has it commit them with any staged before;
+   * resolves with how many once they are committed. On failure the events not committed are
+   * buffered again, ahead of newer ones, and the error is thrown.
    */
-  async flush(): Promise<number> {
+  flush(): Promise<number> {
+    return this.handOver(false);
+  }
+
+  private async handOver(stage: boolean): Promise<number> {
     const batch = this.buffer;
-    if (batch.length === 0) return 0;
+    if (batch.length === 0 && (stage || !this.staged)) return 0;
     this.buffer = [];
     this.inFlight += batch.length;
+    // Message order: this commit covers every batch staged before it.
+    this.staged = stage;
     try {
-      await this.deps.writer.write(batch);
+      await this.deps.writer.write(batch, { stage });
       this.failing = false;
       return batch.length;
     } catch (error) {
@@ -64,11 +86,23 @@ export class VerificationEventSink implements VerificationRecorder {
 
   /** Flushes what is buffered, then closes the writer. */
   async close(): Promise<void> {
+    this.closed = true;
     try {
       await this.flush();
     } finally {
       await this.deps.writer.close();
     }
+  }
+
+  /** A flush on the next turn of the event loop, outside the verification that filled the batch. */
+  private flushSoon(): void {
+    this.earlyFlush = true;
+    setImmediate(() => {
+      this.earlyFlush = false;
+      if (this.closed) return;
+      // A failure keeps the events buffered; the periodic flush retries and reports it.
+      this.handOver(true).catch(() => {});
+    });
   }
 
   private onFull(): void {

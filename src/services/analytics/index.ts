@@ -2,13 +2,13 @@
  * Analytics: every verification of a found key becomes an event (outcome = its code, key, key
  * space, identity, external id, spent credits, tags, latency), buffered in memory and written in
  * batches, off the main thread when served, each with its per-minute, -hour, -day and -month
- * rollups in the same transaction, so rollup counts always equal the raw events written. Each
- * table has its own retention, pruned daily.
+ * rollups (per key) and totals (per key space) in the same transaction, so rollup and total counts
+ * always equal the raw events written. Each table has its own retention, pruned daily.
  */
-export { VerificationEventSink, DEFAULT_MAX_BUFFERED } from "./events.ts";
+export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
 export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
-export { aggregate, rollupsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, type Granularity, type RollupRow } from "./rollups.ts";
+export { aggregate, rollupsOf, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";
 // analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a worker thread.
 export { AnalyticsQueryService, type AnalyticsQueryRunner } from "./query-service.ts";

@@ -4,7 +4,10 @@
  * written, so a busy key costs one upsert per bucket and batch, not one per event.
  */
 import { getTableName } from "drizzle-orm";
-import { verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth } from "../../storage/schema/index.ts";
+import {
+  verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
+  verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
+} from "../../storage/schema/index.ts";
 import type { StoredEvent } from "./types.ts";
 
 export interface RollupRow {
@@ -50,7 +53,25 @@ export const ROLLUP_TABLES: Readonly<Record<Granularity, string>> = {
   month: getTableName(verificationsPerMonth),
 };
 
+/** The totals table of each granularity: its rollup summed over keys, identities and tags. */
+export const TOTALS_TABLES: Readonly<Record<Granularity, string>> = {
+  minute: getTableName(verificationTotalsPerMinute),
+  hour: getTableName(verificationTotalsPerHour),
+  day: getTableName(verificationTotalsPerDay),
+  month: getTableName(verificationTotalsPerMonth),
+};
+
 export const GRANULARITIES: readonly Granularity[] = ["minute", "hour", "day", "month"];
+
+/** A row of a totals table: one bucket, key space and outcome. */
+export interface TotalRow {
+  time: number;
+  workspaceId: string;
+  keySpaceId: string;
+  outcome: string;
+  count: number;
+  spentCredits: number;
+}
 
 /** The fields a rollup row is grouped by, besides its bucket. */
 type Dimensions = Pick<StoredEvent, "workspaceId" | "keySpaceId" | "keyId" | "identityId" | "externalId" | "outcome" | "tags">;
@@ -92,4 +113,20 @@ export function rollupsOf(events: readonly StoredEvent[]): Record<Granularity, R
   const hour = coarsen(minute, "hour");
   const day = coarsen(hour, "day");
   return { minute, hour, day, month: coarsen(day, "month") };
+}
+
+/** `rows` (of one granularity) summed per bucket, key space and outcome: the totals tables' primary key. */
+export function totalsOf(rows: readonly RollupRow[]): TotalRow[] {
+  const out = new Map<string, TotalRow>();
+  for (const r of rows) {
+    const id = `${r.time}\u0000${r.workspaceId}\u0000${r.keySpaceId}\u0000${r.outcome}`;
+    const total = out.get(id);
+    if (total) {
+      total.count += r.count;
+      total.spentCredits += r.spentCredits;
+    } else {
+      out.set(id, { time: r.time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits });
+    }
+  }
+  return [...out.values()];
 }

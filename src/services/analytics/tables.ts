@@ -1,13 +1,13 @@
 /**
- * Writing events to SQLite: the raw rows and the upserts of their four rollups in one transaction,
- * so the rollups always equal the raw events committed. A large batch can be split into chunks by
+ * Writing events to SQLite: the raw rows and the upserts of their four rollups and four totals in
+ * one transaction, so the rollups and totals always equal the raw events committed. A large batch can be split into chunks by
  * key, so each transaction holds the write lock briefly and a key's rollup rows are still upserted
  * about once per batch.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { GRANULARITIES, ROLLUP_TABLES, rollupsOf, type Granularity } from "./rollups.ts";
+import { GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, rollupsOf, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
@@ -18,6 +18,7 @@ export const CHUNK_EVENTS = 200;
 export class EventTables {
   private readonly insertEvent: Statement<unknown, Binding[]>;
   private readonly upserts: Record<Granularity, Statement<unknown, Binding[]>>;
+  private readonly totals: Record<Granularity, Statement<unknown, Binding[]>>;
 
   constructor(private readonly storage: Storage) {
     const sqlite: Database = storage.sqlite;
@@ -35,22 +36,32 @@ export class EventTables {
          latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
     );
     this.upserts = { minute: upsert(ROLLUP_TABLES.minute), hour: upsert(ROLLUP_TABLES.hour), day: upsert(ROLLUP_TABLES.day), month: upsert(ROLLUP_TABLES.month) };
+    const total = (table: string) => sqlite.prepare<unknown, Binding[]>(
+      `INSERT INTO ${table} (time, workspace_id, key_space_id, outcome, "count", spent_credits) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (workspace_id, time, key_space_id, outcome) DO UPDATE SET
+         "count" = "count" + excluded."count", spent_credits = spent_credits + excluded.spent_credits`,
+    );
+    this.totals = { minute: total(TOTALS_TABLES.minute), hour: total(TOTALS_TABLES.hour), day: total(TOTALS_TABLES.day), month: total(TOTALS_TABLES.month) };
   }
 
-  /** Writes `events` and their rollups in one transaction. */
+  /** Writes `events` and their rollups and totals in one transaction. */
   write(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
+    // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
+    const rollups = rollupsOf(events);
+    const totals = GRANULARITIES.map((g) => totalsOf(rollups[g]));
     inTransaction(this.storage, () => {
       for (const e of events) {
         this.insertEvent.run(e.requestId, e.timeMs, e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs);
       }
-      const rollups = rollupsOf(events);
-      for (const granularity of GRANULARITIES) {
-        const stmt = this.upserts[granularity];
+      GRANULARITIES.forEach((granularity, i) => {
+        const upsert = this.upserts[granularity];
         for (const r of rollups[granularity]) {
-          stmt.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+          upsert.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
         }
-      }
+        const total = this.totals[granularity];
+        for (const t of totals[i]!) total.run(t.time, t.workspaceId, t.keySpaceId, t.outcome, t.count, t.spentCredits);
+      });
     });
   }
 }

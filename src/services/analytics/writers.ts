@@ -9,8 +9,12 @@ import { EventTables } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
-  /** Resolves once every event of the batch is committed; else rejects with an EventWriteError naming those that are not. */
-  write(events: readonly VerificationEvent[]): Promise<void>;
+  /**
+   * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
+   * those that are not. `stage`: the writer may hold the batch until the next write without it and
+   * commit both together, so that their rollups are aggregated as one.
+   */
+  write(events: readonly VerificationEvent[], opts?: { stage?: boolean }): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -48,7 +52,8 @@ export class SqliteEventWriter implements EventBatchWriter {
 /** Messages to the writer worker. */
 export type WriterRequest =
   | { type: "open"; path: string }
-  | { type: "write"; id: number; events: string }
+  /** `commit: false` stages the batch until the next write that commits. */
+  | { type: "write"; id: number; events: string; commit: boolean }
   | { type: "close" };
 
 /** Messages from the writer worker. */
@@ -72,13 +77,13 @@ export class WorkerEventWriter implements EventBatchWriter {
   /** `dbPath`: the database file the worker opens its own connection to. */
   constructor(private readonly dbPath: string) {}
 
-  write(events: readonly VerificationEvent[]): Promise<void> {
+  write(events: readonly VerificationEvent[], opts: { stage?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { events, resolve, reject });
       // One string is the cheapest message to pass (no structured clone of every event).
-      worker.postMessage({ type: "write", id, events: JSON.stringify(events) } satisfies WriterRequest);
+      worker.postMessage({ type: "write", id, events: JSON.stringify(events), commit: opts.stage !== true } satisfies WriterRequest);
     });
   }
 

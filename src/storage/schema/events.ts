@@ -66,3 +66,27 @@ export const verificationsPerMinute = rollupTable("verification_rollups_minute")
 export const verificationsPerHour = rollupTable("verification_rollups_hour");
 export const verificationsPerDay = rollupTable("verification_rollups_day");
 export const verificationsPerMonth = rollupTable("verification_rollups_month");
+
+/**
+ * Verification totals per time bucket, key space and outcome: the rollups above summed over keys,
+ * identities and tags, kept up to date in the same transaction. A query that needs nothing finer
+ * (a workspace's or an API's counts over time) reads these few rows instead of one per key.
+ */
+function totalsTable(name: string) {
+  return sqliteTable(name, {
+    time: integer("time").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    keySpaceId: text("key_space_id").notNull(),
+    outcome: text("outcome").notNull(),
+    count: integer("count").notNull(),
+    spentCredits: integer("spent_credits").notNull().default(0),
+  }, (t) => [
+    primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.outcome] }),
+    index(`${name}_time_idx`).on(t.time),
+  ]);
+}
+
+export const verificationTotalsPerMinute = totalsTable("verification_totals_minute");
+export const verificationTotalsPerHour = totalsTable("verification_totals_hour");
+export const verificationTotalsPerDay = totalsTable("verification_totals_day");
+export const verificationTotalsPerMonth = totalsTable("verification_totals_month");

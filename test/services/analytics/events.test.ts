@@ -135,6 +135,60 @@ describe("bounded buffer", () => {
   });
 });
 
+describe("early flush", () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  test("from flushAt events on, a flush starts on the next turn of the event loop, not inside record", async () => {
+    const sink = new VerificationEventSink({ writer: new SqliteEventWriter(db.storage), flushAt: 3 });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(count(db.storage, "verification_events")).toBe(0);
+    sink.record(event());
+    expect(count(db.storage, "verification_events")).toBe(0);
+    await nextTurn();
+    expect(count(db.storage, "verification_events")).toBe(3);
+    expect(sink.pending).toBe(0);
+  });
+
+  test("one flush per batch, however many events arrive before it runs", async () => {
+    let writes = 0;
+    const writer = new SqliteEventWriter(db.storage);
+    const sink = new VerificationEventSink({ writer: { write: (e) => { writes++; return writer.write(e); }, close: async () => {} }, flushAt: 2 });
+    for (let i = 0; i < 7; i++) sink.record(event());
+    await nextTurn();
+    expect({ writes, stored: count(db.storage, "verification_events") }).toEqual({ writes: 1, stored: 7 });
+  });
+
+  test("early batches are staged; the next flush commits them, also when nothing new is buffered", async () => {
+    const calls: Array<[number, boolean]> = [];
+    const writer = new SqliteEventWriter(db.storage);
+    const sink = new VerificationEventSink({
+      writer: { write: (e, opts) => { calls.push([e.length, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+    });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(await sink.flush()).toBe(0);
+    expect(await sink.flush()).toBe(0);
+    expect(calls).toEqual([[2, true], [0, false]]);
+  });
+
+  test("nothing is handed to a closed writer", async () => {
+    const calls: string[] = [];
+    const writer = new SqliteEventWriter(db.storage);
+    const sink = new VerificationEventSink({
+      writer: { write: (e) => { calls.push("write"); return writer.write(e); }, close: async () => { calls.push("close"); } }, flushAt: 2,
+    });
+    sink.record(event());
+    await sink.close();
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(calls).toEqual(["write", "close"]);
+  });
+});
+
 describe("close", () => {
   test("flushes what is left, then closes the writer", async () => {
     const closed: string[] = [];

@@ -54,6 +54,45 @@ describe("WorkerEventWriter", () => {
     }
   });
 
+  test("a staged batch waits for the next committing write and is written with it", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      let stagedDone = false;
+      const staged = writer.write([event({ keyId: "k1" }), event({ keyId: "k2" })], { stage: true }).then(() => { stagedDone = true; });
+      await writer.write([event({ keyId: "k1" })]);
+      await staged;
+      expect(stagedDone).toBe(true);
+      expect(count(db.storage, "verification_events")).toBe(3);
+      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
+        .toEqual([{ key_id: "k1", count: 2 }, { key_id: "k2", count: 1 }]);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("a failed commit fails every batch it covered, each with its own events", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      await writer.write([event()]);
+      db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO away");
+      const staged = writer.write([event({ keyId: "s1" })], { stage: true }).catch((e: unknown) => e);
+      const commit = writer.write([event({ keyId: "c1" }), event({ keyId: "c2" })]).catch((e: unknown) => e);
+      expect(((await staged) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["s1"]);
+      expect(((await commit) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["c1", "c2"]);
+    } finally {
+      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_events");
+      await writer.close();
+    }
+  });
+
+  test("close writes what is still staged", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    const staged = writer.write([event()], { stage: true });
+    await writer.close();
+    await staged;
+    expect(count(db.storage, "verification_events")).toBe(1);
+  });
+
   test("close without any write starts no worker; a write after close starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     await writer.close();

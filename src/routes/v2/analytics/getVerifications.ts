@@ -3,6 +3,32 @@ import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
+/** The dialect, for the API reference: what a caller can write and what it gets. */
+const DESCRIPTION = `Runs one SELECT over the caller's verification analytics and answers its rows.
+
+Needs the workspace's analytics opt-in (\`tollgate workspace update <workspace> --analytics on\`, else 412) and
+\`api.*.read_analytics\`, or \`api.<apiId>.read_analytics\` for the rows of those APIs only. Rows of other
+workspaces and APIs are never visible; the query needs no filter for them.
+
+**Tables.** \`key_verifications_v1\`: one row per verification (\`request_id, time, workspace_id, key_space_id,
+identity_id, external_id, key_id, region, source, outcome, tags, spent_credits, latency\`).
+\`key_verifications_per_minute_v1\`, \`_per_hour_v1\`, \`_per_day_v1\`, \`_per_month_v1\`: counts per UTC bucket,
+key, identity, outcome and tag set (\`time, workspace_id, key_space_id, identity_id, external_id, key_id, source,
+outcome, tags, count, spent_credits, latency_avg\`). \`time\` is Unix ms (a bucket's start in the rollups),
+\`outcome\` the verification code (\`VALID\`, \`RATE_LIMITED\`, \`USAGE_EXCEEDED\`, …), \`tags\` a JSON array.
+
+**Dialect** (ClickHouse's, as upstream documents it): \`count\`, \`sum\`, \`sumIf\`, \`countIf\`, \`avg\`, \`min\`, \`max\`,
+\`uniq\`, \`if\`, \`round\`, \`abs\`, \`lower\`, \`upper\`, \`length\`, \`coalesce\`, \`toStartOfMinute/Hour/Day/Week/Month/Year\`,
+\`toDate\`, \`now()\`, \`today()\`, \`INTERVAL n SECOND|MINUTE|HOUR|DAY|WEEK|MONTH|QUARTER|YEAR\`; WHERE, GROUP BY,
+HAVING, ORDER BY, LIMIT, OFFSET, DISTINCT, aliases, CTEs, subqueries, UNION/EXCEPT/INTERSECT, JOIN, LEFT JOIN,
+CROSS JOIN, IN, BETWEEN, LIKE, CASE. Anything else is 400: \`invalid_analytics_query_type\` (not one SELECT),
+\`invalid_analytics_table\`, \`invalid_analytics_function\`, \`invalid_analytics_query\` (syntax, unknown
+columns, constructs outside the subset, more than 16 KiB).
+
+**Limits.** At most 10,000 rows (a larger result is cut) and 4 MiB (422 \`query_memory_limit_exceeded\`);
+5 s by default (422 \`query_execution_timeout\`). Counts of a workspace or an API over time (sums of \`count\` per
+\`time\`, \`outcome\` and \`key_space_id\`) are fast at any scale; queries per key or owner read every matching row.`;
+
 export const getVerificationsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/analytics.getVerifications", async ({ body, request }) => ok(await deps.services.analytics.getVerifications(deps.principal(request), body)), {
     body: strictObject({
@@ -11,9 +37,5 @@ export const getVerificationsRoute = (deps: RouteDeps) =>
         description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
       }),
     }),
-    detail: {
-      summary: "Query verification analytics with SQL",
-      tags: ["analytics"],
-      description: "Needs the workspace's analytics opt-in and `api.*.read_analytics` (or `api.<apiId>.read_analytics`, which limits the rows to those APIs). At most 10,000 rows (a larger result is cut) and 5 s.",
-    },
+    detail: { summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION },
   });

@@ -71,5 +71,5 @@ export function objectNameParts(v: unknown, where: string): string[] {
 }
 
 export function unsupported(what: string): AppError {
-  return new AppError("invalid_analytics_query", { detail: `Unsupported SQL: ${what}. See the analytics docs for the supported subset.` });
+  return new AppError("invalid_analytics_query", { detail: `Unsupported SQL: ${what}. The API reference (/docs/api, analytics.getVerifications) lists the supported subset.` });
 }

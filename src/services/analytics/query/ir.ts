@@ -54,7 +54,8 @@ export interface Source {
 export type SourceRef =
   /** A table name as written (lower-cased); rewrite.ts resolves it to a CTE or a public table. */
   | { kind: "table"; name: string }
-  | { kind: "public"; table: string }
+  /** `totals`: read the table's totals instead (totals.ts decided it gives the same answer). */
+  | { kind: "public"; table: string; totals?: boolean }
   | { kind: "cte"; name: string }
   | { kind: "derived"; query: Query };
 
@@ -91,3 +92,19 @@ export type Expr =
   /** `name` as written; `key` is its lower-cased form, looked up in functions.ts. */
   | { kind: "call"; name: string; key: string; args: Expr[]; star: boolean; distinct: boolean }
   | { kind: "interval"; amount: number; unit: IntervalUnit };
+
+/** The direct sub-expressions of `e` (subqueries are walked separately). */
+export function children(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "not": case "neg": case "isNull": return [e.expr];
+    case "logical": return e.terms;
+    case "compare": case "arith": return [e.left, e.right];
+    case "between": return [e.expr, e.low, e.high];
+    case "inList": return [e.expr, ...e.list];
+    case "inQuery": return [e.expr];
+    case "like": return [e.expr, e.pattern];
+    case "case": return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else ? [e.else] : [])];
+    case "call": return e.args;
+    default: return [];
+  }
+}

@@ -4,11 +4,13 @@
  *   CTEs only) or one of the public tables; anything else is 400 `invalid_analytics_table`;
  * - CTEs get generated names (`tg_cte_<n>`), so no name we emit can ever reach a real table;
  * - every source gets an alias and a `probe` column for the watchdog (translate.ts);
+ * - a SELECT over a rollup reads its totals table instead where totals.ts shows that is the same;
  * - parenthesised arms become `SELECT * FROM (...)`; the top LIMIT is added or lowered.
  */
 import { AppError } from "../../../errors/app-error.ts";
-import type { Expr, Query, Select, SetExpr, Source } from "./ir.ts";
+import { children, type Expr, type OrderItem, type Query, type Select, type SetExpr, type Source } from "./ir.ts";
 import { PUBLIC_TABLES } from "./tables.ts";
+import { totalsCanServe } from "./totals.ts";
 
 export interface RewriteOptions {
   /** Rows a query may return; the top-level LIMIT is set to at most this. */
@@ -66,14 +68,15 @@ class Rewriter {
       scope.define(cte.name, { internal, query: cte.query });
       cte.name = internal;
     }
-    q.body = this.setExpr(q.body, scope);
+    q.body = this.setExpr(q.body, scope, q.orderBy);
     for (const item of q.orderBy) this.expr(item.expr, scope);
   }
 
-  private setExpr(body: SetExpr, scope: Scope): SetExpr {
+  /** `orderBy`: the enclosing query's, which may name the columns of a SELECT that is its whole body. */
+  private setExpr(body: SetExpr, scope: Scope, orderBy: readonly OrderItem[] = []): SetExpr {
     switch (body.kind) {
       case "select":
-        this.select(body.select, scope);
+        this.select(body.select, scope, orderBy);
         return body;
       case "nested":
         return this.setExpr(this.wrap(body.query), scope);
@@ -92,11 +95,13 @@ class Rewriter {
     return { kind: "select", select: { distinct: false, items: [{ kind: "all" }], from: [source], groupBy: [] } };
   }
 
-  private select(select: Select, scope: Scope): void {
+  private select(select: Select, scope: Scope, orderBy: readonly OrderItem[]): void {
     for (const source of select.from) this.source(source, scope);
     for (const source of select.from) if (source.on) this.expr(source.on, scope);
     for (const item of select.items) if (item.kind === "expr") this.expr(item.expr, scope);
     for (const e of [select.where, ...select.groupBy, select.having]) if (e) this.expr(e, scope);
+    const only = select.from[0];
+    if (only?.ref.kind === "public" && PUBLIC_TABLES.get(only.ref.table)?.totals && totalsCanServe(select, orderBy)) only.ref.totals = true;
   }
 
   private source(source: Source, scope: Scope): void {
@@ -125,22 +130,6 @@ class Rewriter {
   private expr(e: Expr, scope: Scope): void {
     if (e.kind === "inQuery" || e.kind === "exists" || e.kind === "subquery") this.query(e.query, scope);
     for (const child of children(e)) this.expr(child, scope);
-  }
-}
-
-/** The direct sub-expressions of `e` (subqueries are walked separately). */
-export function children(e: Expr): Expr[] {
-  switch (e.kind) {
-    case "not": case "neg": case "isNull": return [e.expr];
-    case "logical": return e.terms;
-    case "compare": case "arith": return [e.left, e.right];
-    case "between": return [e.expr, e.low, e.high];
-    case "inList": return [e.expr, ...e.list];
-    case "inQuery": return [e.expr];
-    case "like": return [e.expr, e.pattern];
-    case "case": return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap((w) => [w.when, w.then]), ...(e.else ? [e.else] : [])];
-    case "call": return e.args;
-    default: return [];
   }
 }
 

@@ -14,6 +14,8 @@ export interface PublicTable {
   name: string;
   physical: string;
   columns: readonly PublicColumn[];
+  /** A rollup's totals per bucket, key space and outcome, for the queries totals.ts allows. */
+  totals?: { physical: string; columns: readonly PublicColumn[] };
 }
 
 const col = (name: string, sql = `\`${name}\``): PublicColumn => ({ name, sql });
@@ -37,12 +39,21 @@ const ROLLUP_COLUMNS: readonly PublicColumn[] = [
   col("latency_avg", "`latency_sum_ms` / `count`"),
 ];
 
+const TOTALS_COLUMNS: readonly PublicColumn[] = [
+  col("time"), col("workspace_id"), col("key_space_id"), col("source", "'api'"), col("outcome"), col("count"), col("spent_credits"),
+];
+
+const rollup = (name: string, granularity: string): [string, PublicTable] => [name, {
+  name, physical: `verification_rollups_${granularity}`, columns: ROLLUP_COLUMNS,
+  totals: { physical: `verification_totals_${granularity}`, columns: TOTALS_COLUMNS },
+}];
+
 export const PUBLIC_TABLES: ReadonlyMap<string, PublicTable> = new Map([
   ["key_verifications_v1", { name: "key_verifications_v1", physical: "verification_events", columns: RAW_COLUMNS }],
-  ["key_verifications_per_minute_v1", { name: "key_verifications_per_minute_v1", physical: "verification_rollups_minute", columns: ROLLUP_COLUMNS }],
-  ["key_verifications_per_hour_v1", { name: "key_verifications_per_hour_v1", physical: "verification_rollups_hour", columns: ROLLUP_COLUMNS }],
-  ["key_verifications_per_day_v1", { name: "key_verifications_per_day_v1", physical: "verification_rollups_day", columns: ROLLUP_COLUMNS }],
-  ["key_verifications_per_month_v1", { name: "key_verifications_per_month_v1", physical: "verification_rollups_month", columns: ROLLUP_COLUMNS }],
+  rollup("key_verifications_per_minute_v1", "minute"),
+  rollup("key_verifications_per_hour_v1", "hour"),
+  rollup("key_verifications_per_day_v1", "day"),
+  rollup("key_verifications_per_month_v1", "month"),
 ]);
 
 /** Every public table has it; the watchdog (translate.ts) reads it to run in each join loop. */

@@ -106,20 +106,21 @@ class Printer implements Emit {
     switch (ref.kind) {
       case "derived": return `(${this.query(ref.query)})`;
       case "cte": return quoteIdent(ref.name);
-      case "public": return this.confined(ref.table);
+      case "public": return this.confined(ref.table, ref.totals === true);
       case "table": throw new Error("unreachable: unresolved table after rewrite");
     }
   }
 
-  /** The public table as a subquery over its physical table, limited to what the caller may read. */
-  private confined(name: string): string {
+  /** The public table (or its totals) as a subquery over its physical table, limited to what the caller may read. */
+  private confined(name: string, totals: boolean): string {
     const table = PUBLIC_TABLES.get(name)!;
-    const columns = table.columns.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
+    const { physical, columns: exposed } = totals && table.totals ? table.totals : table;
+    const columns = exposed.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
     const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
     const spaces = this.confinement.keySpaceIds;
     if (spaces !== null) filters.push(spaces.length === 0 ? "0" : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
     // `main.` so that no CTE, whatever its name, can stand in for the physical table.
-    return `(SELECT ${columns} FROM main.${quoteIdent(table.physical)} WHERE ${filters.join(" AND ")})`;
+    return `(SELECT ${columns} FROM main.${quoteIdent(physical)} WHERE ${filters.join(" AND ")})`;
   }
 
   private orderItem(o: OrderItem): string {

@@ -25,8 +25,16 @@ export interface Verification {
   latencyMs?: number;
 }
 
-/** One row of `verification_rollups_<granularity>` counting `count` verifications. */
+/**
+ * One row of `verification_rollups_<granularity>` counting `count` verifications, added to its
+ * `verification_totals_<granularity>` row as the event writer would.
+ */
 export function insertRollup(sqlite: Database, granularity: Granularity, v: Verification & { count: number }): void {
+  sqlite.run(
+    `INSERT INTO verification_totals_${granularity} (time, workspace_id, key_space_id, outcome, count, spent_credits) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (workspace_id, time, key_space_id, outcome) DO UPDATE SET count = count + excluded.count, spent_credits = spent_credits + excluded.spent_credits`,
+    [v.time, v.workspaceId, v.keySpaceId, v.outcome ?? "VALID", v.count, v.spentCredits ?? 0],
+  );
   sqlite.run(
     `INSERT INTO verification_rollups_${granularity} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, count, spent_credits, latency_sum_ms, latency_max_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

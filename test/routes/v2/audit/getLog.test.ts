@@ -21,7 +21,7 @@ async function apiCreatedLog(name: string, opts: { key?: string; headers?: Recor
 describe("200", () => {
   test("the entry: id, time, event, actor, resources, description, remote IP and user agent", async () => {
     const { id: rootKeyId, key } = h.running.services.workspaces.createRootKey({ workspace: "default", name: "deployer", permissions: ["api.*.create_api"] }, TEST_ACTOR);
-    const { apiId, logId } = await apiCreatedLog("orders", { key, headers: { "x-forwarded-for": "203.0.113.7, 10.0.0.1", "user-agent": "deploy-bot/1.0" } });
+    const { apiId, logId } = await apiCreatedLog("orders", { key, headers: { "x-forwarded-for": "198.51.100.1, 203.0.113.7", "user-agent": "deploy-bot/1.0" } });
     const res = await h.post("/v2/audit.getLog", { logId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -39,11 +39,21 @@ describe("200", () => {
     });
   });
 
-  test("remoteIp is left out when the request named none", async () => {
-    const { logId } = await apiCreatedLog("no-ip");
+  test("without X-Forwarded-For, remoteIp is the connection's peer", async () => {
+    const { logId } = await apiCreatedLog("no-proxy");
     const res = await h.post("/v2/audit.getLog", { logId });
-    expect(res.body.data.remoteIp).toBeUndefined();
-    expect(Object.keys(res.body.data)).not.toContain("remoteIp");
+    expect(res.body.data.remoteIp).toBe("127.0.0.1");
+  });
+
+  test("X-Forwarded-For from a peer that is not a trusted proxy is not believed", async () => {
+    const direct = await startHarness({ env: { TOLLGATE_TRUSTED_PROXIES: "none" } });
+    try {
+      const created = await direct.post("/v2/apis.createApi", { name: "spoof" }, { headers: { "x-forwarded-for": "203.0.113.66" } });
+      const list = await direct.post("/v2/audit.listLogs", { resourceId: created.body.data.apiId });
+      expect(list.body.data[0].remoteIp).toBe("127.0.0.1");
+    } finally {
+      await direct.stop();
+    }
   });
 
   test("an entry written by the CLI has actor type cli", async () => {
