@@ -11,11 +11,14 @@ export interface Storage {
   close(): void;
 }
 
+/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** Opens (creating when missing) the database at `path`: WAL, synchronous=NORMAL, busy_timeout, foreign keys. */
 export function openStorage(path: string, opts: { readonly?: boolean } = {}): Storage {
   const sqlite = opts.readonly ? new Database(path, { readonly: true }) : new Database(path, { create: true, strict: true });
   // First, so that another process opening the same file at the same moment waits instead of failing.
-  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!opts.readonly) {
     sqlite.run("PRAGMA journal_mode = WAL");
     sqlite.run("PRAGMA synchronous = NORMAL");
@@ -78,4 +81,27 @@ export function databaseSizeBytes(storage: Storage): number {
 /** Runs `fn` in one SQLite transaction. `fn` must be synchronous: an await inside would commit half its writes. */
 export function inTransaction<T>(storage: Storage, fn: () => T): T {
   return storage.sqlite.transaction(fn).immediate();
+}
+
+/**
+ * Like `inTransaction`, but never waits for the write lock: when another connection holds it, returns
+ * `{ done: false }` at once (nothing written) instead of blocking the thread for up to BUSY_TIMEOUT_MS.
+ * Not for use inside another transaction.
+ */
+export function tryInTransaction<T>(storage: Storage, fn: () => T): { done: true; value: T } | { done: false } {
+  const sqlite = storage.sqlite;
+  sqlite.run("PRAGMA busy_timeout = 0");
+  try {
+    return { done: true, value: sqlite.transaction(fn).immediate() };
+  } catch (error) {
+    if (isBusy(error)) return { done: false };
+    throw error;
+  } finally {
+    sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/** SQLITE_BUSY: another connection holds the lock this statement needs. */
+export function isBusy(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "SQLITE_BUSY";
 }

@@ -150,4 +150,18 @@ describe("retention prune", () => {
     expect(counts.raw).toBe(25);
     expect(count(db.storage, TABLES.raw)).toBe(0);
   });
+
+  test("raw events are pruned in every workspace, and only past the cutoff", async () => {
+    const { pruneAnalytics } = await import("../../src/services/analytics/index.ts");
+    const events = sinkOf();
+    for (const workspaceId of ["ws_a", "ws_b", "ws_c"]) {
+      for (let i = 0; i < 5; i++) events.record(event({ workspaceId, timeMs: now - 100 * DAY_MS + i, keyId: `old_${i}` }));
+      events.record(event({ workspaceId, timeMs: now - DAY_MS, keyId: "recent" }));
+    }
+    await events.flush();
+    const counts = await pruneAnalytics(db.storage, retentionDays, now, 2);
+    expect(counts.raw).toBe(15);
+    expect(db.storage.sqlite.query<{ workspace_id: string; key_id: string }, []>(`SELECT workspace_id, key_id FROM ${TABLES.raw} ORDER BY workspace_id`).all())
+      .toEqual(["ws_a", "ws_b", "ws_c"].map((workspace_id) => ({ workspace_id, key_id: "recent" })));
+  });
 });

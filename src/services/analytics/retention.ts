@@ -32,7 +32,7 @@ export async function pruneAnalytics(
   storage: Storage, retention: AnalyticsRetention, nowMs: number, batchSize = DEFAULT_BATCH,
 ): Promise<PruneCounts> {
   const counts: PruneCounts = { raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 } };
-  counts.raw = await pruneTable(storage, RAW_TABLE, nowMs - retention.raw * DAY_MS, batchSize);
+  counts.raw = await pruneRawEvents(storage, nowMs - retention.raw * DAY_MS, batchSize);
   for (const g of GRANULARITIES) {
     // A bucket goes only once all of it is past retention.
     const cutoffMs = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
@@ -47,9 +47,34 @@ async function pruneTable(storage: Storage, table: string, cutoffMs: number, bat
   const stmt = storage.sqlite.prepare<unknown, [number, number]>(
     `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE time < ?1 LIMIT ?2)`,
   );
+  return deleteInBatches(() => stmt.run(cutoffMs, batchSize).changes, batchSize);
+}
+
+/**
+ * The raw events are indexed by workspace and time only (each written event pays for every
+ * index), so they are pruned one workspace at a time. The workspaces are found by seeking the
+ * index from one to the next, not by reading it whole.
+ */
+async function pruneRawEvents(storage: Storage, cutoffMs: number, batchSize: number): Promise<number> {
+  const workspaces = storage.sqlite.query<{ id: string }, []>(
+    `WITH RECURSIVE w(id) AS (
+       SELECT min(workspace_id) FROM ${RAW_TABLE}
+       UNION ALL SELECT (SELECT min(workspace_id) FROM ${RAW_TABLE} WHERE workspace_id > w.id) FROM w WHERE w.id IS NOT NULL
+     ) SELECT id FROM w WHERE id IS NOT NULL`,
+  ).all();
+  const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
+    `DELETE FROM ${RAW_TABLE} WHERE rowid IN (SELECT rowid FROM ${RAW_TABLE} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
+  );
+  let total = 0;
+  for (const { id } of workspaces) total += await deleteInBatches(() => stmt.run(id, cutoffMs, batchSize).changes, batchSize);
+  return total;
+}
+
+/** Runs `deleteBatch` until it deletes fewer than `batchSize` rows, yielding between batches; returns the rows deleted. */
+async function deleteInBatches(deleteBatch: () => number, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = stmt.run(cutoffMs, batchSize).changes;
+    const deleted = deleteBatch();
     total += deleted;
     if (deleted < batchSize) return total;
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
 /** The credit ledger: spends group-committed to the journal, per-key totals in memory (see index.ts). */
 import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
+import { inTransaction, tryInTransaction } from "../../storage/db.ts";
 import { CreditJournal, type JournalEntry } from "./journal.ts";
 
 /** What the key service needs of the ledger. */
@@ -29,6 +29,10 @@ export interface CreditLedgerLimits {
 
 /** Keys folded per transaction by `foldAll`. */
 const FOLD_CHUNK = 1000;
+/** While another connection holds the write lock, the group commit tries again this often… */
+const RETRY_MS = 1;
+/** …and after this long waits for the lock like any other write, so that spends are never held back for good. */
+const GIVE_UP_RETRYING_MS = 100;
 
 const DEFAULT_LIMITS: CreditLedgerLimits = { compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000 };
 
@@ -38,6 +42,9 @@ export class CreditLedger implements CreditBalances {
   private readonly pending = new Map<string, number>();
   private queue: QueuedSpend[] = [];
   private scheduled = false;
+  /** When the group commit first found the write lock taken, while it still retries; else undefined. */
+  private busySinceMs: number | undefined;
+  private busyRetryCount = 0;
   private appendedSinceCompaction = 0;
   private readonly limits: CreditLedgerLimits;
 
@@ -68,27 +75,56 @@ export class CreditLedger implements CreditBalances {
       this.queue.push({ keyId, cost, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => this.groupCommit());
       }
     });
   }
 
-  /** Commits every queued spend as one journal row and answers each; also called on stop. */
-  flush(): void {
+  /**
+   * The group commit of one turn of the event loop. It never blocks the thread on the write lock:
+   * while another connection (the analytics event writer, the CLI) holds it, the spends stay queued
+   * (and later spends join them) and the commit is tried again a millisecond later, so verifications
+   * that spend nothing go on being answered meanwhile.
+   */
+  private groupCommit(): void {
     this.scheduled = false;
+    if (this.queue.length === 0) return;
+    const waitedMs = this.busySinceMs === undefined ? 0 : performance.now() - this.busySinceMs;
+    if (waitedMs < GIVE_UP_RETRYING_MS && !this.commitQueue(false)) {
+      this.busySinceMs ??= performance.now();
+      this.busyRetryCount++;
+      this.scheduled = true;
+      setTimeout(() => this.groupCommit(), RETRY_MS);
+      return;
+    }
+    if (waitedMs >= GIVE_UP_RETRYING_MS) this.flush();
+    this.busySinceMs = undefined;
+  }
+
+  /** Commits every queued spend as one journal row and answers each, waiting for the write lock if need be; also called on stop. */
+  flush(): void {
+    this.commitQueue(true);
+  }
+
+  /** Commits the queue; false (and the queue kept) when `wait` is false and the write lock is taken. */
+  private commitQueue(wait: boolean): boolean {
     const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
+    if (batch.length === 0) return true;
+    const append = () => this.journal.append(batch.map((s): JournalEntry => [s.keyId, s.cost]));
     try {
-      inTransaction(this.storage, () => this.journal.append(batch.map((s): JournalEntry => [s.keyId, s.cost])));
+      if (wait) inTransaction(this.storage, append);
+      else if (!tryInTransaction(this.storage, append).done) return false;
+      this.queue = [];
     } catch (error) {
+      this.queue = [];
       for (const s of batch) this.forget(s.keyId, s.cost);
       for (const s of batch) s.reject(error);
-      return;
+      return true;
     }
     for (const s of batch) s.resolve();
     this.appendedSinceCompaction += batch.length;
     if (this.appendedSinceCompaction >= Math.max(this.limits.compactAfterEntries, 4 * this.pending.size)) this.compact();
+    return true;
   }
 
   settle(keyIds: readonly string[]): void {
@@ -113,6 +149,11 @@ export class CreditLedger implements CreditBalances {
     const deadline = performance.now() + budgetMs;
     while (this.pending.size > 0 && performance.now() < deadline) this.settle([...this.pending.keys()].slice(0, FOLD_CHUNK));
     if (this.pending.size === 0) inTransaction(this.storage, () => this.journal.rewrite(this.pending));
+  }
+
+  /** Group commits put off because another connection held the write lock (for tests and metrics). */
+  get busyRetries(): number {
+    return this.busyRetryCount;
   }
 
   /** Keys with a pending total (for tests and metrics). */

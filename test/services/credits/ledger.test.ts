@@ -3,6 +3,7 @@
  * compaction, the cap on keys held in memory, and a failed commit.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { CreditLedger } from "../../../src/services/credits/index.ts";
 import { startHarness, type Harness } from "../../support/harness.ts";
 import { createApi, createKey } from "../../support/contract.ts";
@@ -120,5 +121,30 @@ describe("a failed commit", () => {
     await expect(failed).rejects.toThrow();
     expect(a.pendingOf(keyIds[0]!)).toBe(2);
     h.running.storage.sqlite.run("ALTER TABLE credit_journal_away RENAME TO credit_journal");
+  });
+});
+
+describe("the write lock held by another connection", () => {
+  test("the group commit does not block the thread: the spend waits, and commits once the lock is free", async () => {
+    const other = new Database(h.running.storage.sqlite.filename);
+    try {
+      other.run("BEGIN IMMEDIATE");
+      const a = ledger();
+      let settled = false;
+      const spent = a.spend(keyIds[0]!, 6).then(() => { settled = true; });
+      // Each retry is a later turn of the event loop: the thread was free in between.
+      while (a.busyRetries < 3) await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      expect(journalRows()).toBe(0);
+      const later = a.spend(keyIds[1]!, 2);
+      other.run("COMMIT");
+      await Promise.all([spent, later]);
+      expect(journalRows()).toBe(1);
+      const b = ledger();
+      b.restore();
+      expect([b.pendingOf(keyIds[0]!), b.pendingOf(keyIds[1]!)]).toEqual([6, 2]);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -1,0 +1,1 @@
+DROP INDEX `verification_events_time_idx`;
