@@ -2,7 +2,7 @@
  * Shared pieces of the benchmarks: start a server as a child process and wait for its URL, run wrk
  * against it, and parse wrk's report. Every child is ended by its PID when the benchmark ends.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -145,4 +145,48 @@ end
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere). */
+export function cpuMs(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may contain spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export type Measured = WrkResult & { cpuUsPerRequest: number };
+
+/** One wrk run against `server`, with the server's CPU time per request over the run. */
+export async function measure(server: Pick<Child, "url" | "pid">, lua: string, seconds: number): Promise<Measured> {
+  const before = cpuMs(server.pid);
+  const result = await wrk(server.url, lua, { seconds });
+  const cpuUsPerRequest = ((cpuMs(server.pid) - before) * 1000) / (result.requestsPerSec * seconds);
+  return { ...result, cpuUsPerRequest };
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export const MEASURED_HEADER = "| server | requests/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/request |\n| --- | --- | --- | --- | --- | --- | --- |";
+
+export function formatMeasured(name: string, r: Measured): string {
+  return `${formatRow(name, r)} ${r.cpuUsPerRequest.toFixed(1)} |`;
+}
+
+/**
+ * The reference and a server under the same wrk script: a warm-up of each, then `rounds` rounds
+ * alternating which goes first (so drift hits both alike). Returns every round of each.
+ */
+export async function compareWithEcho(echo: Child, server: Child, lua: string, opts: { seconds: number; rounds: number; warmupSeconds?: number }): Promise<{ echo: Measured[]; server: Measured[] }> {
+  await wrk(echo.url, lua, { seconds: 2 });
+  await wrk(server.url, lua, { seconds: opts.warmupSeconds ?? 3 });
+  const out = { echo: [] as Measured[], server: [] as Measured[] };
+  for (let i = 0; i < opts.rounds; i++) {
+    const order = i % 2 === 0 ? (["echo", "server"] as const) : (["server", "echo"] as const);
+    for (const which of order) out[which].push(await measure(which === "echo" ? echo : server, lua, opts.seconds));
+  }
+  return out;
 }

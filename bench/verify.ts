@@ -1,61 +1,55 @@
 /**
- * keys.verifyKey under load: 100,000 keys in the store, each verification on a random known key with
- * one permission query and a credit spend; against the bare Bun.serve echo in the same run with the
- * same load generator (wrk, 50 connections, 10 s, loopback). Prints a Markdown table and the ratios.
+ * keys.verifyKey under load: N keys in the store (100,000 by default; BENCH_KEYS takes a list for
+ * the cost curve, e.g. "1000,100000,1000000"), each verification on a random known key with one
+ * permission query and a credit spend; against the bare Bun.serve echo in the same run with the
+ * same load generator (wrk, 50 connections, BENCH_SECONDS each, loopback), in BENCH_ROUNDS
+ * alternating rounds. Prints a Markdown table per key count with the median ratios.
+ * Target (issue 3): throughput ≥ 0.75 of the echo's, p99 ≤ 1.5 × the echo's.
  */
 import { join } from "node:path";
-import { openDataDir, buildServices } from "../src/boot.ts";
-import { loadConfig } from "../src/config.ts";
-import { silentLogger } from "../src/lib/logger.ts";
-import { systemClock } from "../src/lib/clock.ts";
-import { inTransaction } from "../src/storage/db.ts";
-import { ALL_GRANTS } from "../src/services/auth/index.ts";
-import { formatRow, postRandomBodiesLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk } from "./lib.ts";
+import { compareWithEcho, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir } from "./lib.ts";
+import { seedKeys } from "./seed.ts";
 
-const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 100_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-
-/** Creates the API and the keys through the real service, in one transaction for speed. */
-function seed(dataDir: string): { rootKey: string; keys: string[] } {
-  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
-  const services = buildServices(storage, config, systemClock);
-  const actor = { type: "cli" as const, id: "bench" };
-  services.workspaces.create({ name: "default" }, actor);
-  const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
-  const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-  const { apiId } = services.apis.createApi(principal, { name: "bench" });
-  const keys = inTransaction(storage, () => Array.from({ length: KEY_COUNT }, (_, i) => services.keys.createKey(principal, {
-    apiId, prefix: "bk", permissions: ["documents.read", `documents.${i % 7}`], credits: { remaining: 1_000_000_000 },
-  }).key));
-  storage.close();
-  return { rootKey, keys };
+export interface VerifyOptions {
+  keyCounts: number[];
+  seconds: number;
+  rounds: number;
+  /** TOLLGATE_ANALYTICS for the server (default on, as shipped). */
+  analytics?: "on" | "off";
 }
 
-async function main() {
-  const dataDir = tempDir("tollgate-bench-verify-");
-  const started = performance.now();
-  const { rootKey, keys } = seed(dataDir);
-  console.error(`seeded ${keys.length} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const bodies = keys.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 } }));
-  const lua = postRandomBodiesLua("/v2/keys.verifyKey", rootKey, bodies);
-
-  const echo = await startServer(["bun", join("bench", "echo.ts")]);
-  const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
-  try {
-    await wrk(echo.url, lua, { seconds: 2 });
-    await wrk(tollgate.url, lua, { seconds: 3 });
-    const e = await wrk(echo.url, lua, { seconds: SECONDS });
-    const t = await wrk(tollgate.url, lua, { seconds: SECONDS });
-    console.log(`### keys.verifyKey (${KEY_COUNT} keys, permission query + credits, 50 connections, ${SECONDS} s)\n`);
-    console.log(TABLE_HEADER);
-    console.log(formatRow("Bun.serve echo", e));
-    console.log(formatRow("tollgate keys.verifyKey", t));
-    console.log(`\nthroughput ratio ${(t.requestsPerSec / e.requestsPerSec).toFixed(2)} (target >= 0.75); p99 ratio ${(t.p99Ms / e.p99Ms).toFixed(2)} (target <= 1.5)`);
-  } finally {
-    await tollgate.stop();
-    await echo.stop();
+export async function run(opts: VerifyOptions): Promise<string> {
+  const out: string[] = [];
+  for (const count of opts.keyCounts) {
+    const dataDir = tempDir("tollgate-bench-verify-");
+    const started = performance.now();
+    const { rootKey, keys } = seedKeys(dataDir, count, { credits: 1_000_000_000 });
+    console.error(`seeded ${keys.length} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const lua = postRandomBodiesLua("/v2/keys.verifyKey", rootKey, keys.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 } })));
+    const echo = await startServer(["bun", join("bench", "echo.ts")]);
+    const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ANALYTICS: opts.analytics ?? "on" });
+    try {
+      // The warm-up is long enough to touch most keys once (a first verification loads the key from SQLite).
+      const r = await compareWithEcho(echo, tollgate, lua, { seconds: opts.seconds, rounds: opts.rounds, warmupSeconds: Math.max(3, Math.ceil(count / 20_000)) });
+      const ratio = median(r.server.map((m) => m.requestsPerSec)) / median(r.echo.map((m) => m.requestsPerSec));
+      const p99 = median(r.server.map((m) => m.p99Ms)) / median(r.echo.map((m) => m.p99Ms));
+      out.push(`### keys.verifyKey, ${count.toLocaleString("en")} keys (permission query + credit spend, analytics ${opts.analytics ?? "on"}, 50 connections, ${opts.rounds} × ${opts.seconds} s)\n`);
+      out.push(MEASURED_HEADER);
+      r.echo.forEach((m, i) => out.push(formatMeasured(`Bun.serve echo, round ${i + 1}`, m)));
+      r.server.forEach((m, i) => out.push(formatMeasured(`tollgate keys.verifyKey, round ${i + 1}`, m)));
+      out.push(`\nmedian throughput ratio **${ratio.toFixed(2)}** (target ≥ 0.75); median p99 ratio **${p99.toFixed(2)}** (target ≤ 1.5)\n`);
+    } finally {
+      await tollgate.stop();
+      await echo.stop();
+    }
   }
+  return out.join("\n");
 }
 
-await main();
+if (import.meta.main) {
+  const keyCounts = (process.env.BENCH_KEYS ?? "100000").split(",").map(Number);
+  console.log(await run({
+    keyCounts, seconds: Number(process.env.BENCH_SECONDS ?? 10), rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+    analytics: process.env.BENCH_ANALYTICS === "off" ? "off" : "on",
+  }));
+}
