@@ -71,7 +71,7 @@ function inOrderLua(random: string): string {
   return walk;
 }
 
-type Round = WrkResult & { cpuUsPerRequest: number };
+type Round = WrkResult & { cpuUsPerRequest: number; mainThreadUsPerRequest: number };
 
 /** One measured round against a fresh server on `dataDir`. */
 async function round(dataDir: string, analytics: "on" | "off", lua: string): Promise<Round> {
@@ -81,11 +81,14 @@ async function round(dataDir: string, analytics: "on" | "off", lua: string): Pro
   try {
     await wrk(server.url, inOrderLua(lua), { seconds: 3 });
     const cpuBefore = cpuMs(server.pid);
+    const mainBefore = cpuMs(server.pid, server.pid);
     const result = await wrk(server.url, lua, { seconds: SECONDS });
     // Events are written up to a flush interval late: let the last flush happen before reading the CPU.
     await Bun.sleep(1500);
-    const cpuUsPerRequest = ((cpuMs(server.pid) - cpuBefore) * 1000) / (result.requestsPerSec * SECONDS);
-    return { ...result, cpuUsPerRequest };
+    const requests = result.requestsPerSec * SECONDS;
+    const cpuUsPerRequest = ((cpuMs(server.pid) - cpuBefore) * 1000) / requests;
+    const mainThreadUsPerRequest = ((cpuMs(server.pid, server.pid) - mainBefore) * 1000) / requests;
+    return { ...result, cpuUsPerRequest, mainThreadUsPerRequest };
   } finally {
     await server.stop();
   }
@@ -99,15 +102,18 @@ async function workload(name: string, lua: string, dirs: { on: string; off: stri
     for (const mode of order) results[mode].push(await round(dirs[mode], mode, lua));
   }
   console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${ROUNDS} rounds of ${SECONDS} s)\n`);
-  console.log(`${TABLE_HEADER.replace(" |\n", " | server CPU µs/request |\n")} --- |`);
+  console.log(`${TABLE_HEADER.replace(" |\n", " | server CPU µs/request | main thread µs/request |\n")} --- | --- |`);
   for (const mode of ["off", "on"] as const) {
-    results[mode].forEach((r, i) => console.log(`${formatRow(`analytics ${mode}, round ${i + 1}`, r)} ${r.cpuUsPerRequest.toFixed(1)} |`));
+    results[mode].forEach((r, i) => console.log(`${formatRow(`analytics ${mode}, round ${i + 1}`, r)} ${r.cpuUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} |`));
   }
   const on = median(results.on.map((r) => r.requestsPerSec));
   const off = median(results.off.map((r) => r.requestsPerSec));
   const cpuOn = median(results.on.map((r) => r.cpuUsPerRequest));
   const cpuOff = median(results.off.map((r) => r.cpuUsPerRequest));
   console.log(`\nmedian requests/s: off ${off.toFixed(0)}, on ${on.toFixed(0)}; on/off ${(on / off).toFixed(3)} (overhead ${((1 - on / off) * 100).toFixed(1)}%, target < 5%)`);
+  const mainOn = median(results.on.map((r) => r.mainThreadUsPerRequest));
+  const mainOff = median(results.off.map((r) => r.mainThreadUsPerRequest));
+  console.log(`median main-thread CPU per request (what bounds throughput when the writer thread has a core of its own): off ${mainOff.toFixed(1)} µs, on ${mainOn.toFixed(1)} µs (+${((mainOn / mainOff - 1) * 100).toFixed(1)}%)`);
   console.log(`median server CPU per request: off ${cpuOff.toFixed(1)} µs, on ${cpuOn.toFixed(1)} µs; the pipeline costs ${(cpuOn - cpuOff).toFixed(1)} µs (${((cpuOn / cpuOff - 1) * 100).toFixed(1)}% of the server's CPU)`);
 }
 

@@ -147,11 +147,15 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere). */
-export function cpuMs(pid: number): number {
+/**
+ * CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere);
+ * with `thread`, of that thread only (the main thread's id is the process id).
+ */
+export function cpuMs(pid: number, thread?: number): number {
   try {
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
     // The fields after the command name, which is in parentheses and may contain spaces.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = stat.split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
   } catch {
     return Number.NaN;
