@@ -1,10 +1,13 @@
 /**
- * Request bodies: JSON only, at most 1 MiB. A larger body is 413, a body that is not JSON is 400;
- * both before validation or authentication look at it.
+ * Request bodies: JSON only, at most 1 MiB and nested at most MAX_BODY_DEPTH levels. A larger body
+ * is 413, a body that is not JSON or nested deeper is 400; all before validation or authentication
+ * look at it. The depth bound is there because the schema validator and its error reporting
+ * recurse per level: a few thousand nested arrays in a string field would exhaust their stack.
  */
 import { AppError } from "../errors/app-error.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_DEPTH = 100;
 
 function tooLarge(): AppError {
   return new AppError("request_body_too_large", { detail: `The request body is larger than ${MAX_BODY_BYTES} bytes.` });
@@ -18,9 +21,27 @@ export async function parseJsonBody(request: Request): Promise<unknown> {
   // A UTF-8 byte count is at least the UTF-16 length and at most three times it: count bytes only when it matters.
   if (text.length > MAX_BODY_BYTES || (text.length > MAX_BODY_BYTES / 3 && Buffer.byteLength(text) > MAX_BODY_BYTES)) throw tooLarge();
   if (text.length === 0) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (cause) {
     throw new AppError("request_body_unreadable", { detail: `The request body is not valid JSON: ${(cause as Error).message}`, cause });
   }
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
+    const message = `Nested deeper than ${MAX_BODY_DEPTH} levels of objects and arrays.`;
+    throw new AppError("invalid_input", { detail: `The request body is ${message.charAt(0).toLowerCase()}${message.slice(1)}`, errors: [{ location: "body", message }] });
+  }
+  return body;
+}
+
+/** Walks objects and arrays with an explicit stack (no recursion) and stops at the first too deep. */
+function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= maxDepth) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

@@ -39,6 +39,25 @@ describe("400", () => {
     expectInvalid(h, await h.post("/v2/apis.createApi", body), "body.pad");
   });
 
+  test("a body nested deeper than 100 levels is invalid_input, on the Elysia routes and the hot lane alike", async () => {
+    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    for (const path of ["/v2/apis.createApi", "/v2/keys.verifyKey", "/v2/ratelimit.limit"]) {
+      const res = await h.post(path, `{"name":${nested(5000)}}`);
+      expectInvalid(h, res, "body");
+      expect(res.body.error.detail).toBe("The request body is nested deeper than 100 levels of objects and arrays.");
+    }
+    // 100 levels (the body object and 99 arrays) is read, and then validated as usual.
+    expectInvalid(h, await h.post("/v2/apis.createApi", `{"name":${nested(99)}}`), "body.name");
+  });
+
+  test("a route whose body may be left out still refuses a sent body that is not an object", async () => {
+    for (const path of ["/v2/permissions.listPermissions", "/v2/permissions.listRoles", "/v2/identities.listIdentities"]) {
+      expect((await raw(path, {})).status).toBe(200);
+      expect((await h.post(path, {})).status).toBe(200);
+      for (const body of ['"text"', '""', "5", "true", "null", "[]"]) expectError(h, await h.post(path, body), 400, "service/application/invalid_input");
+    }
+  });
+
   test("the body is read as JSON whatever the content type", async () => {
     const res = await raw("/v2/apis.createApi", { body: JSON.stringify({ name: "typeless" }), headers: { "content-type": "text/plain" } });
     expect(res.status).toBe(200);

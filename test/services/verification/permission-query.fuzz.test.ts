@@ -6,18 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../../../src/errors/app-error.ts";
 import { evaluatePermissionQuery, holdPermissions, parsePermissionQuery } from "../../../src/services/verification/permission-query.ts";
-
-/** mulberry32: a small seeded PRNG, so a failure reproduces from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../../support/prng.ts";
 
 const PIECES = ["a", "b.c", "x.*", "*", " AND ", " OR ", " and ", " or ", "(", ")", " ", "\t", "AND", "OR", "é", "$", "'", "\"", "\\", ";", "--", "docs.read", "_", "-", ":", "/", "0", "\n", "((", "))", "AN", "ORR"];
 

@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
-import { Cursor, PageLimit, strictObject } from "../../../http/schemas.ts";
+import { Cursor, PageLimit, optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
 export const listIdentitiesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.listIdentities", ({ body, request }) => {
-    const page = deps.services.identities.listIdentities(deps.principal(request), body ?? {});
+    const query = optionalObjectBody(body);
+    const page = deps.services.identities.listIdentities(deps.principal(request), query);
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject({

@@ -1,13 +1,13 @@
 import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
-import { strictObject } from "../../../http/schemas.ts";
+import { optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { listBody } from "./schemas.ts";
 
 export const listRolesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.listRoles", ({ body, request }) => {
-    const principal = deps.principal(request);
-    const page = deps.services.rbac.listRoles(principal, body ?? {});
+    const query = optionalObjectBody(body);
+    const page = deps.services.rbac.listRoles(deps.principal(request), query);
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject(listBody("id, name or description"), "`{}` or an empty body lists the first page")),

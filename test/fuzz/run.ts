@@ -1,0 +1,36 @@
+/**
+ * `bun run test:fuzz`: the long form of the hostile-input tests. Every hostile body of every route
+ * (plus FUZZ_EXTRA random samples again with other values), FUZZ_SQL analytics queries and
+ * FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
+ * Exits 1 on any problem.
+ */
+import { startHarness } from "../support/harness.ts";
+import { seedFrom } from "../support/prng.ts";
+import { runRouteCampaign, type FuzzSummary } from "./campaign.ts";
+import { runQueryCampaign } from "./queries.ts";
+
+const seed = seedFrom("FUZZ_SEED", process.env);
+const sql = Number(process.env.FUZZ_SQL ?? "3000");
+const permissions = Number(process.env.FUZZ_PERMISSIONS ?? "3000");
+console.log(`fuzz: seed ${seed} (FUZZ_SEED=${seed} reproduces it)`);
+
+async function campaign(name: string, run: (h: Awaited<ReturnType<typeof startHarness>>) => Promise<FuzzSummary>): Promise<FuzzSummary> {
+  const startedMs = performance.now();
+  const h = await startHarness({ env: { TOLLGATE_RATELIMIT_FLUSH_MS: "60000" } });
+  try {
+    const s = await run(h);
+    const statuses = Object.entries(s.byStatus).map(([status, n]) => `${status}: ${n}`).join(", ");
+    console.log(`fuzz ${name}: ${s.requests} requests in ${((performance.now() - startedMs) / 1000).toFixed(1)} s (${statuses}), ${s.problems.length} problems`);
+    for (const p of s.problems) console.log(`  ${p}`);
+    return s;
+  } finally {
+    await h.stop();
+  }
+}
+
+const routes = await campaign("routes", (h) => runRouteCampaign(h, { seed, perRoute: Infinity }));
+const queries = await campaign("queries", (h) => runQueryCampaign(h, { seed, sql, permissions }));
+const pollution = Object.keys(Object.prototype).length > 0 ? 1 : 0;
+const problems = routes.problems.length + queries.problems.length + pollution;
+console.log(`fuzz: ${routes.requests + queries.requests} requests, ${problems} problems${pollution ? " (Object.prototype polluted)" : ""}, seed ${seed}`);
+if (problems > 0) process.exit(1);

@@ -1,0 +1,79 @@
+/**
+ * The isolation matrix, generated from the one route table (test/support/route-table.ts), so a
+ * route the app registers without a row fails the first test. For every route:
+ * - a root key of the same workspace lacking each needed grant gets 403 `insufficient_permissions`
+ *   naming it (verifyKey: 200 NOT_FOUND), and nothing changes;
+ * - a fully privileged root key of another workspace gets 404 (verifyKey: NOT_FOUND) for a record
+ *   of this one, and the owner still sees it; on routes that address no record it succeeds but its
+ *   answer names nothing of this workspace.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHarness, type ApiResponse, type Harness } from "../support/harness.ts";
+import { allGrantsExcept, otherWorkspaceRootKey } from "../support/contract.ts";
+import { DENIED, expectEveryRoute, expectRouteOutcome, routeTable, type Fixtures, type Route } from "../support/route-table.ts";
+
+let h: Harness;
+let f: Fixtures;
+let foreignKey: string;
+const { routes: ROUTES, setUp } = routeTable(() => h);
+
+beforeAll(async () => {
+  h = await startHarness();
+  f = await setUp();
+  foreignKey = otherWorkspaceRootKey(h, "elsewhere");
+  h.running.services.workspaces.setAnalytics("elsewhere", true, { type: "cli", id: "test" });
+});
+afterAll(async () => { await h.stop(); });
+
+/** Every id and secret of this workspace's fixtures: none may appear in another workspace's answer. */
+const ownIds = () => [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.roleId, f.permissionSlug, f.roleName, f.overrideIdentifier];
+const named = (res: ApiResponse) => ownIds().filter((id) => JSON.stringify(res.body).includes(id));
+
+/** Row counts of every table, to see that a refused request changed nothing. */
+function counts(): Record<string, number> {
+  const tables = h.running.storage.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+  return Object.fromEntries(tables.map(({ name }) => [name, h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]));
+}
+
+test("the matrix covers every protected route the app registers", () => {
+  expectEveryRoute(h, ROUTES);
+});
+
+describe("a root key lacking a needed grant", () => {
+  for (const r of ROUTES) {
+    for (const missing of r.needs) {
+      test(`${r.path}: without ${missing} → ${r.denied ? "masked as not found" : "insufficient_permissions"}`, async () => {
+        const body = await r.body(f);
+        const key = h.rootKeyWith(allGrantsExcept(missing));
+        const before = counts();
+        const res = await h.post(r.path, body, { key });
+        expectRouteOutcome(h, res, r.denied ?? DENIED);
+        if (res.status === 403) expect(res.body.error.detail).toContain(`'${missing}'`);
+        // Verification records its (denied) attempt as an analytics event; nothing else may change.
+        if (r.denied === undefined) expect(counts()).toEqual(before);
+      });
+    }
+  }
+});
+
+describe("a fully privileged root key of another workspace", () => {
+  const addressing = (r: Route) => r.foreign !== null;
+  for (const r of ROUTES.filter(addressing)) {
+    test(`${r.path}: a record of this workspace is not found`, async () => {
+      const body = await r.body(f);
+      expectRouteOutcome(h, await h.post(r.path, body, { key: foreignKey }), r.foreign!);
+      // The owner still sees it (nothing was changed or deleted by the foreign call).
+      expect((await h.post(r.path, body)).status).toBe(200);
+    });
+  }
+
+  for (const r of ROUTES.filter((x) => !addressing(x))) {
+    test(`${r.path}: succeeds in its own workspace and names nothing of this one`, async () => {
+      const body = await r.body(f);
+      const res = await h.post(r.path, body, { key: foreignKey });
+      expect(res.status).toBe(200);
+      expect(named(res)).toEqual([]);
+      if (r.lists) expect(named(await h.post(r.path, body)).length).toBeGreaterThan(0);
+    });
+  }
+});
