@@ -7,6 +7,7 @@ import m0000 from "../../migrations/0000_init.sql" with { type: "text" };
 import m0001 from "../../migrations/0001_credit_journal.sql" with { type: "text" };
 import m0002 from "../../migrations/0002_analytics_totals.sql" with { type: "text" };
 import m0003 from "../../migrations/0003_backfill_analytics_totals.sql" with { type: "text" };
+import m0004 from "../../migrations/0004_ratelimit_log.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -20,6 +21,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0001_credit_journal": m0001,
   "0002_analytics_totals": m0002,
   "0003_backfill_analytics_totals": m0003,
+  "0004_ratelimit_log": m0004,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
