@@ -2,7 +2,7 @@
  * Shared pieces of the benchmarks: start a server as a child process and wait for its URL, run wrk
  * against it, and parse wrk's report. Every child is ended by its PID when the benchmark ends.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -80,6 +80,8 @@ async function firstUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 export interface WrkResult {
+  /** Responses received during the run. */
+  requests: number;
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -107,12 +109,14 @@ function toMs(value: string): number {
 }
 
 export function parseWrk(out: string): WrkResult {
+  const requests = /(\d+) requests in /.exec(out)?.[1];
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
   const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
   const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
   const errs = /Socket errors:.*?connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
+    requests: Number(requests ?? Number.NaN),
     requestsPerSec: Number(rps ?? Number.NaN),
     p50Ms: toMs(p50 ?? ""),
     p99Ms: toMs(p99 ?? ""),
@@ -142,6 +146,19 @@ request = function()
 end
 `;
 }
+
+/** CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere). */
+export function cpuMs(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may contain spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
