@@ -80,6 +80,8 @@ async function firstUrl(stream: ReadableStream<Uint8Array>): Promise<string> {
 }
 
 export interface WrkResult {
+  /** Responses received during the run. */
+  requests: number;
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -107,12 +109,14 @@ function toMs(value: string): number {
 }
 
 export function parseWrk(out: string): WrkResult {
+  const requests = /(\d+) requests in /.exec(out)?.[1];
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
   const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
   const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
   const errs = /Socket errors:.*?connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
+    requests: Number(requests ?? Number.NaN),
     requestsPerSec: Number(rps ?? Number.NaN),
     p50Ms: toMs(p50 ?? ""),
     p99Ms: toMs(p99 ?? ""),
@@ -172,7 +176,7 @@ export async function measure(server: Pick<Child, "url" | "pid">, lua: string, s
   return { ...result, cpuUsPerRequest };
 }
 
-export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export const MEASURED_HEADER = "| server | requests/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/request |\n| --- | --- | --- | --- | --- | --- | --- |";
 

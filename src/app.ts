@@ -48,11 +48,11 @@ export function createApp(opts: AppOptions) {
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? LOOPBACK);
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request) => opts.services.auth.authenticate(request.headers.get("authorization"), {
+    principal: (request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
       // `app` is assigned below, long before a request arrives.
       remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
       userAgent: request.headers.get("user-agent") ?? undefined,
-    }),
+    })),
   };
 
   const hot = hotV2Routes(deps);

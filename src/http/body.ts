@@ -13,11 +13,13 @@ function tooLarge(): AppError {
   return new AppError("request_body_too_large", { detail: `The request body is larger than ${MAX_BODY_BYTES} bytes.` });
 }
 
-/** Reads and parses a request body; an empty body parses as undefined (the schema then says what is missing). */
-export async function parseJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await request.text();
+/** 413 before reading a body whose declared length is already too large. */
+export function refuseDeclaredTooLarge(request: Request): void {
+  if (Number(request.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) throw tooLarge();
+}
+
+/** Parses a body read as text; an empty body parses as undefined (the schema then says what is missing). */
+export function parseJsonText(text: string): unknown {
   // A UTF-8 byte count is at least the UTF-16 length and at most three times it: count bytes only when it matters.
   if (text.length > MAX_BODY_BYTES || (text.length > MAX_BODY_BYTES / 3 && Buffer.byteLength(text) > MAX_BODY_BYTES)) throw tooLarge();
   if (text.length === 0) return undefined;
@@ -44,4 +46,10 @@ function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/** Reads and parses a request body. */
+export async function parseJsonBody(request: Request): Promise<unknown> {
+  refuseDeclaredTooLarge(request);
+  return parseJsonText(await request.text());
 }

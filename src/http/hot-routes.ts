@@ -10,10 +10,10 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValidationError } from "elysia";
-import { parseJsonBody } from "./body.ts";
+import { parseJsonText, refuseDeclaredTooLarge } from "./body.ts";
 import { Ok } from "./envelope.ts";
 import type { ErrorRenderer } from "./errors.ts";
-import { jsonResponse } from "./json.ts";
+import { jsonTextResponse } from "./json.ts";
 import type { MetricsRegistry } from "./metrics.ts";
 import type { AnsweredRequest } from "./access-log.ts";
 import { newRequestInfo } from "./request-context.ts";
@@ -41,17 +41,30 @@ export function hotRoutes(routes: readonly HotRoute[], lane: HotLane): BunRoutes
   return table;
 }
 
+/**
+ * The success envelope as JSON. Request ids are `req_` and base58, nothing to escape, so the
+ * common case stringifies only `data` instead of building and walking the envelope object.
+ */
+function envelopeJson(requestId: string, result: Ok): string {
+  if (result.extra !== undefined || result.data === undefined) return JSON.stringify({ meta: { requestId }, data: result.data, ...result.extra });
+  return `{"meta":{"requestId":"${requestId}"},"data":${JSON.stringify(result.data)}}`;
+}
+
 function handler(route: HotRoute, lane: HotLane): (request: Request) => Promise<Response> {
   const validator = TypeCompiler.Compile(route.body);
   return async (request) => {
     const info = newRequestInfo();
     let response: Response;
     try {
-      const body = await parseJsonBody(request);
+      // parseJsonBody's steps inline: one async frame fewer per request.
+      refuseDeclaredTooLarge(request);
+      const body = parseJsonText(await request.text());
       if (!validator.Check(body)) throw new ValidationError("body", route.body, body);
-      const result = await route.handle(body, request);
+      const handled = route.handle(body, request);
+      // A synchronous handler's result is used as is: awaiting it would cost a turn of the microtask queue.
+      const result = handled instanceof Ok ? handled : await handled;
       lane.metrics.observeResult(route.path, result);
-      response = jsonResponse({ meta: { requestId: info.requestId }, data: result.data, ...result.extra }, 200, info.requestId);
+      response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);
     } catch (error) {
       response = lane.errors.render(error, "UNKNOWN", request, info.requestId);
     }

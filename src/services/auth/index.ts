@@ -14,7 +14,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { normaliseGrants } from "./permissions.ts";
-import type { Principal } from "./principal.ts";
+import type { Actor, Principal } from "./principal.ts";
 
 export type { Actor, Principal } from "./principal.ts";
 export { can, requirePermission, ALL_GRANTS, isValidGrant } from "./permissions.ts";
@@ -62,8 +62,12 @@ export class RootKeyAuthenticator {
     this.byToken.clear();
   }
 
-  /** 400 missing/malformed header, 401 unknown or revoked key, 403 disabled or expired key or workspace. */
-  authenticate(authorization: string | null | undefined, origin: RequestOrigin = {}): Principal {
+  /**
+   * 400 missing/malformed header, 401 unknown or revoked key, 403 disabled or expired key or workspace.
+   * `origin` may be a function: it is then called only if the principal's actor is read (an audited
+   * change), since finding a request's peer address costs more than the rest of a cached lookup.
+   */
+  authenticate(authorization: string | null | undefined, origin: RequestOrigin | (() => RequestOrigin) = {}): Principal {
     const token = parseBearer(authorization);
     const cached = this.cached(token);
     const row = cached.row;
@@ -73,12 +77,7 @@ export class RootKeyAuthenticator {
       throw new AppError("forbidden", { detail: "The root key has expired." });
     }
     if (!row.workspace_enabled) throw new AppError("workspace_disabled", { detail: "The workspace of this root key is disabled." });
-    return {
-      workspaceId: row.workspace_id,
-      rootKeyId: row.id,
-      permissions: cached.permissions,
-      actor: { type: "root_key", id: row.id, name: row.name, ...origin },
-    };
+    return new RootKeyPrincipal(row, cached.permissions, origin);
   }
 
   private cached(token: string): CachedRootKey {
@@ -102,6 +101,23 @@ export class RootKeyAuthenticator {
       this.seenDataVersion = version;
       this.byToken.clear();
     }
+  }
+}
+
+/** A root key's principal; its actor is built on first read, with the request's origin. */
+class RootKeyPrincipal implements Principal {
+  readonly workspaceId: string;
+  readonly rootKeyId: string;
+  private builtActor: Actor | undefined;
+
+  constructor(private readonly row: RootKeyRow, readonly permissions: ReadonlySet<string>, private readonly origin: RequestOrigin | (() => RequestOrigin)) {
+    this.workspaceId = row.workspace_id;
+    this.rootKeyId = row.id;
+  }
+
+  get actor(): Actor {
+    this.builtActor ??= { type: "root_key", id: this.row.id, name: this.row.name, ...(typeof this.origin === "function" ? this.origin() : this.origin) };
+    return this.builtActor;
   }
 }
 

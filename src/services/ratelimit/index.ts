@@ -1,8 +1,8 @@
 /**
  * Rate limiting: an exact in-memory sliding window per (workspace, namespace, identifier, duration).
  * The limiter is one instance per process, built by boot.ts and shared by the standalone
- * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore saves its
- * windows to SQLite and restores them at start, so a restart forgets no count.
+ * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore appends its
+ * changed windows to a log in SQLite and replays it at start, so a restart forgets no count.
  */
 export { SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow } from "./sliding-window.ts";
 export {
@@ -10,4 +10,5 @@ export {
   type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
 } from "./service.ts";
 export { RatelimitStore } from "./store.ts";
+export { decodeChunk } from "./window-log.ts";
 export { OverrideIndex, matchesPattern, type OverrideRecord } from "./overrides.ts";

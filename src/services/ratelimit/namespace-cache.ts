@@ -12,6 +12,8 @@ import type { NamespaceRecord } from "./records.ts";
 export interface NamespaceEntry extends NamespaceRecord {
   /** Built lazily from the live overrides; undefined until needed or after a change. */
   overrides: OverrideIndex | undefined;
+  /** The namespace's scope in the limiter: `${workspaceId}|${namespaceId}`. */
+  scope: string;
 }
 
 interface WorkspaceEntries {
@@ -37,7 +39,7 @@ export class NamespaceCache {
     }
     const known = ws.byId.get(ns.id);
     if (known !== undefined) return known;
-    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined };
+    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, scope: `${workspaceId}|${ns.id}` };
     ws.byId.set(ns.id, entry);
     ws.byName.set(ns.name, entry);
     return entry;

@@ -2,7 +2,8 @@
  * Standalone rate limits (upstream §5.15–§5.17): `limit` / `multiLimit` on (namespace, identifier)
  * and per-identifier overrides. Namespaces are addressed by id or name and created on first use;
  * namespaces and overrides are cached in memory, so a check on a known namespace reads no SQLite.
- * Counters are `${workspaceId}|${namespaceId}|${identifier}` in the shared limiter.
+ * In the shared limiter a namespace is the scope `${workspaceId}|${namespaceId}` (one string per
+ * cached namespace, so its hash is computed once) and the request's identifier is the counter in it.
  */
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
@@ -89,14 +90,14 @@ export class RatelimitService {
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
   limit(principal: Principal, input: LimitInput): LimitOutcome {
-    const planned = this.plan(principal.workspaceId, this.namespaceForLimit(principal, input.namespace), input);
+    const planned = this.plan(this.namespaceForLimit(principal, input.namespace), input);
     return toOutcome(this.deps.limiter.check(planned.request), planned.overrideId);
   }
 
   /** Up to 100 checks at one instant, charged all-or-nothing; results in request order. */
   multiLimit(principal: Principal, inputs: readonly LimitInput[]): { passed: boolean; limits: MultiLimitCheck[] } {
     const namespaces = this.namespacesForLimit(principal, inputs.map((i) => i.namespace));
-    const planned = inputs.map((i) => this.plan(principal.workspaceId, namespaces.get(i.namespace)!, i));
+    const planned = inputs.map((i) => this.plan(namespaces.get(i.namespace)!, i));
     const batch = this.deps.limiter.checkAll(planned.map((p) => p.request));
     const limits = inputs.map((input, i) => {
       const { success, ...rest } = toOutcome(batch.results[i]!, planned[i]!.overrideId);
@@ -239,11 +240,12 @@ export class RatelimitService {
   }
 
   /** The limiter request for one input: an applied override replaces its limit and duration. */
-  private plan(workspaceId: string, ns: NamespaceEntry, input: LimitInput): PlannedLimit {
+  private plan(ns: NamespaceEntry, input: LimitInput): PlannedLimit {
     const override = this.overridesOf(ns).match(input.identifier);
     return {
       request: {
-        counter: `${workspaceId}|${ns.id}|${input.identifier}`,
+        scope: ns.scope,
+        identifier: input.identifier,
         limit: override?.limit ?? input.limit,
         durationMs: override?.duration ?? input.duration,
         cost: input.cost ?? 1,

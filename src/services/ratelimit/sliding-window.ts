@@ -6,16 +6,23 @@
  * - A denied check consumes nothing; a batch (`checkAll`) commits every cost or none.
  * - Counts are integers: the weighted previous count is floored before it is added, as upstream
  *   does, so `remaining` is always an integer.
- * - State is per (counter, durationMs); the same counter with another duration is another window.
+ * - State is per (scope, durationMs, identifier); another duration is another window.
  *
  * Memory: with a million live counters the per-entry cost dominates, so an entry is a slot in
- * one shared Float64Array (no object per entry), and the maps hold only `counter → slot`.
+ * typed-array columns (no object per entry): its windows here, its identity in CounterTable.
  */
 import type { Clock } from "../../lib/clock.ts";
+import { CounterTable, ScopeRegistry, type Scope } from "./counter-table.ts";
 
 export interface LimitRequest {
-  /** Caller-composed identity (workspace, namespace, identifier…); opaque here. */
-  counter: string;
+  /**
+   * What many counters share (a namespace, a workspace's key limits…), composed by the caller and
+   * opaque here. Pass the same string object for every request of a scope when possible: its hash
+   * is then computed once.
+   */
+  scope: string;
+  /** Who is limited within the scope. */
+  identifier: string;
   /** Maximum effective count per window; 0 denies any cost > 0. */
   limit: number;
   /** Window length in ms, >= 1. */
@@ -39,16 +46,16 @@ export interface BatchResult {
 
 /** One counter's stored state; `previousCount` belongs to the window before `windowStartMs`. */
 export interface WindowRow {
-  counter: string;
+  scope: string;
   durationMs: number;
+  identifier: string;
   windowStartMs: number;
   count: number;
   previousCount: number;
 }
 
-// Slot layout in `state`: [windowStartMs, count, previousCount, durationMs].
-const STRIDE = 4;
-const INITIAL_CAPACITY = 1024;
+// Slot layout in `state`: [windowStartMs, count, previousCount]; the duration is the scope's.
+const STRIDE = 3;
 
 /** What a counter looks like at a given instant, before this check's cost. */
 interface Evaluation {
@@ -58,32 +65,42 @@ interface Evaluation {
   passed: boolean;
 }
 
+/** A counter's windows as of an instant, derived from its slot without changing it. */
+interface Windows {
+  startMs: number;
+  current: number;
+  previous: number;
+}
+
 export class SlidingWindowLimiter {
   private readonly clock: Clock;
-  /** durationMs → counter → slot. Keyed by number first so a check builds no composite string. */
-  private readonly slotsByDuration = new Map<number, Map<string, number>>();
-  private state = new Float64Array(INITIAL_CAPACITY * STRIDE);
-  private dirty = new Uint8Array(INITIAL_CAPACITY);
-  /** slot → counter, so a snapshot finds a dirty slot's counter without walking the maps. */
-  private counters: (string | undefined)[] = [];
+  private readonly scopes = new ScopeRegistry();
+  private readonly table = new CounterTable();
+  private state = new Float64Array(0);
+  /** 1 for a slot changed since the last `takeDirty`. */
+  private dirty = new Uint8Array(0);
   private dirtyCount = 0;
-  private freeSlots: number[] = [];
-  private nextSlot = 0;
-  private liveCount = 0;
 
   constructor(deps: { clock: Clock }) {
     this.clock = deps.clock;
+    this.fitColumns();
   }
 
   /** Live entries (counters with state in memory). */
   get size(): number {
-    return this.liveCount;
+    return this.table.size;
+  }
+
+  /** Every live slot is below this (for a walk over all windows). */
+  get slotBound(): number {
+    return this.table.slotBound;
   }
 
   /** Checks one limit and, if it passes, charges its cost. */
   check(req: LimitRequest): LimitResult {
     const nowMs = this.clock.now();
-    const slot = this.findSlot(req.counter, req.durationMs);
+    const scope = this.scopes.find(req.scope, req.durationMs);
+    const slot = scope === undefined ? -1 : this.table.find(scope.id, req.identifier);
     const ev = this.evaluate(req, slot, nowMs, 0);
     if (!ev.passed) return denied(req, ev);
     if (req.cost > 0) this.charge(req, nowMs, slot);
@@ -96,14 +113,14 @@ export class SlidingWindowLimiter {
    */
   checkAll(reqs: readonly LimitRequest[]): BatchResult {
     const nowMs = this.clock.now();
-    // Only duplicates need this; keyed like the maps (duration, then counter) via a joined string.
+    // Only duplicates need this, so a joined string key is fine here.
     const pending = reqs.length > 1 ? new Map<string, number>() : undefined;
     const evaluations: Evaluation[] = [];
     let allPassed = true;
     for (const req of reqs) {
-      const pendingKey = `${req.durationMs}|${req.counter}`;
+      const pendingKey = `${req.durationMs}|${req.scope}|${req.identifier}`;
       const earlier = pending?.get(pendingKey) ?? 0;
-      const ev = this.evaluate(req, this.findSlot(req.counter, req.durationMs), nowMs, earlier);
+      const ev = this.evaluate(req, this.findSlot(req), nowMs, earlier);
       pending?.set(pendingKey, earlier + req.cost);
       evaluations.push(ev);
       allPassed &&= ev.passed;
@@ -115,32 +132,48 @@ export class SlidingWindowLimiter {
       return { success: true, limit: req.limit, remaining: floorRemaining(req.limit - ev.usedBefore - charged), resetMs: ev.resetMs };
     });
     if (allPassed) {
-      for (const req of reqs) if (req.cost > 0) this.charge(req, nowMs, undefined);
+      for (const req of reqs) if (req.cost > 0) this.charge(req, nowMs, -1);
     }
     return { success: allPassed, results };
   }
 
-  /** Entries changed since the previous call, for the flush to SQLite; clears the marks. */
-  snapshotDirty(): WindowRow[] {
-    const rows: WindowRow[] = [];
-    if (this.dirtyCount === 0) return rows;
+  /** The slots changed since the previous call, for the flush to SQLite; clears their marks. */
+  takeDirty(): number[] {
+    const slots: number[] = [];
+    if (this.dirtyCount === 0) return slots;
     // A byte scan over every slot costs ~1 ms per million and needs no per-entry list in memory.
-    for (let slot = 0; slot < this.nextSlot; slot++) {
+    const bound = this.table.slotBound;
+    for (let slot = 0; slot < bound; slot++) {
       if (this.dirty[slot] !== 1) continue;
       this.dirty[slot] = 0;
-      const counter = this.counters[slot];
-      if (counter !== undefined) rows.push(this.readRow(slot, counter));
+      slots.push(slot);
     }
     this.dirtyCount = 0;
-    return rows;
+    return slots;
   }
 
-  /** Loads stored rows at start-up, replacing any state for the same counter; marks nothing dirty. */
-  restore(rows: readonly WindowRow[]): void {
-    for (const row of rows) {
-      const slot = this.findSlot(row.counter, row.durationMs) ?? this.createSlot(row.counter, row.durationMs);
-      this.write(slot, row.windowStartMs, row.count, row.previousCount);
-    }
+  /** Marks slots changed again (a flush that failed); slots freed since are skipped. */
+  markDirty(slots: readonly number[]): void {
+    for (const slot of slots) if (this.table.identifierOf(slot) !== undefined) this.mark(slot);
+  }
+
+  /** The window stored in `slot`, or undefined for a free slot. */
+  windowOf(slot: number): WindowRow | undefined {
+    const identifier = this.table.identifierOf(slot);
+    if (identifier === undefined) return undefined;
+    const scope = this.scopes.get(this.table.scopeIdOf(slot));
+    const base = slot * STRIDE;
+    return {
+      scope: scope.key, durationMs: scope.durationMs, identifier,
+      windowStartMs: this.state[base]!, count: this.state[base + 1]!, previousCount: this.state[base + 2]!,
+    };
+  }
+
+  /** Loads a stored window at start-up, replacing any state for the same counter; marks nothing dirty. */
+  restore(row: WindowRow): void {
+    const req = { scope: row.scope, identifier: row.identifier, durationMs: row.durationMs };
+    const found = this.findSlot(req);
+    this.write(found === -1 ? this.createSlot(req) : found, row.windowStartMs, row.count, row.previousCount);
   }
 
   /**
@@ -149,48 +182,55 @@ export class SlidingWindowLimiter {
    */
   prune(nowMs: number): number {
     let removed = 0;
-    for (const [durationMs, slots] of this.slotsByDuration) {
-      for (const [counter, slot] of slots) {
-        if ((this.state[slot * STRIDE] ?? 0) + 2 * durationMs > nowMs) continue;
-        slots.delete(counter);
-        this.freeSlot(slot);
-        removed++;
-      }
-      if (slots.size === 0) this.slotsByDuration.delete(durationMs);
+    const bound = this.table.slotBound;
+    for (let slot = 0; slot < bound; slot++) {
+      if (this.table.identifierOf(slot) === undefined) continue;
+      const scope = this.scopes.get(this.table.scopeIdOf(slot));
+      if (this.state[slot * STRIDE]! + 2 * scope.durationMs > nowMs) continue;
+      this.freeSlot(slot, scope);
+      removed++;
     }
     return removed;
   }
 
-  private evaluate(req: LimitRequest, slot: number | undefined, nowMs: number, earlierCost: number): Evaluation {
-    const w = this.windowAt(slot, nowMs, req.durationMs);
+  private findSlot(req: Pick<LimitRequest, "scope" | "identifier" | "durationMs">): number {
+    const scope = this.scopes.find(req.scope, req.durationMs);
+    return scope === undefined ? -1 : this.table.find(scope.id, req.identifier);
+  }
+
+  private evaluate(req: LimitRequest, slot: number, nowMs: number, earlierCost: number): Evaluation {
+    const w = this.windowsAt(slot, nowMs, req.durationMs);
     const remainingMs = req.durationMs - Math.max(0, nowMs - w.startMs);
     const weightedPrevious = Math.floor((w.previous * remainingMs) / req.durationMs);
     const usedBefore = w.current + weightedPrevious + earlierCost;
     return { resetMs: w.startMs + req.durationMs, usedBefore, passed: usedBefore + req.cost <= req.limit };
   }
 
-  /** The counter's windows as of `nowMs`, derived from the stored state without changing it. */
-  private windowAt(slot: number | undefined, nowMs: number, durationMs: number) {
+  private windowsAt(slot: number, nowMs: number, durationMs: number): Windows {
     const startMs = Math.floor(nowMs / durationMs) * durationMs;
-    if (slot === undefined) return { startMs, current: 0, previous: 0 };
+    if (slot === -1) return { startMs, current: 0, previous: 0 };
     const base = slot * STRIDE;
-    const storedStartMs = this.state[base] ?? 0;
-    const count = this.state[base + 1] ?? 0;
+    const storedStartMs = this.state[base]!;
+    const count = this.state[base + 1]!;
     // A clock that steps back must not hand out capacity already spent: keep the stored window.
-    if (storedStartMs >= startMs) return { startMs: storedStartMs, current: count, previous: this.state[base + 2] ?? 0 };
+    if (storedStartMs >= startMs) return { startMs: storedStartMs, current: count, previous: this.state[base + 2]! };
     if (storedStartMs === startMs - durationMs) return { startMs, current: 0, previous: count };
     return { startMs, current: 0, previous: 0 };
   }
 
-  private charge(req: LimitRequest, nowMs: number, knownSlot: number | undefined): void {
-    const slot = knownSlot ?? this.findSlot(req.counter, req.durationMs) ?? this.createSlot(req.counter, req.durationMs);
+  private charge(req: LimitRequest, nowMs: number, knownSlot: number): void {
+    let slot = knownSlot === -1 ? this.findSlot(req) : knownSlot;
+    if (slot === -1) slot = this.createSlot(req);
     // Re-read rather than reuse the evaluation: an earlier item of the batch may have charged it.
-    const w = this.windowAt(slot, nowMs, req.durationMs);
+    const w = this.windowsAt(slot, nowMs, req.durationMs);
     this.write(slot, w.startMs, w.current + req.cost, w.previous);
-    if (this.dirty[slot] !== 1) {
-      this.dirty[slot] = 1;
-      this.dirtyCount++;
-    }
+    this.mark(slot);
+  }
+
+  private mark(slot: number): void {
+    if (this.dirty[slot] === 1) return;
+    this.dirty[slot] = 1;
+    this.dirtyCount++;
   }
 
   private write(slot: number, windowStartMs: number, count: number, previousCount: number): void {
@@ -200,52 +240,30 @@ export class SlidingWindowLimiter {
     this.state[base + 2] = previousCount;
   }
 
-  private readRow(slot: number, counter: string): WindowRow {
-    const base = slot * STRIDE;
-    return {
-      counter,
-      durationMs: this.state[base + 3] ?? 0,
-      windowStartMs: this.state[base] ?? 0,
-      count: this.state[base + 1] ?? 0,
-      previousCount: this.state[base + 2] ?? 0,
-    };
-  }
-
-  private findSlot(counter: string, durationMs: number): number | undefined {
-    return this.slotsByDuration.get(durationMs)?.get(counter);
-  }
-
-  private createSlot(counter: string, durationMs: number): number {
-    const slot = this.freeSlots.pop() ?? this.nextSlot++;
-    if (slot >= this.dirty.length) this.grow();
-    let slots = this.slotsByDuration.get(durationMs);
-    if (slots === undefined) {
-      slots = new Map();
-      this.slotsByDuration.set(durationMs, slots);
-    }
-    slots.set(counter, slot);
-    this.counters[slot] = counter;
-    this.state[slot * STRIDE + 3] = durationMs;
-    this.liveCount++;
+  private createSlot(req: Pick<LimitRequest, "scope" | "identifier" | "durationMs">): number {
+    const scope = this.scopes.findOrCreate(req.scope, req.durationMs);
+    const slot = this.table.insert(scope.id, req.identifier);
+    scope.live++;
+    if (this.table.capacity > this.dirty.length) this.fitColumns();
     return slot;
   }
 
-  private freeSlot(slot: number): void {
-    this.counters[slot] = undefined;
-    // Pruned state is dead; a stale row left in SQLite is equally out of reach and is pruned there.
+  private freeSlot(slot: number, scope: Scope): void {
+    // Pruned state is dead; whatever SQLite still holds for it has expired too and is never restored.
     if (this.dirty[slot] === 1) this.dirtyCount--;
     this.dirty[slot] = 0;
     this.write(slot, 0, 0, 0);
-    this.freeSlots.push(slot);
-    this.liveCount--;
+    this.table.remove(slot);
+    if (--scope.live === 0) this.scopes.release(scope);
   }
 
-  /** Doubles capacity; slots never move, so the maps stay valid. */
-  private grow(): void {
-    const state = new Float64Array(this.state.length * 2);
+  /** Grows the window columns to the table's capacity; slots never move. */
+  private fitColumns(): void {
+    const capacity = this.table.capacity;
+    const state = new Float64Array(capacity * STRIDE);
     state.set(this.state);
     this.state = state;
-    const dirty = new Uint8Array(this.dirty.length * 2);
+    const dirty = new Uint8Array(capacity);
     dirty.set(this.dirty);
     this.dirty = dirty;
   }

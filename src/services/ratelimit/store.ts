@@ -1,83 +1,148 @@
 /**
- * Persistence of the limiter's windows in `ratelimit_windows`, so counts survive a restart.
- * `flush` writes what changed since the last flush in one transaction (every second and on stop);
- * `restore` loads the live rows at start, before the service listens; `prune` drops windows that
- * no longer weigh anything, from memory and from SQLite.
+ * Persistence of the limiter's windows in the append-only `ratelimit_log`, so counts survive a
+ * restart.
  *
- * A flush that fails keeps its rows and writes them first next time, so a busy database delays
- * the save but loses nothing.
+ * - `flush` appends the windows changed since the last flush, in chunks, in one transaction
+ *   (every second and on stop). A flush that fails marks its windows changed again, so the next
+ *   flush writes them, with whatever they hold by then: a busy database delays the save but loses
+ *   nothing, and an older value is never written after a newer one.
+ * - `restore` replays the log in order at start, before the service listens (a later window of a
+ *   counter replaces an earlier one; expired ones are skipped). Rows of the first storage format
+ *   (`ratelimit_windows`) are read first, then written to the log and deleted.
+ * - Compaction keeps the log near the size of the live state: once the log holds COMPACT_FACTOR
+ *   times more windows than are live, `compactStep` appends a snapshot of the live windows one
+ *   chunk at a time and then deletes, a few chunks at a time, every chunk that existed before the
+ *   snapshot began. Each step is short, so the caller can run them between requests. A crash in the
+ *   middle leaves a log that still replays correctly: superseded chunks are just read once more.
  */
 import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
 import type { SlidingWindowLimiter, WindowRow } from "./sliding-window.ts";
+import { WindowLogTable } from "./log-table.ts";
+import { CHUNK_WINDOWS, encodeChunk, expiresMs, type EncodedChunk } from "./window-log.ts";
 
-const UPSERT = `INSERT INTO ratelimit_windows (counter, duration_ms, window_start_ms, count, previous_count, expires_ms)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-  ON CONFLICT (counter, duration_ms) DO UPDATE SET
-    window_start_ms = excluded.window_start_ms, count = excluded.count,
-    previous_count = excluded.previous_count, expires_ms = excluded.expires_ms`;
+/** Compact when the log holds this many times the live windows… */
+const COMPACT_FACTOR = 4;
+/** …counting at least this many live ones, so a small state is not rewritten every few flushes. */
+const COMPACT_FLOOR = 25_000;
+/** Chunks deleted per compaction step (each may free a few dozen overflow pages). */
+const DELETE_CHUNKS_PER_STEP = 16;
+/** Slots looked at per snapshot step, so a sparse slot range cannot make one step long. */
+const SCAN_SLOTS_PER_STEP = 65_536;
 
-const SELECT_LIVE = `SELECT counter, duration_ms AS durationMs, window_start_ms AS windowStartMs, count, previous_count AS previousCount
-  FROM ratelimit_windows WHERE expires_ms > ?1`;
-
-const RESTORE_BATCH = 10_000;
-
-/** When neither count of a row is weighed any more (the limiter's own prune rule). */
-function expiresMs(row: WindowRow): number {
-  return row.windowStartMs + 2 * row.durationMs;
-}
+type Compaction =
+  | { phase: "snapshot"; supersedesUpTo: number; cursor: number }
+  | { phase: "delete"; supersedesUpTo: number };
 
 export class RatelimitStore {
-  private pending: WindowRow[] = [];
+  private readonly log: WindowLogTable;
+  /** Windows held by the log's chunks (live or superseded), the measure of its size. */
+  private loggedWindows = 0;
+  private compaction: Compaction | undefined;
 
-  constructor(private readonly deps: { storage: Storage; limiter: SlidingWindowLimiter }) {}
+  constructor(private readonly deps: { storage: Storage; limiter: SlidingWindowLimiter }) {
+    this.log = new WindowLogTable(deps.storage);
+  }
 
-  /** Saves every window changed since the last flush, in one transaction; returns rows written. */
+  /** Saves every window changed since the last flush, in one transaction; returns windows written. */
   flush(nowMs: number): number {
-    const fresh = this.deps.limiter.snapshotDirty();
-    // Pending rows (from a failed flush) go first, so a newer row for the same counter wins.
-    const rows = this.pending.length > 0 ? [...this.pending, ...fresh] : fresh;
-    if (rows.length === 0) return 0;
-    let written = 0;
+    const { limiter } = this.deps;
+    const slots = limiter.takeDirty();
+    if (slots.length === 0) return 0;
     try {
-      const upsert = this.deps.storage.sqlite.query(UPSERT);
-      inTransaction(this.deps.storage, () => {
-        for (const row of rows) {
-          const expires = expiresMs(row);
-          if (expires <= nowMs) continue;
-          upsert.run(row.counter, row.durationMs, row.windowStartMs, row.count, row.previousCount, expires);
-          written++;
-        }
-      });
+      const chunks = encodeChunks(this.liveWindows(slots, nowMs));
+      this.log.append(chunks);
+      const written = chunks.reduce((n, c) => n + c.windows, 0);
+      this.loggedWindows += written;
+      return written;
     } catch (error) {
-      this.pending = rows;
+      limiter.markDirty(slots);
       throw error;
     }
-    this.pending = [];
-    return written;
   }
 
-  /** Loads every row still weighed at `nowMs` into the limiter; returns how many. */
+  /** Loads every window still weighed at `nowMs` into the limiter; returns how many are live then. */
   restore(nowMs: number): number {
-    const select = this.deps.storage.sqlite.query<WindowRow, [number]>(SELECT_LIVE);
-    let batch: WindowRow[] = [];
-    let restored = 0;
-    for (const row of select.iterate(nowMs)) {
-      batch.push({ ...row });
-      if (batch.length === RESTORE_BATCH) {
-        this.deps.limiter.restore(batch);
-        restored += batch.length;
-        batch = [];
-      }
+    const { limiter } = this.deps;
+    for (const row of this.log.legacyRows(nowMs)) limiter.restore(row);
+    for (const row of this.log.replay(nowMs)) {
+      if (expiresMs(row) > nowMs) limiter.restore(row);
     }
-    this.deps.limiter.restore(batch);
-    return restored + batch.length;
+    this.loggedWindows = this.log.totalWindows();
+    if (this.log.hasLegacyRows()) {
+      // Before listening, so at once: the log takes over the old rows, then they go.
+      this.compactNow(nowMs);
+      this.log.deleteLegacyRows();
+    }
+    return limiter.size;
   }
 
-  /** Drops windows no longer weighed at `nowMs` from memory and from SQLite. */
+  /** Drops windows no longer weighed at `nowMs` from memory, and log chunks that hold only such windows. */
   prune(nowMs: number): { memory: number; stored: number } {
     const memory = this.deps.limiter.prune(nowMs);
-    const stored = this.deps.storage.sqlite.run("DELETE FROM ratelimit_windows WHERE expires_ms <= ?1", [nowMs]).changes;
-    return { memory, stored };
+    const deleted = this.log.deleteExpired(nowMs, DELETE_CHUNKS_PER_STEP * 4);
+    this.loggedWindows -= deleted.windows;
+    return { memory, stored: deleted.windows };
   }
+
+  /** Whether a compaction is under way or the log has grown enough to start one. */
+  compactionDue(): boolean {
+    if (this.compaction !== undefined) return true;
+    return this.loggedWindows > COMPACT_FACTOR * Math.max(this.deps.limiter.size, COMPACT_FLOOR);
+  }
+
+  /**
+   * One bounded step of compaction (starting one when none is under way): one snapshot chunk, or
+   * one batch of deletions. Returns whether more steps remain. A step that throws changes nothing
+   * and is retried by the next call.
+   */
+  compactStep(nowMs: number): boolean {
+    const c = this.compaction ?? { phase: "snapshot", supersedesUpTo: this.log.lastSeq(), cursor: 0 };
+    this.compaction = c;
+    if (c.phase === "snapshot") {
+      const { rows, cursor } = this.snapshotSlice(c.cursor, nowMs);
+      if (rows.length > 0) this.log.append([encodeChunk(rows)]);
+      this.loggedWindows += rows.length;
+      c.cursor = cursor;
+      if (cursor >= this.deps.limiter.slotBound) this.compaction = { phase: "delete", supersedesUpTo: c.supersedesUpTo };
+      return true;
+    }
+    const deleted = this.log.deleteUpTo(c.supersedesUpTo, DELETE_CHUNKS_PER_STEP);
+    this.loggedWindows -= deleted.windows;
+    if (deleted.rows < DELETE_CHUNKS_PER_STEP) this.compaction = undefined;
+    return this.compaction !== undefined;
+  }
+
+  /** Runs a whole compaction now (start-up, tests). */
+  compactNow(nowMs: number): void {
+    while (this.compactStep(nowMs));
+  }
+
+  /** Up to a chunk of live windows from `cursor` on, and where the next slice starts. */
+  private snapshotSlice(cursor: number, nowMs: number): { rows: WindowRow[]; cursor: number } {
+    const { limiter } = this.deps;
+    const end = Math.min(limiter.slotBound, cursor + SCAN_SLOTS_PER_STEP);
+    const rows: WindowRow[] = [];
+    let slot = cursor;
+    for (; slot < end && rows.length < CHUNK_WINDOWS; slot++) {
+      const row = limiter.windowOf(slot);
+      if (row !== undefined && expiresMs(row) > nowMs) rows.push(row);
+    }
+    return { rows, cursor: slot };
+  }
+
+  /** The windows of `slots` that still weigh at `nowMs` (free slots are skipped). */
+  private liveWindows(slots: readonly number[], nowMs: number): WindowRow[] {
+    const rows: WindowRow[] = [];
+    for (const slot of slots) {
+      const row = this.deps.limiter.windowOf(slot);
+      if (row !== undefined && expiresMs(row) > nowMs) rows.push(row);
+    }
+    return rows;
+  }
+}
+
+function encodeChunks(rows: readonly WindowRow[]): EncodedChunk[] {
+  const chunks: EncodedChunk[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK_WINDOWS) chunks.push(encodeChunk(rows.slice(i, i + CHUNK_WINDOWS)));
+  return chunks;
 }

@@ -69,7 +69,9 @@ export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot
   const checks = plan(snap, requested);
   if (checks.length === 0) return undefined;
   const requests: LimitRequest[] = checks.map((c) => ({
-    counter: `${snap.workspaceId}|key-limit|${c.config.name}|${c.ownerId}`,
+    // One scope per workspace for every key and identity limit; the counter is (name, owner).
+    scope: `${snap.workspaceId}|key-limit`,
+    identifier: `${c.config.name}|${c.ownerId}`,
     limit: c.config.limit,
     durationMs: Math.max(1, c.config.duration),
     cost: c.cost,

@@ -46,9 +46,9 @@ export const ratelimitOverrides = sqliteTable("ratelimit_overrides", {
 ]);
 
 /**
- * Saved sliding-window counters, so limits survive a restart: one row per (counter, duration), the
- * limiter's state as of its last flush. `counter` names (workspace, namespace, identifier);
- * `expires_ms` = window start + 2 × duration, when neither count is weighed any more.
+ * The first storage format of the windows, one row per counter, upserted on every flush: random
+ * B-tree writes that cost tens of ms per flush at scale. Superseded by `ratelimit_log`; rows left
+ * by an older version are read once at start, written to the log, and deleted.
  */
 export const ratelimitWindows = sqliteTable("ratelimit_windows", {
   counter: text("counter").notNull(),
@@ -58,3 +58,19 @@ export const ratelimitWindows = sqliteTable("ratelimit_windows", {
   previousCount: integer("previous_count").notNull().default(0),
   expiresMs: integer("expires_ms").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.counter, t.durationMs] }), index("ratelimit_windows_expires_idx").on(t.expiresMs)]);
+
+/**
+ * Saved sliding-window counters as an append-only log, so limits survive a restart: each flush
+ * appends the windows changed since the previous one, in chunks (services/ratelimit/window-log.ts);
+ * a restore replays the chunks in `seq` order, a later window of a counter replacing an earlier one.
+ * Compaction appends a snapshot of the live windows and deletes the chunks before it. Appends
+ * touch only the end of the table, a few sequential pages per flush.
+ */
+export const ratelimitLog = sqliteTable("ratelimit_log", {
+  seq: integer("seq").primaryKey(),
+  /** Windows in this chunk. */
+  windows: integer("windows").notNull(),
+  /** When the last of its windows stops weighing anything; a restore skips older chunks unread. */
+  expiresMs: integer("expires_ms").notNull(),
+  data: text("data").notNull(),
+});

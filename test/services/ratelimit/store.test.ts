@@ -31,8 +31,9 @@ function fresh() {
   return { limiter, store: new RatelimitStore({ storage, limiter }) };
 }
 
-const req = (counter: string, limit = 3, durationMs = MINUTE): LimitRequest => ({ counter, limit, durationMs, cost: 1 });
-const rowCount = () => storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM ratelimit_windows").get()!.n;
+const req = (identifier: string, limit = 3, durationMs = MINUTE): LimitRequest => ({ scope: "ws|ns", identifier, limit, durationMs, cost: 1 });
+/** Windows held by the log's chunks, superseded ones included. */
+const loggedWindows = () => storage.sqlite.query<{ n: number | null }, []>("SELECT sum(windows) AS n FROM ratelimit_log").get()!.n ?? 0;
 
 describe("flush and restore", () => {
   test("a used-up window is still used up in a new limiter restored from SQLite", () => {
@@ -66,27 +67,30 @@ describe("flush and restore", () => {
     expect(store.flush(clock.now())).toBe(0);
     limiter.check(req("x"));
     expect(store.flush(clock.now())).toBe(1);
-    expect(rowCount()).toBe(2);
+    expect(loggedWindows()).toBe(3);
   });
 
-  test("the same counter with two durations is two rows", () => {
+  test("the same counter with two durations is two windows", () => {
     const { limiter, store } = fresh();
     limiter.check(req("same", 3, MINUTE));
     limiter.check(req("same", 3, 1000));
-    store.flush(clock.now());
-    expect(rowCount()).toBe(2);
+    expect(store.flush(clock.now())).toBe(2);
+    const b = fresh();
+    expect(b.store.restore(clock.now())).toBe(2);
   });
 
-  test("a flush that fails keeps its rows and writes them with the next flush", () => {
+  test("a flush that fails keeps its windows and writes them, as they are by then, with the next flush", () => {
     const { limiter, store } = fresh();
     limiter.check(req("kept"));
-    storage.sqlite.run("ALTER TABLE ratelimit_windows RENAME TO rw_away");
+    storage.sqlite.run("ALTER TABLE ratelimit_log RENAME TO rl_away");
     expect(() => store.flush(clock.now())).toThrow();
-    storage.sqlite.run("ALTER TABLE rw_away RENAME TO ratelimit_windows");
+    storage.sqlite.run("ALTER TABLE rl_away RENAME TO ratelimit_log");
+    limiter.check(req("kept"));
     expect(store.flush(clock.now())).toBe(1);
     const restored = fresh();
     restored.store.restore(clock.now());
     expect(restored.limiter.size).toBe(1);
+    expect(restored.limiter.check({ ...req("kept"), cost: 0 }).remaining).toBe(1);
   });
 
   test("rows that no longer weigh anything are not restored", () => {
@@ -101,14 +105,15 @@ describe("flush and restore", () => {
 });
 
 describe("prune", () => {
-  test("drops expired windows from memory and SQLite, keeps live ones", () => {
+  test("drops expired windows from memory, and log chunks whose windows have all expired", () => {
     const { limiter, store } = fresh();
     limiter.check(req("short", 3, 1000));
+    store.flush(clock.now());
     limiter.check(req("long", 3, MINUTE));
     store.flush(clock.now());
     clock.advance(2000);
     expect(runRatelimitPruneOnce({ store }, clock.now())).toEqual({ memory: 1, stored: 1 });
     expect(limiter.size).toBe(1);
-    expect(rowCount()).toBe(1);
+    expect(loggedWindows()).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { decodeChunk } from "../../../../src/services/ratelimit/index.ts";
 import { startServe, tempDataDir, type Served } from "../../../support/cli.ts";
 
 const ROOT_KEY = "tg_test_sigterm_root_key_0123456789";
@@ -25,13 +26,21 @@ async function useUp(s: Served, identifier: string): Promise<void> {
   for (let i = 0; i < 3; i++) expect((await s.post("/v2/ratelimit.limit", body(identifier), ROOT_KEY)).body.data.success).toBe(true);
 }
 
-/** Resolves once the flush has stored `count` for a counter ending in `identifier` (deadline 5 s). */
+/** The count the window log holds last for `identifier`, or undefined. */
+function loggedCount(db: Database, identifier: string): number | undefined {
+  let count: number | undefined;
+  for (const { data } of db.query<{ data: string }, []>("SELECT data FROM ratelimit_log ORDER BY seq").iterate()) {
+    for (const row of decodeChunk(data)) if (row.identifier === identifier) count = row.count;
+  }
+  return count;
+}
+
+/** Resolves once the flush has stored `count` for `identifier` (deadline 5 s). */
 async function flushed(dataDir: string, identifier: string, count: number): Promise<void> {
   const db = new Database(join(dataDir, "tollgate.db"), { readonly: true });
   try {
     const deadline = Date.now() + 5000;
-    const query = db.query<{ count: number }, [string]>("SELECT count FROM ratelimit_windows WHERE counter LIKE ?");
-    while (query.get(`%|${identifier}`)?.count !== count) {
+    while (loggedCount(db, identifier) !== count) {
       if (Date.now() > deadline) throw new Error(`no flush of '${identifier}' within 5 s`);
       await Bun.sleep(10);
     }
