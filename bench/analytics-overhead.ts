@@ -10,7 +10,7 @@
  * threads, from /proc, the event writer's last flush included): the difference between on and off is
  * what the pipeline costs, whatever else runs on the machine.
  */
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { buildServices, openDataDir } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
@@ -18,7 +18,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { inTransaction, openStorage } from "../src/storage/db.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
-import { formatRow, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { cpuMs, formatRow, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 
 const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -69,17 +69,6 @@ function inOrderLua(random: string): string {
     .replace("bodies[math.random(#bodies)]", "bodies[position % #bodies + 1]");
   if (walk === random || walk.includes("math.random")) throw new Error("the wrk script changed shape; update inOrderLua");
   return walk;
-}
-
-/** CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere). */
-function cpuMs(pid: number): number {
-  try {
-    // The fields after the command name, which is in parentheses and may contain spaces.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
-  } catch {
-    return Number.NaN;
-  }
 }
 
 type Round = WrkResult & { cpuUsPerRequest: number };

@@ -2,7 +2,7 @@
  * Shared pieces of the benchmarks: start a server as a child process and wait for its URL, run wrk
  * against it, and parse wrk's report. Every child is ended by its PID when the benchmark ends.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -145,4 +145,40 @@ end
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** CPU time of process `pid` (user + system, all threads) in ms, from /proc (Linux; NaN elsewhere). */
+export function cpuMs(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may contain spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident memory of process `pid` in KiB from /proc/<pid>/status: all of it, anonymous and file-backed. */
+export function residentKiB(pid: number): { rss: number; anon: number; file: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss: field("VmRSS"), anon: field("RssAnon"), file: field("RssFile") };
+  } catch {
+    return { rss: Number.NaN, anon: Number.NaN, file: Number.NaN };
+  }
+}
+
+/** A wrk script for `/v2/ratelimits.limit` over `identifiers` random identifiers (namespace "bench", limit 1,000,000 per minute). */
+export function ratelimitLua(rootKey: string, identifiers = 100_000): string {
+  return `wrk.method = "POST"
+wrk.path = "/v2/ratelimits.limit"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer ${rootKey}"
+math.randomseed(7)
+request = function()
+  local body = '{"namespace":"bench","identifier":"user_' .. math.random(${identifiers}) .. '","limit":1000000,"duration":60000}'
+  return wrk.format(nil, nil, nil, body)
+end
+`;
 }
