@@ -62,7 +62,7 @@ function isDenial(op: Operation, body: string): boolean {
 }
 
 export async function constantRate(url: string, rootKey: string, mix: Operation[], opts: { rate: number; seconds: number; maxInFlight?: number }): Promise<ConstantRateResult> {
-  const maxInFlight = opts.maxInFlight ?? 512;
+  const maxInFlight = opts.maxInFlight ?? 64;
   const headers = { authorization: `Bearer ${rootKey}`, "content-type": "application/json" };
   const byOperation = new Map<string, OperationStats>(mix.map((op) => [op.name, { sent: 0, statuses: new Map(), socketErrors: 0, denials: 0, latency: new Histogram() }]));
   const open = new Set<Promise<void>>();
