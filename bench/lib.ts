@@ -182,3 +182,20 @@ request = function()
 end
 `;
 }
+
+/**
+ * Runs `stops` (last started, first stopped) if the benchmark itself is told to end by SIGINT or
+ * SIGTERM, so no child outlives it; returns the function that takes the handler away again.
+ */
+export function stopOnSignal(stops: Array<() => Promise<void>>): () => void {
+  const handler = async (signal: NodeJS.Signals) => {
+    for (const stop of [...stops].reverse()) await stop().catch(() => {});
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}

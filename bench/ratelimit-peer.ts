@@ -9,7 +9,7 @@
  * accuracy check: 3 × limit concurrent requests on one identifier, how many succeed, every round.
  */
 import { join } from "node:path";
-import { cpuMs, formatRow, ratelimitLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { cpuMs, formatRow, ratelimitLua, startServer, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { startRedis } from "./peer/redis.ts";
 
 export interface PeerBenchOptions {
@@ -120,6 +120,7 @@ export async function run(opts: PeerBenchOptions = {}): Promise<PeerBenchResult>
   const rootKey = `tg_bench_${"x".repeat(24)}`;
   const lua = ratelimitLua(rootKey, identifiers);
   const stops: Array<() => Promise<void>> = [];
+  const forgetSignals = stopOnSignal(stops);
   try {
     const targets = await startTargets(rootKey, stops);
     const rows: Measured[] = [];
@@ -128,6 +129,7 @@ export async function run(opts: PeerBenchOptions = {}): Promise<PeerBenchResult>
     for (const target of targets.slice(1)) checks.push(await accuracy(target, opts.accuracyRounds ?? 20));
     return { rows, accuracy: checks, markdown: report(rows, checks, seconds, identifiers) };
   } finally {
+    forgetSignals();
     for (const stop of stops.reverse()) await stop();
   }
 }

@@ -7,7 +7,7 @@
  * above what it was after the warm-up (the first 60 s). Exits 1 otherwise when run directly.
  * SOAK_RATE sets the rate instead (requests/s), for a machine whose capacity swings with other work.
  */
-import { cpuMs, formatRow, residentKiB, startTollgate, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { cpuMs, formatRow, residentKiB, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { constantRate, Histogram, type ConstantRateResult } from "./soak/constant-rate.ts";
 import { buildMix, mixLua } from "./soak/mix.ts";
 import { seedSoak } from "./soak/seed.ts";
@@ -116,6 +116,7 @@ export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
   const data = seedSoak(dataDir, keys);
   const mix = buildMix(data);
   const server = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
+  const forgetSignals = stopOnSignal([server.stop]);
   try {
     const lua = mixLua(mix, data.rootKey);
     await wrk(server.url, lua, { seconds: 3 });
@@ -133,6 +134,7 @@ export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
     const passed = errors === 0 && growthPercent < 5;
     return { ...partial, passed, markdown: report(partial, keys, warmup, passed) };
   } finally {
+    forgetSignals();
     await server.stop();
   }
 }
