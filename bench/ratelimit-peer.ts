@@ -5,7 +5,8 @@
  * identifiers, limit 1,000,000 per minute, 50 connections): the bare Bun.serve echo, tollgate, and
  * the peer with Redis persistence off and with an append-only file fsynced every second (what comes
  * back after a restart, as tollgate's counts do). Reports requests/s, latency, errors, CPU time per
- * request from /proc (the peer's with its redis-server's added), the ratios to the echo, and an
+ * request from /proc (the peer's with its redis-server's added), the ratios to the echo (medians of
+ * BENCH_ROUNDS rounds, default 3, the order turning each round), and an
  * accuracy check: 3 × limit concurrent requests on one identifier, how many succeed, every round.
  */
 import { join } from "node:path";
@@ -17,6 +18,8 @@ export interface PeerBenchOptions {
   warmupSeconds?: number;
   identifiers?: number;
   accuracyRounds?: number;
+  /** Measured rounds per server; the table shows each figure's median (the machine is shared and noisy). */
+  rounds?: number;
 }
 
 interface Target {
@@ -30,6 +33,8 @@ interface Target {
 
 export interface Measured extends WrkResult {
   name: string;
+  /** Requests/s of every round, in order. */
+  roundsPerSec: number[];
   serverCpuUsPerRequest: number;
   /** Server and its redis-server together (equal to the server's alone when there is none). */
   totalCpuUsPerRequest: number;
@@ -56,7 +61,32 @@ async function measure(target: Target, lua: string, seconds: number, warmupSecon
   const requests = result.requestsPerSec * seconds;
   const server = cpuMs(target.serverPid) - server0;
   const store = target.storePid ? cpuMs(target.storePid) - store0 : 0;
-  return { ...result, name: target.name, serverCpuUsPerRequest: (server * 1000) / requests, totalCpuUsPerRequest: ((server + store) * 1000) / requests };
+  return { ...result, name: target.name, roundsPerSec: [result.requestsPerSec], serverCpuUsPerRequest: (server * 1000) / requests, totalCpuUsPerRequest: ((server + store) * 1000) / requests };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Each figure's median over the rounds; non-2xx and socket errors summed. */
+function combine(rounds: Measured[]): Measured {
+  const m = (pick: (r: Measured) => number) => median(rounds.map(pick));
+  return {
+    name: rounds[0]!.name, roundsPerSec: rounds.map((r) => r.requestsPerSec),
+    requestsPerSec: m((r) => r.requestsPerSec), p50Ms: m((r) => r.p50Ms), p99Ms: m((r) => r.p99Ms),
+    non2xx: rounds.reduce((a, r) => a + r.non2xx, 0), errors: rounds.reduce((a, r) => a + r.errors, 0),
+    serverCpuUsPerRequest: m((r) => r.serverCpuUsPerRequest), totalCpuUsPerRequest: m((r) => r.totalCpuUsPerRequest),
+  };
+}
+
+/** `rounds` rounds over all targets, each round starting one target later, so drift on the machine hits all alike. */
+async function measureAll(targets: Target[], lua: string, opts: { seconds: number; warmupSeconds: number; rounds: number }): Promise<Measured[]> {
+  const perTarget: Measured[][] = targets.map(() => []);
+  for (let round = 0; round < opts.rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      const t = (i + round) % targets.length;
+      perTarget[t]!.push(await measure(targets[t]!, lua, opts.seconds, round === 0 ? opts.warmupSeconds : 1));
+    }
+  }
+  return perTarget.map(combine);
 }
 
 /** 3 × `limit` concurrent requests on a fresh identifier per round; the count that succeeded each round. */
@@ -93,7 +123,7 @@ async function startTargets(rootKey: string, stops: Array<() => Promise<void>>):
   return targets;
 }
 
-function report(rows: Measured[], checks: Accuracy[], seconds: number, identifiers: number): string {
+function report(rows: Measured[], checks: Accuracy[], seconds: number, identifiers: number, rounds: number): string {
   const echo = rows[0]!;
   const header = TABLE_HEADER.replace(" |\n", " | server CPU µs/req | with redis-server | req/s vs echo | CPU/req vs echo |\n") + " --- | --- | --- | --- |";
   const lines = rows.map((r) => `${formatRow(r.name, r)} ${r.serverCpuUsPerRequest.toFixed(1)} | ${r.totalCpuUsPerRequest === r.serverCpuUsPerRequest ? "–" : r.totalCpuUsPerRequest.toFixed(1)} | ${(r.requestsPerSec / echo.requestsPerSec).toFixed(2)} | ${(r.totalCpuUsPerRequest / echo.totalCpuUsPerRequest).toFixed(1)} |`);
@@ -102,10 +132,12 @@ function report(rows: Measured[], checks: Accuracy[], seconds: number, identifie
     return `- ${c.name}: successes per round ${[...new Set(c.successes)].join(", ")}; exactly the limit in ${exact} of ${c.successes.length} rounds`;
   });
   return [
-    `### ratelimits.limit vs rate-limiter-flexible on Redis (${identifiers.toLocaleString("en")} identifiers, 50 connections, ${seconds} s each)`,
+    `### ratelimits.limit vs rate-limiter-flexible on Redis (${identifiers.toLocaleString("en")} identifiers, 50 connections, median of ${rounds} rounds of ${seconds} s)`,
     "",
     header,
     ...lines,
+    "",
+    `Requests/s per round: ${rows.map((r) => `${r.name} ${r.roundsPerSec.map((x) => x.toFixed(0)).join(" / ")}`).join("; ")}.`,
     "",
     `Accuracy: ${3 * (checks[0]?.limit ?? 100)} concurrent requests on one identifier, limit ${checks[0]?.limit ?? 100}, ${checks[0]?.successes.length ?? 0} rounds:`,
     "",
@@ -123,11 +155,10 @@ export async function run(opts: PeerBenchOptions = {}): Promise<PeerBenchResult>
   const forgetSignals = stopOnSignal(stops);
   try {
     const targets = await startTargets(rootKey, stops);
-    const rows: Measured[] = [];
-    for (const target of targets) rows.push(await measure(target, lua, seconds, opts.warmupSeconds ?? 3));
+    const rows = await measureAll(targets, lua, { seconds, warmupSeconds: opts.warmupSeconds ?? 3, rounds: opts.rounds ?? 3 });
     const checks: Accuracy[] = [];
     for (const target of targets.slice(1)) checks.push(await accuracy(target, opts.accuracyRounds ?? 20));
-    return { rows, accuracy: checks, markdown: report(rows, checks, seconds, identifiers) };
+    return { rows, accuracy: checks, markdown: report(rows, checks, seconds, identifiers, opts.rounds ?? 3) };
   } finally {
     forgetSignals();
     for (const stop of stops.reverse()) await stop();
@@ -135,6 +166,6 @@ export async function run(opts: PeerBenchOptions = {}): Promise<PeerBenchResult>
 }
 
 if (import.meta.main) {
-  const result = await run({ seconds: Number(process.env.BENCH_SECONDS ?? 10) });
+  const result = await run({ seconds: Number(process.env.BENCH_SECONDS ?? 10), rounds: Number(process.env.BENCH_ROUNDS ?? 3) });
   console.log(result.markdown);
 }
