@@ -143,6 +143,11 @@ function report(rows: Measured[], checks: Accuracy[], seconds: number, identifie
     "",
     ...accuracyLines,
     "",
+    "The peer counts a fixed window of whole seconds per identifier in Redis, one atomic Lua script per request over one",
+    "ioredis connection; tollgate counts a sliding window in process memory and writes it to SQLite in batches. Without",
+    "persistence a Redis restart forgets every count; with the append-only file at most about a second is lost. The load",
+    "generator, the server and redis-server share the machine's two cores, so CPU per request compares better than requests/s.",
+    "",
   ].join("\n");
 }
 
