@@ -198,3 +198,45 @@ export async function compareWithEcho(echo: Child, server: Child, lua: string, o
   }
   return out;
 }
+
+/** Resident memory of process `pid` in KiB from /proc/<pid>/status: all of it, anonymous and file-backed. */
+export function residentKiB(pid: number): { rss: number; anon: number; file: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss: field("VmRSS"), anon: field("RssAnon"), file: field("RssFile") };
+  } catch {
+    return { rss: Number.NaN, anon: Number.NaN, file: Number.NaN };
+  }
+}
+
+/** A wrk script for `/v2/ratelimits.limit` over `identifiers` random identifiers (namespace "bench", limit 1,000,000 per minute). */
+export function ratelimitLua(rootKey: string, identifiers = 100_000): string {
+  return `wrk.method = "POST"
+wrk.path = "/v2/ratelimits.limit"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer ${rootKey}"
+math.randomseed(7)
+request = function()
+  local body = '{"namespace":"bench","identifier":"user_' .. math.random(${identifiers}) .. '","limit":1000000,"duration":60000}'
+  return wrk.format(nil, nil, nil, body)
+end
+`;
+}
+
+/**
+ * Runs `stops` (last started, first stopped) if the benchmark itself is told to end by SIGINT or
+ * SIGTERM, so no child outlives it; returns the function that takes the handler away again.
+ */
+export function stopOnSignal(stops: Array<() => Promise<void>>): () => void {
+  const handler = async (signal: NodeJS.Signals) => {
+    for (const stop of [...stops].reverse()) await stop().catch(() => {});
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
