@@ -25,7 +25,7 @@ test("0003 backfills every totals table from its rollup", () => {
       rollup(g, 1000, "ks_1", "key_2", "RATE_LIMITED", 5, 0);
       rollup(g, 2000, "ks_2", "key_3", "VALID", 6, 0);
     }
-    expect(applyMigrations(s.sqlite)).toEqual(["0002_analytics_totals", "0003_backfill_analytics_totals"]);
+    expect(applyMigrations(s.sqlite, MIGRATIONS.slice(0, 4))).toEqual(["0002_analytics_totals", "0003_backfill_analytics_totals"]);
     for (const g of ["minute", "hour", "day", "month"]) {
       expect(s.sqlite.query(`SELECT time, key_space_id, outcome, count, spent_credits FROM verification_totals_${g} ORDER BY time, outcome`).all()).toEqual([
         { time: 1000, key_space_id: "ks_1", outcome: "RATE_LIMITED", count: 5, spent_credits: 0 },
