@@ -111,7 +111,8 @@ async function settledRssMiB(): Promise<number> {
   return process.memoryUsage().rss / 1024 / 1024;
 }
 
-async function memory(identifiers: number): Promise<RatelimitBenchResult["memory"]> {
+/** Resident memory added per live identifier, in-process through the real service. */
+export async function measureMemory(identifiers: number): Promise<RatelimitBenchResult["memory"]> {
   const dataDir = tempDir("tollgate-bench-rl-mem-");
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
   const storage = openDataDir(config, silentLogger);
@@ -145,7 +146,7 @@ export async function run(options: RatelimitBenchOptions = {}): Promise<Ratelimi
     accuracyRounds: options.accuracyRounds ?? 20,
   };
   const measured = await throughput(opts);
-  return { seconds: opts.seconds, ...measured, memory: await memory(opts.memoryIdentifiers) };
+  return { seconds: opts.seconds, ...measured, memory: await measureMemory(opts.memoryIdentifiers) };
 }
 
 /** The report as markdown. */
