@@ -31,47 +31,59 @@ export interface RatelimitPersistence {
 }
 
 /**
- * Restores the saved windows (call before listening) and starts the periodic flush. A failed
- * flush is logged; its windows are written with the next one. After a flush, a due compaction
- * runs step by step, each step in its own turn of the event loop; a failed step is logged and the
- * compaction resumes after the next flush.
+ * Restores the saved windows (call before listening) and starts the periodic flush. Every
+ * `flushMs` the changed windows are queued and written one chunk per turn of the event loop, so
+ * requests are answered between chunks; then a due compaction runs the same way. A failed flush is
+ * logged and its windows are written with the next one; a failed compaction step is logged and the
+ * compaction resumes after the next flush. On stop, whatever is queued or changed is written at once.
  */
 export function startRatelimitPersistence(
   deps: RatelimitJobDeps, opts: { clock: Clock; logger: Logger; flushMs: number },
 ): RatelimitPersistence {
-  const restored = deps.store.restore(opts.clock.now());
+  const { store } = deps;
+  const restored = store.restore(opts.clock.now());
   if (restored > 0) opts.logger.info("restored rate-limit windows", { windows: restored });
   let stopped = false;
-  let compacting = false;
-  const compactStep = () => {
+  let working = false;
+  /** One step of background work; whether another is due. */
+  const step = (): boolean => {
+    const nowMs = opts.clock.now();
+    if (store.flushQueued) {
+      try {
+        return store.flushStep(nowMs) || store.compactionDue();
+      } catch (e) {
+        opts.logger.error("rate-limit flush failed; retrying with the next flush", { error: (e as Error).message });
+        return false;
+      }
+    }
     try {
-      compacting = !stopped && deps.store.compactStep(opts.clock.now());
+      return store.compactStep(nowMs);
     } catch (e) {
-      compacting = false;
       opts.logger.error("rate-limit log compaction step failed; resuming after the next flush", { error: (e as Error).message });
-    }
-    if (compacting) setImmediate(compactStep);
-  };
-  const flush = () => {
-    try {
-      runRatelimitFlushOnce(deps, opts.clock.now());
-    } catch (e) {
-      opts.logger.error("rate-limit flush failed; retrying with the next flush", { error: (e as Error).message });
-      return;
-    }
-    if (!compacting && !stopped && deps.store.compactionDue()) {
-      compacting = true;
-      setImmediate(compactStep);
+      return false;
     }
   };
-  const timer = setInterval(flush, opts.flushMs);
+  const work = () => {
+    working = !stopped && step();
+    if (working) setImmediate(work);
+  };
+  const timer = setInterval(() => {
+    store.beginFlush();
+    if (working || !(store.flushQueued || store.compactionDue())) return;
+    working = true;
+    setImmediate(work);
+  }, opts.flushMs);
   timer.unref();
   return {
     pruneJob: { name: "ratelimit-prune", pattern: "* * * * *", run: () => void runRatelimitPruneOnce(deps, opts.clock.now()) },
     flushAndStop() {
       stopped = true;
       clearInterval(timer);
-      flush();
+      try {
+        runRatelimitFlushOnce(deps, opts.clock.now());
+      } catch (e) {
+        opts.logger.error("rate-limit flush on stop failed", { error: (e as Error).message });
+      }
     },
   };
 }

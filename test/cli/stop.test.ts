@@ -11,8 +11,8 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { decodeChunk } from "../../src/services/ratelimit/window-log.ts";
 import { startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { loggedCount } from "../support/ratelimit-log.ts";
 
 const ROOT_KEY = "tg_test_stop_root_key_0123456789";
 const DAY_MS = 86_400_000;
@@ -152,8 +152,7 @@ describe("SIGINT", () => {
       const keyId = key.body.data.keyId;
       expect(db.query("SELECT remaining FROM keys WHERE id = ?").get(keyId)).toEqual({ remaining: 7 });
       expect(db.query("SELECT count(*) AS n FROM verification_events WHERE key_id = ? AND outcome = 'VALID'").get(keyId)).toEqual({ n: 3 });
-      const windows = db.query<{ data: string }, []>("SELECT data FROM ratelimit_log ORDER BY seq").all().flatMap((row) => decodeChunk(row.data));
-      expect(windows.filter((w) => w.identifier === "user_1").map((w) => w.count)).toEqual([2]);
+      expect(loggedCount(db, "user_1")).toBe(2);
     } finally {
       db.close();
     }

@@ -63,14 +63,19 @@ export class ScopeRegistry {
   }
 }
 
-/** FNV-1a over the UTF-16 code units, seeded with the scope id. */
-function hashOf(scopeId: number, identifier: string): number {
-  let h = (0x811c9dc5 ^ Math.imul(scopeId + 1, 0x9e3779b1)) | 0;
+/**
+ * FNV-1a over the UTF-16 code units, started from a per-table random seed mixed with the scope id.
+ * Identifiers come from clients; the random start keeps a list of colliding identifiers from being
+ * precomputed, so a client cannot turn lookups into long probe runs.
+ */
+function hashOf(seed: number, scopeId: number, identifier: string): number {
+  let h = (seed ^ Math.imul(scopeId + 1, 0x9e3779b1)) | 0;
   for (let i = 0; i < identifier.length; i++) h = Math.imul(h ^ identifier.charCodeAt(i), 0x01000193);
   return h;
 }
 
 export class CounterTable {
+  private readonly seed = crypto.getRandomValues(new Int32Array(1))[0]!;
   /** Position → slot + 1; 0 is an empty position. Length is a power of two. */
   private index = new Int32Array(INITIAL_SLOTS * 2);
   private mask = this.index.length - 1;
@@ -98,7 +103,7 @@ export class CounterTable {
 
   /** The slot of (scope, identifier), or -1. */
   find(scopeId: number, identifier: string): number {
-    const hash = hashOf(scopeId, identifier);
+    const hash = hashOf(this.seed, scopeId, identifier);
     for (let pos = hash & this.mask; ; pos = (pos + 1) & this.mask) {
       const entry = this.index[pos]!;
       if (entry === EMPTY) return -1;
@@ -111,7 +116,7 @@ export class CounterTable {
   insert(scopeId: number, identifier: string): number {
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
     if (slot >= this.hashes.length) this.growColumns();
-    const hash = hashOf(scopeId, identifier);
+    const hash = hashOf(this.seed, scopeId, identifier);
     this.hashes[slot] = hash;
     this.scopeIds[slot] = scopeId;
     this.identifiers[slot] = identifier;

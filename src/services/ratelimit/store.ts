@@ -2,10 +2,11 @@
  * Persistence of the limiter's windows in the append-only `ratelimit_log`, so counts survive a
  * restart.
  *
- * - `flush` appends the windows changed since the last flush, in chunks, in one transaction
- *   (every second and on stop). A flush that fails marks its windows changed again, so the next
- *   flush writes them, with whatever they hold by then: a busy database delays the save but loses
- *   nothing, and an older value is never written after a newer one.
+ * - A flush appends the windows changed since the last flush, in chunks: every second one chunk
+ *   per step (`beginFlush`, `flushStep`), on stop all at once (`flush`). A flush that fails marks
+ *   its windows changed again, so the next flush writes them, with whatever they hold by then: a
+ *   busy database delays the save but loses nothing, and an older value is never written after a
+ *   newer one.
  * - `restore` replays the log in order at start, before the service listens (a later window of a
  *   counter replaces an earlier one; expired ones are skipped). Rows of the first storage format
  *   (`ratelimit_windows`) are read first, then written to the log and deleted.
@@ -38,26 +39,59 @@ export class RatelimitStore {
   /** Windows held by the log's chunks (live or superseded), the measure of its size. */
   private loggedWindows = 0;
   private compaction: Compaction | undefined;
+  /** Slots queued by `beginFlush`; those from `queuedFrom` on are not written yet. */
+  private queued: number[] = [];
+  private queuedFrom = 0;
 
   constructor(private readonly deps: { storage: Storage; limiter: SlidingWindowLimiter }) {
     this.log = new WindowLogTable(deps.storage);
   }
 
-  /** Saves every window changed since the last flush, in one transaction; returns windows written. */
+  /**
+   * Saves every window changed since the last flush, and any still queued by `beginFlush`, in one
+   * transaction (the flush on stop); returns windows written.
+   */
   flush(nowMs: number): number {
-    const { limiter } = this.deps;
-    const slots = limiter.takeDirty();
-    if (slots.length === 0) return 0;
+    const slots = this.queued.slice(this.queuedFrom).concat(this.deps.limiter.takeDirty());
+    this.queued = [];
+    this.queuedFrom = 0;
+    return slots.length === 0 ? 0 : this.write(slots, nowMs);
+  }
+
+  /**
+   * The periodic flush, in steps: queues the windows changed since the last flush, for
+   * `flushStep` to write one chunk per call, so no single step holds the event loop for long.
+   */
+  beginFlush(): void {
+    const slots = this.deps.limiter.takeDirty();
+    if (slots.length > 0) this.queued = this.queued.concat(slots);
+  }
+
+  /** Whether `beginFlush` queued windows that are not written yet. */
+  get flushQueued(): boolean {
+    return this.queuedFrom < this.queued.length;
+  }
+
+  /**
+   * Writes one chunk of the queued windows, as they are now, in its own transaction; returns
+   * whether more remain. On failure every queued window is marked changed again (the next flush
+   * writes it) and the error is thrown.
+   */
+  flushStep(nowMs: number): boolean {
+    const end = Math.min(this.queued.length, this.queuedFrom + CHUNK_WINDOWS);
     try {
-      const chunks = encodeChunks(this.liveWindows(slots, nowMs));
-      this.log.append(chunks);
-      const written = chunks.reduce((n, c) => n + c.windows, 0);
-      this.loggedWindows += written;
-      return written;
+      this.write(this.queued.slice(this.queuedFrom, end), nowMs);
     } catch (error) {
-      limiter.markDirty(slots);
+      this.deps.limiter.markDirty(this.queued.slice(this.queuedFrom));
+      this.queued = [];
+      this.queuedFrom = 0;
       throw error;
     }
+    this.queuedFrom = end;
+    if (end < this.queued.length) return true;
+    this.queued = [];
+    this.queuedFrom = 0;
+    return false;
   }
 
   /** Loads every window still weighed at `nowMs` into the limiter; returns how many are live then. */
@@ -128,6 +162,20 @@ export class RatelimitStore {
       if (row !== undefined && expiresMs(row) > nowMs) rows.push(row);
     }
     return { rows, cursor: slot };
+  }
+
+  /** Appends the windows of `slots` that still weigh; on failure marks them changed again and throws. */
+  private write(slots: readonly number[], nowMs: number): number {
+    try {
+      const chunks = encodeChunks(this.liveWindows(slots, nowMs));
+      this.log.append(chunks);
+      const written = chunks.reduce((n, c) => n + c.windows, 0);
+      this.loggedWindows += written;
+      return written;
+    } catch (error) {
+      this.deps.limiter.markDirty(slots);
+      throw error;
+    }
   }
 
   /** The windows of `slots` that still weigh at `nowMs` (free slots are skipped). */

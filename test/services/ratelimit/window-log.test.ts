@@ -111,6 +111,58 @@ describe("restore replays the log", () => {
   });
 });
 
+describe("the periodic flush, in steps", () => {
+  const spendMany = (limiter: SlidingWindowLimiter, n: number) => { for (let i = 0; i < n; i++) limiter.check(req(`u${i}`, 1 + (i % 4))); };
+
+  test("writes one chunk per step; after the last step a restore sees every window", () => {
+    const a = fresh();
+    spendMany(a.limiter, 10_000);
+    a.store.beginFlush();
+    expect(a.store.flushQueued).toBe(true);
+    expect(a.store.flushStep(clock.now())).toBe(true);
+    expect(logRows()).toBe(1);
+    a.limiter.check(req("u9999", 100)); // changed after it was queued: written as it is when its chunk is
+    expect(a.store.flushStep(clock.now())).toBe(true);
+    expect(a.store.flushStep(clock.now())).toBe(false);
+    expect(a.store.flushQueued).toBe(false);
+    expect(loggedWindows()).toBe(10_000);
+    const b = fresh();
+    b.store.restore(clock.now());
+    expect(b.limiter.size).toBe(10_000);
+    expect(remaining(b.limiter, "u9999")).toBe(1_000 - 4 - 100);
+  });
+
+  test("the flush on stop writes what is still queued along with what changed since", () => {
+    const a = fresh();
+    spendMany(a.limiter, 10_000);
+    a.store.beginFlush();
+    a.store.flushStep(clock.now());
+    a.limiter.check(req("late", 5));
+    expect(a.store.flush(clock.now())).toBe(10_000 - 4_096 + 1);
+    expect(a.store.flushQueued).toBe(false);
+    const b = fresh();
+    b.store.restore(clock.now());
+    expect(b.limiter.size).toBe(10_001);
+  });
+
+  test("a failed step puts every queued window back for the next flush", () => {
+    const a = fresh();
+    spendMany(a.limiter, 10_000);
+    a.store.beginFlush();
+    a.store.flushStep(clock.now());
+    storage.sqlite.run("ALTER TABLE ratelimit_log RENAME TO rl_away");
+    expect(() => a.store.flushStep(clock.now())).toThrow();
+    storage.sqlite.run("ALTER TABLE rl_away RENAME TO ratelimit_log");
+    expect(a.store.flushQueued).toBe(false);
+    a.store.beginFlush();
+    while (a.store.flushStep(clock.now()));
+    expect(loggedWindows()).toBe(10_000);
+    const b = fresh();
+    b.store.restore(clock.now());
+    expect(b.limiter.size).toBe(10_000);
+  });
+});
+
 describe("compaction", () => {
   /** 30,000 counters flushed over five rounds: 150,000 logged windows, more than 4 × the 25,000 floor. */
   function grownLog(a = fresh()) {

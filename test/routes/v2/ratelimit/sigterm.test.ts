@@ -6,7 +6,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { decodeChunk } from "../../../../src/services/ratelimit/index.ts";
+import { loggedCount } from "../../../support/ratelimit-log.ts";
 import { startServe, tempDataDir, type Served } from "../../../support/cli.ts";
 
 const ROOT_KEY = "tg_test_sigterm_root_key_0123456789";
@@ -24,15 +24,6 @@ afterEach(() => {
 
 async function useUp(s: Served, identifier: string): Promise<void> {
   for (let i = 0; i < 3; i++) expect((await s.post("/v2/ratelimit.limit", body(identifier), ROOT_KEY)).body.data.success).toBe(true);
-}
-
-/** The count the window log holds last for `identifier`, or undefined. */
-function loggedCount(db: Database, identifier: string): number | undefined {
-  let count: number | undefined;
-  for (const { data } of db.query<{ data: string }, []>("SELECT data FROM ratelimit_log ORDER BY seq").iterate()) {
-    for (const row of decodeChunk(data)) if (row.identifier === identifier) count = row.count;
-  }
-  return count;
 }
 
 /** Resolves once the flush has stored `count` for `identifier` (deadline 5 s). */
