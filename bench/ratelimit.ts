@@ -20,7 +20,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import type { LimitInput } from "../src/services/ratelimit/index.ts";
-import { cpuMs, formatRow, median, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
+import { cpuMs, formatRow, median, ratelimitLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 
 export interface RatelimitBenchOptions {
   /** Seconds per measured wrk run (default 10). */
@@ -49,19 +49,6 @@ const ROOT_KEY = `tg_bench_${"x".repeat(24)}`;
 /** Waited after each run before reading the CPU: one flush interval (default 1 s) and a margin. */
 const FLUSH_SETTLE_MS = 1500;
 
-function limitLua(rootKey: string): string {
-  return `wrk.method = "POST"
-wrk.path = "/v2/ratelimits.limit"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer ${rootKey}"
-math.randomseed(7)
-request = function()
-  local body = '{"namespace":"bench","identifier":"user_' .. math.random(100000) .. '","limit":1000000,"duration":60000}'
-  return wrk.format(nil, nil, nil, body)
-end
-`;
-}
-
 /** One measured wrk run, with the server's CPU per request. */
 async function measure(server: Child, lua: string, seconds: number): Promise<MeasuredRun> {
   const before = cpuMs(server.pid);
@@ -71,7 +58,7 @@ async function measure(server: Child, lua: string, seconds: number): Promise<Mea
 }
 
 async function throughput(opts: Required<RatelimitBenchOptions>): Promise<Pick<RatelimitBenchResult, "echo" | "tollgate" | "ratio" | "accuracy">> {
-  const lua = limitLua(ROOT_KEY);
+  const lua = ratelimitLua(ROOT_KEY);
   const echo = await startServer(["bun", join("bench", "echo.ts")]);
   const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: tempDir("tollgate-bench-rl-"), TOLLGATE_ROOT_KEY: ROOT_KEY });
   try {
