@@ -40,6 +40,8 @@ export interface SoakResult {
   growthPercent: number;
   /** Length of the two windows whose medians are compared (60 s, less in a short run). */
   windowSeconds: number;
+  /** Least-squares trend of the samples after the warm-up, as % of their mean over that span: a leak shows here whatever the swings. */
+  trendPercent: number;
   serverCpuUsPerRequest: number;
   passed: boolean;
   markdown: string;
@@ -86,7 +88,8 @@ function report(r: Omit<SoakResult, "markdown" | "passed">, keys: number, warmup
     "",
     `Resident memory (VmRSS), median of the samples in the ${r.windowSeconds} s after the warm-up (${warmup} s) and in the last ${r.windowSeconds} s: ` +
       `${mib(r.rssAfterWarmupKiB)} MiB → ${mib(r.rssAtEndKiB)} MiB, **${r.growthPercent >= 0 ? "+" : ""}${r.growthPercent.toFixed(1)}%** (target < 5%). ` +
-      `Single samples: ${mib(singleAt(r.samples, warmup))} MiB at ${warmup} s, ${mib(r.samples[r.samples.length - 1]!.rssKiB)} MiB at the end. ${passed ? "Passed." : "**Failed.**"}`,
+      `Single samples: ${mib(singleAt(r.samples, warmup))} MiB at ${warmup} s, ${mib(r.samples[r.samples.length - 1]!.rssKiB)} MiB at the end; ` +
+      `least-squares trend after the warm-up ${r.trendPercent >= 0 ? "+" : ""}${r.trendPercent.toFixed(1)}%. ${passed ? "Passed." : "**Failed.**"}`,
     "",
     "| s | VmRSS MiB | anonymous MiB | file MiB |",
     "| --- | --- | --- | --- |",
@@ -112,20 +115,31 @@ function sampleRss(pid: number, everySeconds: number): { samples: RssSample[]; s
   return { samples, stop };
 }
 
+/** The least-squares line through `samples`: its rise from the first to the last, as % of their mean. */
+function trend(samples: RssSample[]): number {
+  if (samples.length < 2) return 0;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const mx = mean(samples.map((s) => s.atSeconds));
+  const my = mean(samples.map((s) => s.rssKiB));
+  const slope = samples.reduce((a, s) => a + (s.atSeconds - mx) * (s.rssKiB - my), 0) / samples.reduce((a, s) => a + (s.atSeconds - mx) ** 2, 0);
+  return ((slope * (samples[samples.length - 1]!.atSeconds - samples[0]!.atSeconds)) / my) * 100;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * Growth between the minute after the warm-up and the last minute, each the median of its samples:
  * garbage collection swings single samples by ±10%, more than the 5% being looked for.
  */
-function rssGrowth(samples: RssSample[], warmup: number, seconds: number): Pick<SoakResult, "rssAfterWarmupKiB" | "rssAtEndKiB" | "growthPercent" | "windowSeconds"> {
+function rssGrowth(samples: RssSample[], warmup: number, seconds: number): Pick<SoakResult, "rssAfterWarmupKiB" | "rssAtEndKiB" | "growthPercent" | "windowSeconds" | "trendPercent"> {
   const window = Math.max(1, Math.min(60, Math.floor((seconds - warmup) / 2)));
   const within = (from: number, to: number) => samples.filter((s) => s.atSeconds >= from && s.atSeconds <= to).map((s) => s.rssKiB);
   const early = within(warmup, warmup + window);
   const late = within(seconds - window, Number.POSITIVE_INFINITY);
   const rssAfterWarmupKiB = median(early.length ? early : [samples[0]!.rssKiB]);
   const rssAtEndKiB = median(late.length ? late : [samples[samples.length - 1]!.rssKiB]);
-  return { rssAfterWarmupKiB, rssAtEndKiB, growthPercent: ((rssAtEndKiB - rssAfterWarmupKiB) / rssAfterWarmupKiB) * 100, windowSeconds: window };
+  return { rssAfterWarmupKiB, rssAtEndKiB, growthPercent: ((rssAtEndKiB - rssAfterWarmupKiB) / rssAfterWarmupKiB) * 100, windowSeconds: window,
+    trendPercent: trend(samples.filter((s) => s.atSeconds >= warmup)) };
 }
 
 export async function run(opts: SoakOptions = {}): Promise<SoakResult> {

@@ -84,7 +84,9 @@ export async function constantRate(url: string, rootKey: string, mix: Operation[
         fromSend.add(answeredAt - sentAt);
         stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
         if (res.status === 200 && isDenial(op, text)) stats.denials++;
-      }, () => {
+      })
+      // A refused or broken connection, or a body cut short.
+      .catch(() => {
         stats.socketErrors++;
       })
       .finally(() => open.delete(request));
