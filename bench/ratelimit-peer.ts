@@ -9,6 +9,7 @@
  * BENCH_ROUNDS rounds, default 3, the order turning each round), and an
  * accuracy check: 3 × limit concurrent requests on one identifier, how many succeed, every round.
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { cpuMs, formatRow, ratelimitLua, startServer, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { startRedis } from "./peer/redis.ts";
@@ -106,8 +107,12 @@ async function accuracy(target: Target, rounds: number, limit = 100): Promise<Ac
 async function startTargets(rootKey: string, stops: Array<() => Promise<void>>): Promise<Target[]> {
   const echo = await startServer(["bun", join("bench", "echo.ts")]);
   stops.push(echo.stop);
-  const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: tempDir("tollgate-bench-rl-peer-"), TOLLGATE_ROOT_KEY: rootKey });
-  stops.push(tollgate.stop);
+  const dataDir = tempDir("tollgate-bench-rl-peer-");
+  const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: rootKey });
+  stops.push(async () => {
+    await tollgate.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   const targets: Target[] = [
     { name: "Bun.serve echo", url: echo.url, token: rootKey, serverPid: echo.pid },
     { name: "tollgate ratelimits.limit", url: tollgate.url, token: rootKey, serverPid: tollgate.pid },

@@ -7,6 +7,7 @@
  * than 5% above the minute after the warm-up (the first 60 s). Exits 1 otherwise when run directly.
  * SOAK_RATE sets the rate instead (requests/s), for a machine whose capacity swings with other work.
  */
+import { rmSync } from "node:fs";
 import { cpuMs, formatRow, residentKiB, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { constantRate, Histogram, type ConstantRateResult } from "./soak/constant-rate.ts";
 import { buildMix, mixLua } from "./soak/mix.ts";
@@ -168,6 +169,8 @@ export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
   } finally {
     forgetSignals();
     await server.stop();
+    // Ten minutes of events make a database of hundreds of MB: no run leaves one behind.
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

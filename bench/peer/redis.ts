@@ -1,7 +1,8 @@
 /**
  * A throwaway `redis-server` (Debian's) on loopback for the peer benchmark: a free port, its own temp
- * dir, no RDB snapshots, and append-only persistence on or off. Stopped by its PID.
+ * dir, no RDB snapshots, and append-only persistence on or off. Stopped by its PID; the dir goes with it.
  */
+import { rmSync } from "node:fs";
 import { freePort, tempDir } from "../lib.ts";
 
 export interface RedisServer {
@@ -21,6 +22,7 @@ export async function startRedis(persistence: "none" | "everysec", timeoutMs = 1
   const stop = async () => {
     proc.kill("SIGTERM");
     await proc.exited;
+    rmSync(dir, { recursive: true, force: true });
   };
   const ready = await Promise.race([
     waitForLine(proc.stdout, "Ready to accept connections"),
