@@ -13,6 +13,7 @@
  *
  * `run(options)` returns the numbers (for bench/index.ts); run directly, it prints the report.
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildServices, openDataDir } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
@@ -60,7 +61,8 @@ async function measure(server: Child, lua: string, seconds: number): Promise<Mea
 async function throughput(opts: Required<RatelimitBenchOptions>): Promise<Pick<RatelimitBenchResult, "echo" | "tollgate" | "ratio" | "accuracy">> {
   const lua = ratelimitLua(ROOT_KEY);
   const echo = await startServer(["bun", join("bench", "echo.ts")]);
-  const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: tempDir("tollgate-bench-rl-"), TOLLGATE_ROOT_KEY: ROOT_KEY });
+  const dataDir = tempDir("tollgate-bench-rl-");
+  const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: ROOT_KEY });
   try {
     await wrk(echo.url, lua, { seconds: 2 });
     await wrk(tollgate.url, lua, { seconds: 3 });
@@ -75,6 +77,7 @@ async function throughput(opts: Required<RatelimitBenchOptions>): Promise<Pick<R
   } finally {
     await tollgate.stop();
     await echo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -138,6 +141,7 @@ export async function measureMemory(identifiers: number): Promise<RatelimitBench
     return { identifiers, beforeMiB, afterMiB, bytesPerIdentifier: ((afterMiB - beforeMiB) * 1024 * 1024) / identifiers };
   } finally {
     storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
