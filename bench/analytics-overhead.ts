@@ -12,45 +12,21 @@
  */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { buildServices, openDataDir } from "../src/boot.ts";
-import { loadConfig } from "../src/config.ts";
-import { silentLogger } from "../src/lib/logger.ts";
-import { systemClock } from "../src/lib/clock.ts";
-import { inTransaction, openStorage } from "../src/storage/db.ts";
-import { ALL_GRANTS } from "../src/services/auth/index.ts";
+import { openStorage } from "../src/storage/db.ts";
 import { cpuMs, formatRow, median, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { seedKeys, type Seeded } from "./seed.ts";
 
 const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-interface Seeded {
-  rootKey: string;
-  plain: string[];
-  metered: string[];
-}
-
-/** Creates the API and keys through the real services, in one transaction for speed. */
-function seed(dataDir: string): Seeded {
-  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
-  const services = buildServices(storage, config, systemClock);
-  const actor = { type: "cli" as const, id: "bench" };
-  services.workspaces.create({ name: "default" }, actor);
-  const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
-  const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-  const { apiId } = services.apis.createApi(principal, { name: "bench" });
-  const make = (i: number, credits: boolean) => services.keys.createKey(principal, {
-    apiId, prefix: "bk", externalId: `owner_${i % 100}`, permissions: ["documents.read"],
-    ...(credits ? { credits: { remaining: 1_000_000_000 } } : {}),
-  }).key;
-  const result = inTransaction(storage, () => ({
-    rootKey,
-    plain: Array.from({ length: KEY_COUNT }, (_, i) => make(i, false)),
-    metered: Array.from({ length: KEY_COUNT }, (_, i) => make(i, true)),
-  }));
-  storage.close();
-  return result;
+/** A data dir seeded with `KEY_COUNT` keys, and a copy of it for the "off" server. */
+function seededPair(credits: number | undefined): { keys: Seeded; on: string; off: string } {
+  const on = tempDir("tollgate-bench-analytics-on-");
+  const keys = seedKeys(on, KEY_COUNT, { identities: true, credits, templates: KEY_COUNT });
+  const off = tempDir("tollgate-bench-analytics-off-");
+  cpSync(on, off, { recursive: true });
+  return { keys, on, off };
 }
 
 function eventsWritten(dataDir: string): number {
@@ -118,18 +94,17 @@ async function workload(name: string, lua: string, dirs: { on: string; off: stri
 }
 
 async function main() {
-  const on = tempDir("tollgate-bench-analytics-on-");
   const started = performance.now();
-  const keys = seed(on);
-  const off = tempDir("tollgate-bench-analytics-off-");
-  cpSync(on, off, { recursive: true });
-  console.error(`seeded ${keys.plain.length + keys.metered.length} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const plainLua = postRandomBodiesLua("/v2/keys.verifyKey", keys.rootKey, keys.plain.map((key) => JSON.stringify({ key, tags: ["bench"] })));
-  const meteredLua = postRandomBodiesLua("/v2/keys.verifyKey", keys.rootKey,
-    keys.metered.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 }, tags: ["bench"] })));
-  await workload("plain key", plainLua, { on, off });
-  await workload("permission query + credit spend", meteredLua, { on, off });
-  console.log(`\nevents written by the 'on' servers: ${eventsWritten(on)}; by the 'off' servers: ${eventsWritten(off)}`);
+  const plain = seededPair(undefined);
+  const metered = seededPair(1_000_000_000);
+  console.error(`seeded ${2 * KEY_COUNT} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const plainLua = postRandomBodiesLua("/v2/keys.verifyKey", plain.keys.rootKey, plain.keys.keys.map((key) => JSON.stringify({ key, tags: ["bench"] })));
+  const meteredLua = postRandomBodiesLua("/v2/keys.verifyKey", metered.keys.rootKey,
+    metered.keys.keys.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 }, tags: ["bench"] })));
+  await workload("plain key", plainLua, plain);
+  await workload("permission query + credit spend", meteredLua, metered);
+  const written = (mode: "on" | "off") => eventsWritten(plain[mode]) + eventsWritten(metered[mode]);
+  console.log(`\nevents written by the 'on' servers: ${written("on")}; by the 'off' servers: ${written("off")}`);
 }
 
 await main();

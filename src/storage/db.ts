@@ -90,14 +90,15 @@ export function inTransaction<T>(storage: Storage, fn: () => T): T {
  */
 export function tryInTransaction<T>(storage: Storage, fn: () => T): { done: true; value: T } | { done: false } {
   const sqlite = storage.sqlite;
-  sqlite.run("PRAGMA busy_timeout = 0");
+  // query() caches the compiled statements: this runs once per group commit of credit spends.
+  sqlite.query("PRAGMA busy_timeout = 0").run();
   try {
     return { done: true, value: sqlite.transaction(fn).immediate() };
   } catch (error) {
     if (isBusy(error)) return { done: false };
     throw error;
   } finally {
-    sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    sqlite.query(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).run();
   }
 }
 

@@ -90,15 +90,14 @@ export class CreditLedger implements CreditBalances {
     this.scheduled = false;
     if (this.queue.length === 0) return;
     const waitedMs = this.busySinceMs === undefined ? 0 : performance.now() - this.busySinceMs;
-    if (waitedMs < GIVE_UP_RETRYING_MS && !this.commitQueue(false)) {
-      this.busySinceMs ??= performance.now();
-      this.busyRetryCount++;
-      this.scheduled = true;
-      setTimeout(() => this.groupCommit(), RETRY_MS);
+    if (this.commitQueue(waitedMs >= GIVE_UP_RETRYING_MS)) {
+      this.busySinceMs = undefined;
       return;
     }
-    if (waitedMs >= GIVE_UP_RETRYING_MS) this.flush();
-    this.busySinceMs = undefined;
+    this.busySinceMs ??= performance.now();
+    this.busyRetryCount++;
+    this.scheduled = true;
+    setTimeout(() => this.groupCommit(), RETRY_MS);
   }
 
   /** Commits every queued spend as one journal row and answers each, waiting for the write lock if need be; also called on stop. */
