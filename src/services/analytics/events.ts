@@ -5,8 +5,9 @@
  * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
  * Under load, every `flushAt` events are also handed over early, on the next turn of the event loop,
  * as a staged batch: serialising for the writer thread blocks the event loop for about 0.6 µs an
- * event, so slices keep that pause short (2,000 events: about a millisecond, where a second's worth
- * at 20,000 verifications a second would be over 10 ms). The writer commits staged batches with the
+ * event in isolation, so slices keep that pause short (a second's worth at 20,000 verifications a
+ * second would be over 10 ms; under load, with collections, 2,000 events took up to 8 ms, 500 take
+ * about a quarter of that). The writer commits staged batches with the
  * next flush, so a busy key still costs one rollup upsert per bucket and flush interval. A full
  * buffer is handed over at once rather than dropping events.
  */
@@ -18,7 +19,7 @@ import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
 /** Events after which a flush is started without waiting for the timer. */
-export const DEFAULT_FLUSH_AT = 2_000;
+export const DEFAULT_FLUSH_AT = 500;
 
 export class VerificationEventSink implements VerificationRecorder {
   private buffer: VerificationEvent[] = [];

@@ -1,12 +1,14 @@
 /**
  * The writer thread of verification events (see WorkerEventWriter): its own connection to the
- * database, batches written in short transactions by key, with a pause between them so that the
- * main thread's own writes (credit spends, changes) get the write lock promptly. Staged batches
+ * database, batches written in short transactions by key (each sized to hold the write lock for
+ * about HOLD_MS, see ChunkSizer), with a pause between them so that the main thread's own writes
+ * (credit spends, changes) get the write lock promptly. Staged batches
  * wait for the next committing one and are written with it, so that a key's events of the whole
  * flush interval update its rollups once.
  */
 import { openStorage, type Storage } from "../../storage/db.ts";
-import { CHUNK_EVENTS, chunksByKey, EventTables } from "./tables.ts";
+import { ChunkSizer } from "./chunk-sizer.ts";
+import { CHUNK_EVENTS, EventTables, sortedByKey } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
@@ -14,6 +16,11 @@ declare var self: Worker;
 
 /** Between two chunk transactions: longer than SQLite's first busy-handler sleep (1 ms). */
 const PAUSE_MS = 2;
+/** What one chunk transaction should take at most, about; a chunk holds at least MIN_CHUNK events. */
+const HOLD_MS = 4;
+const MIN_CHUNK = 50;
+
+const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, CHUNK_EVENTS);
 
 interface Batch {
   id: number;
@@ -60,13 +67,16 @@ function takeStaged(): Batch[] {
  * its events of that chunk and every later one (those before are committed).
  */
 function write(into: EventTables, batches: Batch[]): void {
-  const entries = batches.flatMap((b) => b.events.map((e) => ({ keyId: e.keyId, timeMs: e.timeMs, event: e, batch: b.id })));
-  const chunks = chunksByKey(entries, CHUNK_EVENTS);
-  for (const [i, chunk] of chunks.entries()) {
+  const received = batches.flatMap((b) => b.events.map((e) => ({ keyId: e.keyId, timeMs: e.timeMs, event: e, batch: b.id })));
+  // One chunk keeps the order received; several are cut by key, so a key's rollups are upserted about once.
+  const entries = received.length <= sizer.size ? received : sortedByKey(received);
+  for (let at = 0; at < entries.length;) {
+    const chunk = entries.slice(at, at + sizer.size);
+    const started = performance.now();
     try {
       into.write(chunk.map((entry) => toStored(entry.event)));
     } catch (error) {
-      const unwritten = chunks.slice(i).flat();
+      const unwritten = entries.slice(at);
       for (const b of batches) {
         const mine = unwritten.filter((entry) => entry.batch === b.id).map((entry) => entry.event);
         if (mine.length === 0) reply({ type: "written", id: b.id });
@@ -74,7 +84,9 @@ function write(into: EventTables, batches: Batch[]): void {
       }
       return;
     }
-    if (i < chunks.length - 1) Bun.sleepSync(PAUSE_MS);
+    sizer.observe(chunk.length, performance.now() - started);
+    at += chunk.length;
+    if (at < entries.length) Bun.sleepSync(PAUSE_MS);
   }
   for (const b of batches) reply({ type: "written", id: b.id });
 }

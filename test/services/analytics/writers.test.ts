@@ -1,25 +1,47 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
-import { chunksByKey } from "../../../src/services/analytics/tables.ts";
+import { ChunkSizer } from "../../../src/services/analytics/chunk-sizer.ts";
+import { sortedByKey } from "../../../src/services/analytics/tables.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
 afterEach(() => { db.close(); });
 
-describe("chunksByKey", () => {
-  test("a batch within the size is one chunk, in its order", () => {
-    const events = [event({ keyId: "b" }), event({ keyId: "a" })];
-    expect(chunksByKey(events, 2)).toEqual([events]);
+describe("sortedByKey", () => {
+  test("orders a copy by key, then time; nothing lost or repeated, the input untouched", () => {
+    const events = [3, 1, 2, 1, 3, 1, 2].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 - i }));
+    const before = events.slice();
+    const sorted = sortedByKey(events);
+    expect(sorted.map((e) => e.keyId)).toEqual(["key_1", "key_1", "key_1", "key_2", "key_2", "key_3", "key_3"]);
+    expect(sorted.slice(0, 3).map((e) => e.timeMs)).toEqual([995, 997, 999]);
+    expect(new Set(sorted)).toEqual(new Set(events));
+    expect(events).toEqual(before);
+  });
+});
+
+describe("ChunkSizer", () => {
+  test("starts at the most, shrinks to hold the lock about the target when events are dear, never below the least", () => {
+    const sizer = new ChunkSizer(4, 50, 1000);
+    expect(sizer.size).toBe(1000);
+    // 1,000 events in 40 ms: 0.04 ms each; the estimate moves halfway, then converges on 100 a chunk.
+    sizer.observe(1000, 40);
+    expect(sizer.size).toBe(Math.floor(4 / ((0.004 + 0.04) / 2)));
+    for (let i = 0; i < 20; i++) sizer.observe(100, 4);
+    expect(sizer.size).toBe(100);
+    for (let i = 0; i < 20; i++) sizer.observe(50, 50);
+    expect(sizer.size).toBe(50);
   });
 
-  test("a larger batch is ordered by key, then time, and cut at the size; nothing lost or repeated", () => {
-    const events = [3, 1, 2, 1, 3, 1, 2].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 - i }));
-    const chunks = chunksByKey(events, 3);
-    expect(chunks.map((c) => c.length)).toEqual([3, 3, 1]);
-    expect(chunks.flat().map((e) => e.keyId)).toEqual(["key_1", "key_1", "key_1", "key_2", "key_2", "key_3", "key_3"]);
-    expect(chunks[0]!.map((e) => e.timeMs)).toEqual([995, 997, 999]);
-    expect(new Set(chunks.flat())).toEqual(new Set(events));
+  test("grows back to the most when events are cheap again; ignores empty or unmeasured chunks", () => {
+    const sizer = new ChunkSizer(4, 50, 1000);
+    for (let i = 0; i < 20; i++) sizer.observe(100, 10);
+    expect(sizer.size).toBe(50);
+    sizer.observe(0, 5);
+    sizer.observe(10, Number.NaN);
+    expect(sizer.size).toBe(50);
+    for (let i = 0; i < 30; i++) sizer.observe(1000, 1);
+    expect(sizer.size).toBe(1000);
   });
 });
 
