@@ -9,6 +9,7 @@ import m0002 from "../../migrations/0002_analytics_totals.sql" with { type: "tex
 import m0003 from "../../migrations/0003_backfill_analytics_totals.sql" with { type: "text" };
 import m0004 from "../../migrations/0004_raw_events_one_index.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_ratelimit_log.sql" with { type: "text" };
+import m0006 from "../../migrations/0006_rollups_without_rowid.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -24,6 +25,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0003_backfill_analytics_totals": m0003,
   "0004_raw_events_one_index": m0004,
   "0005_ratelimit_log": m0005,
+  "0006_rollups_without_rowid": m0006,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

@@ -6,7 +6,11 @@
  */
 import type { Storage } from "../../storage/db.ts";
 import { getTableName } from "drizzle-orm";
-import { verificationEvents } from "../../storage/schema/index.ts";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import {
+  verificationEvents, verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
+  verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
+} from "../../storage/schema/index.ts";
 import { bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity } from "./rollups.ts";
 
 /** Days each table keeps its rows. */
@@ -25,58 +29,117 @@ const DAY_MS = 86_400_000;
 /** About 2 ms of deleting on a table of millions of rollup rows (5,000 took 10 to 17 ms): the longest the prune holds the event loop at once. */
 const DEFAULT_BATCH = 1_000;
 
+/** Delete statements run without a yield at most, when each deletes little (many small workspaces). */
+const YIELD_EVERY = 50;
+
 const RAW_TABLE = getTableName(verificationEvents);
+
+/** Each rollup and totals table's primary-key columns, in key order, from the schema. */
+const PRIMARY_KEYS: ReadonlyMap<string, readonly string[]> = new Map([
+  verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
+  verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
+].map((t) => [getTableName(t), getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name)]));
 
 /** Deletes, from every analytics table, the rows older than its retention at `nowMs`; returns how many per table. */
 export async function pruneAnalytics(
   storage: Storage, retention: AnalyticsRetention, nowMs: number, batchSize = DEFAULT_BATCH,
 ): Promise<PruneCounts> {
   const counts: PruneCounts = { raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 } };
-  counts.raw = await pruneRawEvents(storage, nowMs - retention.raw * DAY_MS, batchSize);
+  const pacer = new Pacer(batchSize);
+  counts.raw = await pruneRawEvents(storage, nowMs - retention.raw * DAY_MS, pacer);
   for (const g of GRANULARITIES) {
     // A bucket goes only once all of it is past retention.
     const cutoffMs = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
-    counts[g] = await pruneTable(storage, ROLLUP_TABLES[g], cutoffMs, batchSize);
-    counts.totals[g] = await pruneTable(storage, TOTALS_TABLES[g], cutoffMs, batchSize);
+    counts[g] = await pruneTable(storage, ROLLUP_TABLES[g], cutoffMs, pacer);
+    counts.totals[g] = await pruneTable(storage, TOTALS_TABLES[g], cutoffMs, pacer);
   }
   return counts;
 }
 
-/** Deletes the rows of `table` older than `cutoffMs`, `batchSize` at a time; returns how many. */
-async function pruneTable(storage: Storage, table: string, cutoffMs: number, batchSize: number): Promise<number> {
-  const stmt = storage.sqlite.prepare<unknown, [number, number]>(
-    `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE time < ?1 LIMIT ?2)`,
+/** Deletes at most `limit` rows of one workspace; returns how many it deleted. */
+type DeleteBatch = (workspaceId: string, limit: number) => number;
+
+/**
+ * The rollup and totals tables are pruned along their primary key, which begins with
+ * (workspace_id, time): one workspace at a time, a batch being some of that workspace's rows past
+ * the cutoff, deleted by their primary key. So they need neither an index on time nor a rowid.
+ */
+async function pruneTable(storage: Storage, table: string, cutoffMs: number, pacer: Pacer): Promise<number> {
+  const key = primaryKeyOf(table);
+  const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
+    `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
   );
-  return deleteInBatches(() => stmt.run(cutoffMs, batchSize).changes, batchSize);
+  return pruneByWorkspace(storage, table, (workspaceId, limit) => stmt.run(workspaceId, cutoffMs, limit).changes, pacer);
 }
 
 /**
  * The raw events are indexed by workspace and time only (each written event pays for every
- * index), so they are pruned one workspace at a time. The workspaces are found by seeking the
- * index from one to the next, not by reading it whole.
+ * index), so they are pruned one workspace at a time, by rowid.
  */
-async function pruneRawEvents(storage: Storage, cutoffMs: number, batchSize: number): Promise<number> {
-  const workspaces = storage.sqlite.query<{ id: string }, []>(
-    `WITH RECURSIVE w(id) AS (
-       SELECT min(workspace_id) FROM ${RAW_TABLE}
-       UNION ALL SELECT (SELECT min(workspace_id) FROM ${RAW_TABLE} WHERE workspace_id > w.id) FROM w WHERE w.id IS NOT NULL
-     ) SELECT id FROM w WHERE id IS NOT NULL`,
-  ).all();
+async function pruneRawEvents(storage: Storage, cutoffMs: number, pacer: Pacer): Promise<number> {
   const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
     `DELETE FROM ${RAW_TABLE} WHERE rowid IN (SELECT rowid FROM ${RAW_TABLE} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
   );
+  return pruneByWorkspace(storage, RAW_TABLE, (workspaceId, limit) => stmt.run(workspaceId, cutoffMs, limit).changes, pacer);
+}
+
+/** The primary-key columns of a rollup or totals table, in key order, for a row-value match. */
+function primaryKeyOf(table: string): string {
+  const columns = PRIMARY_KEYS.get(table);
+  if (!columns) throw new Error(`${table} is not a rollup or totals table`);
+  return columns.join(", ");
+}
+
+/**
+ * Runs `deleteBatch` for each workspace in `table` until the workspace has nothing left past the
+ * cutoff; returns the rows deleted. The workspaces are found by seeking the index that begins with
+ * workspace_id from one to the next, not by reading it whole.
+ */
+async function pruneByWorkspace(storage: Storage, table: string, deleteBatch: DeleteBatch, pacer: Pacer): Promise<number> {
+  const workspaces = storage.sqlite.query<{ id: string }, []>(
+    `WITH RECURSIVE w(id) AS (
+       SELECT min(workspace_id) FROM ${table}
+       UNION ALL SELECT (SELECT min(workspace_id) FROM ${table} WHERE workspace_id > w.id) FROM w WHERE w.id IS NOT NULL
+     ) SELECT id FROM w WHERE id IS NOT NULL`,
+  ).all();
   let total = 0;
-  for (const { id } of workspaces) total += await deleteInBatches(() => stmt.run(id, cutoffMs, batchSize).changes, batchSize);
+  for (const { id } of workspaces) {
+    for (;;) {
+      const limit = pacer.budget();
+      const deleted = deleteBatch(id, limit);
+      total += deleted;
+      await pacer.spent(deleted);
+      if (deleted < limit) break;
+    }
+  }
   return total;
 }
 
-/** Runs `deleteBatch` until it deletes fewer than `batchSize` rows, yielding between batches; returns the rows deleted. */
-async function deleteInBatches(deleteBatch: () => number, batchSize: number): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = deleteBatch();
-    total += deleted;
-    if (deleted < batchSize) return total;
+/**
+ * Paces a prune: each delete may take what is left of `batchSize` rows, and once they are spent,
+ * or YIELD_EVERY statements have run, it yields to the event loop. So at most a batch is deleted
+ * between two yields, however the rows fall into workspaces and tables, and each statement (its
+ * own transaction) holds the write lock for one batch at most.
+ */
+class Pacer {
+  private rows = 0;
+  private statements = 0;
+
+  constructor(private readonly batchSize: number) {
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  }
+
+  /** Rows the next delete may take: at least 1. */
+  budget(): number {
+    return this.batchSize - this.rows;
+  }
+
+  async spent(deleted: number): Promise<void> {
+    this.rows += deleted;
+    this.statements++;
+    if (this.rows < this.batchSize && this.statements < YIELD_EVERY) return;
+    this.rows = 0;
+    this.statements = 0;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

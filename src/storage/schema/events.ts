@@ -42,6 +42,12 @@ export const verificationEvents = sqliteTable("verification_events", {
  * Verification counts per time bucket, one table per granularity, kept up to date as events are
  * written. `time` is the bucket start in Unix ms (UTC); a row counts the events of one bucket with
  * the same key, identity, outcome and tags.
+ *
+ * These tables, and the totals below, are WITHOUT ROWID by migration 0006 (drizzle cannot declare
+ * it): each is one B-tree clustered on its primary key, with no other index. With many active keys
+ * nearly every upsert lands on a new row at a random place, and each extra B-tree (a rowid table
+ * plus its key index, a time index) was another random page to write. Every query and the
+ * retention prune go by workspace and time, along the primary key.
  */
 function rollupTable(name: string) {
   return sqliteTable(name, {
@@ -59,7 +65,6 @@ function rollupTable(name: string) {
     latencyMaxMs: real("latency_max_ms").notNull().default(0),
   }, (t) => [
     primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
-    index(`${name}_time_idx`).on(t.time),
   ]);
 }
 
@@ -72,6 +77,7 @@ export const verificationsPerMonth = rollupTable("verification_rollups_month");
  * Verification totals per time bucket, key space and outcome: the rollups above summed over keys,
  * identities and tags, kept up to date in the same transaction. A query that needs nothing finer
  * (a workspace's or an API's counts over time) reads these few rows instead of one per key.
+ * WITHOUT ROWID by migration 0006, like the rollups.
  */
 function totalsTable(name: string) {
   return sqliteTable(name, {
@@ -83,7 +89,6 @@ function totalsTable(name: string) {
     spentCredits: integer("spent_credits").notNull().default(0),
   }, (t) => [
     primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.outcome] }),
-    index(`${name}_time_idx`).on(t.time),
   ]);
 }
 

@@ -1,0 +1,85 @@
+/** Retention of the rollup and totals tables: pruned workspace by workspace, in batches smaller than a bucket. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { GRANULARITIES, pruneAnalytics, ROLLUP_TABLES, SqliteEventWriter, TOTALS_TABLES, VerificationEventSink } from "../../../src/services/analytics/index.ts";
+import { count, event, tempDb, type TempDb } from "./support.ts";
+
+const DAY_MS = 86_400_000;
+const now = Date.UTC(2026, 5, 15, 12);
+const retention = { raw: 90, minute: 90, hour: 90, day: 365, month: 1095 };
+const WORKSPACES = ["ws_a", "ws_b", "ws_c"];
+const OLD_KEYS = 30;
+const BATCH = 4;
+
+let db: TempDb;
+beforeEach(() => { db = tempDb(); });
+afterEach(() => { db.close(); });
+
+/**
+ * In each workspace, OLD_KEYS keys verified once, 1,200 days ago at the same minute (so each
+ * rollup bucket of the workspace holds OLD_KEYS rows, more than a batch), with two outcomes in
+ * its totals, and one key verified an hour ago.
+ */
+async function seed(): Promise<void> {
+  const sink = new VerificationEventSink({ writer: new SqliteEventWriter(db.storage) });
+  for (const workspaceId of WORKSPACES) {
+    for (let k = 0; k < OLD_KEYS; k++) {
+      sink.record(event({ workspaceId, keyId: `old_${k}`, timeMs: now - 1200 * DAY_MS, outcome: k % 2 ? "VALID" : "RATE_LIMITED" }));
+    }
+    sink.record(event({ workspaceId, keyId: "recent", timeMs: now - 3_600_000 }));
+  }
+  await sink.flush();
+}
+
+const remaining = (table: string) => db.storage.sqlite.query<{ workspace_id: string; n: number }, []>(
+  `SELECT workspace_id, count(*) AS n FROM ${table} GROUP BY workspace_id ORDER BY workspace_id`).all();
+
+test("a bucket larger than a batch is pruned whole, in every workspace, and the recent rows stay", async () => {
+  await seed();
+  for (const g of GRANULARITIES) expect(count(db.storage, ROLLUP_TABLES[g])).toBe(WORKSPACES.length * (OLD_KEYS + 1));
+  const counts = await pruneAnalytics(db.storage, retention, now, BATCH);
+  const rollupRows = WORKSPACES.length * OLD_KEYS;
+  // Two outcomes in the old bucket of each workspace's totals.
+  const totalsRows = WORKSPACES.length * 2;
+  expect(counts).toEqual({
+    raw: rollupRows, minute: rollupRows, hour: rollupRows, day: rollupRows, month: rollupRows,
+    totals: { minute: totalsRows, hour: totalsRows, day: totalsRows, month: totalsRows },
+  });
+  for (const g of GRANULARITIES) {
+    for (const table of [ROLLUP_TABLES[g], TOTALS_TABLES[g]]) {
+      expect({ table, rows: remaining(table) }).toEqual({ table, rows: WORKSPACES.map((workspace_id) => ({ workspace_id, n: 1 })) });
+    }
+  }
+});
+
+test("the prune yields to the event loop within a bucket, never deleting more than a batch between yields", async () => {
+  await seed();
+  const table = ROLLUP_TABLES.day;
+  const seen: number[] = [];
+  let done = false;
+  const watch = () => { seen.push(count(db.storage, table)); if (!done) setImmediate(watch); };
+  setImmediate(watch);
+  await pruneAnalytics(db.storage, retention, now, BATCH);
+  done = true;
+  const before = WORKSPACES.length * (OLD_KEYS + 1);
+  const after = WORKSPACES.length;
+  expect(seen[0]).toBe(before);
+  expect(seen.at(-1)).toBe(after);
+  // Each look from the event loop found at most a batch gone since the last: the 90 old rows,
+  // 30 to a bucket, went in steps of at most BATCH.
+  const steps = seen.slice(1).map((n, i) => seen[i]! - n);
+  expect(Math.max(...steps)).toBeLessThanOrEqual(BATCH);
+  expect(steps.filter((s) => s > 0).length).toBeGreaterThanOrEqual((before - after) / BATCH);
+});
+
+test("a workspace with nothing past retention loses nothing, while the others are pruned", async () => {
+  const sink = new VerificationEventSink({ writer: new SqliteEventWriter(db.storage) });
+  sink.record(event({ workspaceId: "ws_new", keyId: "k", timeMs: now - DAY_MS }));
+  sink.record(event({ workspaceId: "ws_old", keyId: "k", timeMs: now - 1200 * DAY_MS }));
+  sink.record(event({ workspaceId: "ws_zzz", keyId: "k", timeMs: now - 2 * DAY_MS }));
+  await sink.flush();
+  await pruneAnalytics(db.storage, retention, now, BATCH);
+  for (const g of GRANULARITIES) {
+    expect(remaining(ROLLUP_TABLES[g])).toEqual([{ workspace_id: "ws_new", n: 1 }, { workspace_id: "ws_zzz", n: 1 }]);
+    expect(remaining(TOTALS_TABLES[g])).toEqual([{ workspace_id: "ws_new", n: 1 }, { workspace_id: "ws_zzz", n: 1 }]);
+  }
+});
