@@ -24,15 +24,13 @@ export interface CheckpointOptions {
   restartBusyTimeoutMs: number;
 }
 
-export interface CheckpointPassResult extends CheckpointResult {
-  /** Whether the pass emptied the WAL. */
-  truncated: boolean;
-}
-
-/** A PASSIVE checkpoint, then a TRUNCATE one when the WAL holds `restartAtFrames` frames or more. */
-export function checkpointPass(db: Database, restartAtFrames: number): CheckpointPassResult {
-  const passive = db.query<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)").get() ?? { busy: 1, log: -1, checkpointed: -1 };
-  if (passive.log < restartAtFrames) return { ...passive, truncated: false };
-  const truncate = db.query<CheckpointResult, []>("PRAGMA wal_checkpoint(TRUNCATE)").get() ?? { busy: 1, log: -1, checkpointed: -1 };
-  return { ...truncate, truncated: truncate.busy === 0 };
+/**
+ * A PASSIVE checkpoint, then a TRUNCATE one when the WAL holds `restartAtFrames` frames or more;
+ * returns the outcome of the last (`log` 0 and `busy` 0 once the WAL was emptied).
+ */
+export function checkpointPass(db: Database, restartAtFrames: number): CheckpointResult {
+  const failed: CheckpointResult = { busy: 1, log: -1, checkpointed: -1 };
+  const passive = db.query<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)").get() ?? failed;
+  if (passive.log < restartAtFrames) return passive;
+  return db.query<CheckpointResult, []>("PRAGMA wal_checkpoint(TRUNCATE)").get() ?? failed;
 }
