@@ -5,6 +5,8 @@
  * sends at half of it while the server's resident memory is sampled from /proc every 10 s.
  * Pass: zero errors (any non-2xx, any socket error) and resident memory in the last minute less
  * than 5% above the minute after the warm-up (the first 60 s). Exits 1 otherwise when run directly.
+ * The report also gives the two parts of resident memory apart, anonymous (the heaps) and
+ * file-backed (mapped files, SQLite's WAL index among them), as each grows for its own reasons.
  * SOAK_RATE sets the rate instead (requests/s), for a machine whose capacity swings with other work.
  */
 import { rmSync } from "node:fs";
@@ -43,6 +45,8 @@ export interface SoakResult {
   windowSeconds: number;
   /** Least-squares trend of the samples after the warm-up, as % of their mean over that span: a leak shows here whatever the swings. */
   trendPercent: number;
+  /** The same two medians for each part of VmRSS: anonymous memory (heaps) and file-backed (mapped files, e.g. SQLite's -shm). */
+  parts: { anon: [number, number]; file: [number, number] };
   serverCpuUsPerRequest: number;
   passed: boolean;
   markdown: string;
@@ -58,6 +62,7 @@ function errorsOf(load: ConstantRateResult): number {
 }
 
 const mib = (kib: number) => (kib / 1024).toFixed(1);
+const change = ([from, to]: [number, number]) => `${mib(from)} → ${mib(to)} MiB (${to >= from ? "+" : ""}${mib(to - from)} MiB)`;
 const singleAt = (samples: RssSample[], at: number) => (samples.find((s) => s.atSeconds >= at) ?? samples[samples.length - 1]!).rssKiB;
 
 function operationsTable(load: ConstantRateResult): string[] {
@@ -90,7 +95,8 @@ function report(r: Omit<SoakResult, "markdown" | "passed">, keys: number, warmup
     `Resident memory (VmRSS), median of the samples in the ${r.windowSeconds} s after the warm-up (${warmup} s) and in the last ${r.windowSeconds} s: ` +
       `${mib(r.rssAfterWarmupKiB)} MiB → ${mib(r.rssAtEndKiB)} MiB, **${r.growthPercent >= 0 ? "+" : ""}${r.growthPercent.toFixed(1)}%** (target < 5%). ` +
       `Single samples: ${mib(singleAt(r.samples, warmup))} MiB at ${warmup} s, ${mib(r.samples[r.samples.length - 1]!.rssKiB)} MiB at the end; ` +
-      `least-squares trend after the warm-up ${r.trendPercent >= 0 ? "+" : ""}${r.trendPercent.toFixed(1)}%. ${passed ? "Passed." : "**Failed.**"}`,
+      `least-squares trend after the warm-up ${r.trendPercent >= 0 ? "+" : ""}${r.trendPercent.toFixed(1)}%. ${passed ? "Passed." : "**Failed.**"} ` +
+      `Its parts, same medians: anonymous ${change(r.parts.anon)}, file-backed ${change(r.parts.file)}.`,
     "",
     "| s | VmRSS MiB | anonymous MiB | file MiB |",
     "| --- | --- | --- | --- |",
@@ -132,15 +138,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * Growth between the minute after the warm-up and the last minute, each the median of its samples:
  * garbage collection swings single samples by ±10%, more than the 5% being looked for.
  */
-function rssGrowth(samples: RssSample[], warmup: number, seconds: number): Pick<SoakResult, "rssAfterWarmupKiB" | "rssAtEndKiB" | "growthPercent" | "windowSeconds" | "trendPercent"> {
+function rssGrowth(
+  samples: RssSample[], warmup: number, seconds: number,
+): Pick<SoakResult, "rssAfterWarmupKiB" | "rssAtEndKiB" | "growthPercent" | "windowSeconds" | "trendPercent" | "parts"> {
   const window = Math.max(1, Math.min(60, Math.floor((seconds - warmup) / 2)));
-  const within = (from: number, to: number) => samples.filter((s) => s.atSeconds >= from && s.atSeconds <= to).map((s) => s.rssKiB);
+  const within = (from: number, to: number) => samples.filter((s) => s.atSeconds >= from && s.atSeconds <= to);
   const early = within(warmup, warmup + window);
   const late = within(seconds - window, Number.POSITIVE_INFINITY);
-  const rssAfterWarmupKiB = median(early.length ? early : [samples[0]!.rssKiB]);
-  const rssAtEndKiB = median(late.length ? late : [samples[samples.length - 1]!.rssKiB]);
+  const medians = (of: (s: RssSample) => number): [number, number] => [
+    median(early.length ? early.map(of) : [of(samples[0]!)]), median(late.length ? late.map(of) : [of(samples[samples.length - 1]!)]),
+  ];
+  const [rssAfterWarmupKiB, rssAtEndKiB] = medians((s) => s.rssKiB);
   return { rssAfterWarmupKiB, rssAtEndKiB, growthPercent: ((rssAtEndKiB - rssAfterWarmupKiB) / rssAfterWarmupKiB) * 100, windowSeconds: window,
-    trendPercent: trend(samples.filter((s) => s.atSeconds >= warmup)) };
+    trendPercent: trend(samples.filter((s) => s.atSeconds >= warmup)), parts: { anon: medians((s) => s.anonKiB), file: medians((s) => s.fileKiB) } };
 }
 
 export async function run(opts: SoakOptions = {}): Promise<SoakResult> {

@@ -1,9 +1,10 @@
-/** The checkpointer's thread (see checkpointer.ts): a PASSIVE checkpoint every interval on its own connection. */
+/** The checkpointer's thread (see checkpointer.ts): a checkpoint pass every interval on its own connection. */
 import { Database } from "bun:sqlite";
+import { checkpointPass, type CheckpointOptions } from "./checkpoint-pass.ts";
 
 declare var self: Worker;
 
-export type CheckpointRequest = { type: "start"; path: string; intervalMs: number } | { type: "stop" };
+export type CheckpointRequest = { type: "start"; path: string; options: CheckpointOptions } | { type: "stop" };
 
 let db: Database | undefined;
 let timer: Timer | undefined;
@@ -12,7 +13,9 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
   const request = event.data;
   if (request.type === "start") {
     db = new Database(request.path);
-    timer = setInterval(checkpoint, request.intervalMs);
+    const { options } = request;
+    db.run(`PRAGMA busy_timeout = ${options.restartBusyTimeoutMs}`);
+    timer = setInterval(() => checkpoint(options), options.intervalMs);
     return;
   }
   clearInterval(timer);
@@ -21,10 +24,10 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
   postMessage("stopped");
 };
 
-function checkpoint(): void {
+function checkpoint(options: CheckpointOptions): void {
   try {
-    db?.run("PRAGMA wal_checkpoint(PASSIVE)");
+    if (db) checkpointPass(db, options.restartAtFrames);
   } catch {
-    // A failed passive checkpoint changes nothing; the next interval tries again.
+    // A failed checkpoint changes nothing; the next interval tries again.
   }
 }
