@@ -1,6 +1,7 @@
 /** The credit ledger: spends group-committed to the journal, per-key totals in memory (see index.ts). */
 import type { Storage } from "../../storage/db.ts";
-import { inTransaction, tryInTransaction } from "../../storage/db.ts";
+import { AppError } from "../../errors/app-error.ts";
+import { BUSY_TIMEOUT_MS, inTransaction, tryInTransaction } from "../../storage/db.ts";
 import { CreditJournal, type JournalEntry } from "./journal.ts";
 
 /** What the key service needs of the ledger. */
@@ -25,16 +26,18 @@ export interface CreditLedgerLimits {
   maxPendingKeys: number;
   /** At most this many keys folded by one compaction, so that it stays a short pause. */
   maxFoldPerCompaction: number;
+  /** How long the group commit keeps retrying while another connection holds the write lock before its spends fail. */
+  retryForMs: number;
 }
 
 /** Keys folded per transaction by `foldAll`. */
 const FOLD_CHUNK = 1000;
-/** While another connection holds the write lock, the group commit tries again this often… */
+/** While another connection holds the write lock, the group commit tries again this often. */
 const RETRY_MS = 1;
-/** …and after this long waits for the lock like any other write, so that spends are never held back for good. */
-const GIVE_UP_RETRYING_MS = 100;
 
-const DEFAULT_LIMITS: CreditLedgerLimits = { compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000 };
+const DEFAULT_LIMITS: CreditLedgerLimits = {
+  compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000, retryForMs: BUSY_TIMEOUT_MS,
+};
 
 export class CreditLedger implements CreditBalances {
   private readonly journal: CreditJournal;
@@ -84,17 +87,25 @@ export class CreditLedger implements CreditBalances {
    * The group commit of one turn of the event loop. It never blocks the thread on the write lock:
    * while another connection (the analytics event writer, the CLI) holds it, the spends stay queued
    * (and later spends join them) and the commit is tried again a millisecond later, so verifications
-   * that spend nothing go on being answered meanwhile.
+   * that spend nothing go on being answered meanwhile. (It once fell back to a blocking wait after
+   * 100 ms: under load a checkpoint or the event writer then stalled the event loop for up to
+   * 180 ms.) After `retryForMs` the spends fail with `service_unavailable`, nothing spent.
    */
   private groupCommit(): void {
     this.scheduled = false;
     if (this.queue.length === 0) return;
-    const waitedMs = this.busySinceMs === undefined ? 0 : performance.now() - this.busySinceMs;
-    if (this.commitQueue(waitedMs >= GIVE_UP_RETRYING_MS)) {
+    if (this.commitQueue(false)) {
       this.busySinceMs = undefined;
       return;
     }
     this.busySinceMs ??= performance.now();
+    const waitedMs = performance.now() - this.busySinceMs;
+    if (waitedMs >= this.limits.retryForMs) {
+      // As long as any other write would wait (BUSY_TIMEOUT_MS), but without blocking the thread meanwhile.
+      this.busySinceMs = undefined;
+      this.failQueue(new AppError("service_unavailable", { detail: `The database stayed locked by another connection for ${Math.round(waitedMs)} ms; no credits were spent.` }));
+      return;
+    }
     this.busyRetryCount++;
     this.scheduled = true;
     setTimeout(() => this.groupCommit(), RETRY_MS);
@@ -103,6 +114,14 @@ export class CreditLedger implements CreditBalances {
   /** Commits every queued spend as one journal row and answers each, waiting for the write lock if need be; also called on stop. */
   flush(): void {
     this.commitQueue(true);
+  }
+
+  /** Rejects every queued spend with `error` and forgets it. */
+  private failQueue(error: unknown): void {
+    const batch = this.queue;
+    this.queue = [];
+    for (const s of batch) this.forget(s.keyId, s.cost);
+    for (const s of batch) s.reject(error);
   }
 
   /** Commits the queue; false (and the queue kept) when `wait` is false and the write lock is taken. */
@@ -115,9 +134,7 @@ export class CreditLedger implements CreditBalances {
       else if (!tryInTransaction(this.storage, append).done) return false;
       this.queue = [];
     } catch (error) {
-      this.queue = [];
-      for (const s of batch) this.forget(s.keyId, s.cost);
-      for (const s of batch) s.reject(error);
+      this.failQueue(error);
       return true;
     }
     for (const s of batch) s.resolve();

@@ -125,6 +125,33 @@ describe("a failed commit", () => {
 });
 
 describe("the write lock held by another connection", () => {
+  test("held past retryForMs: the spend fails with service_unavailable, is forgotten, and the thread was never blocked", async () => {
+    const other = new Database(h.running.storage.sqlite.filename);
+    try {
+      other.run("BEGIN IMMEDIATE");
+      const a = ledger({ retryForMs: 20 });
+      const failed = a.spend(keyIds[0]!, 6);
+      expect(a.pendingOf(keyIds[0]!)).toBe(6);
+      let turns = 0;
+      let done = false;
+      const outcome = failed.then(() => "spent", (e: { code?: string }) => e.code).finally(() => { done = true; });
+      while (!done) {
+        turns++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(await outcome).toBe("service_unavailable");
+      // Retried every millisecond for 20 ms, the event loop turning in between.
+      expect(a.busyRetries).toBeGreaterThan(1);
+      expect(turns).toBeGreaterThan(a.busyRetries);
+      expect(a.pendingOf(keyIds[0]!)).toBe(0);
+      other.run("COMMIT");
+      expect(journalRows()).toBe(0);
+    } finally {
+      other.close();
+    }
+  });
+
+
   test("the group commit does not block the thread: the spend waits, and commits once the lock is free", async () => {
     const other = new Database(h.running.storage.sqlite.filename);
     try {
