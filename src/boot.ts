@@ -132,7 +132,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const clock = opts.clock ?? systemClock;
   const storage = openDataDir(config, logger);
   const checkpointer = checkpointOffMainThread(storage);
-  const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename) });
+  const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename, { autoCheckpoint: false }) });
   bootstrapDataDir(services, config, logger);
   const pendingCredits = services.credits.restore();
   if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });

@@ -37,6 +37,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
   if (request.type === "open") {
     storage = openStorage(request.path);
+    if (!request.autoCheckpoint) storage.sqlite.run("PRAGMA wal_autocheckpoint = 0");
     tables = new EventTables(storage);
     return;
   }

@@ -46,6 +46,26 @@ describe("ChunkSizer", () => {
 });
 
 describe("WorkerEventWriter", () => {
+  test("with autoCheckpoint false its connection leaves the WAL to a checkpointer; by default it checkpoints itself", async () => {
+    // 20 commits of 1,000 events of distinct keys: well past SQLite's 1,000-frame auto-checkpoint.
+    const walFramesAfterWrites = async (autoCheckpoint: boolean) => {
+      const writer = new WorkerEventWriter(db.storage.sqlite.filename, { autoCheckpoint });
+      try {
+        for (let c = 0; c < 20; c++) {
+          await writer.write(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 })));
+        }
+        // Read while the writer's connection is open: closing it checkpoints on its own.
+        const { log } = db.storage.sqlite.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!;
+        return log;
+      } finally {
+        await writer.close();
+        db.storage.sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      }
+    };
+    expect(await walFramesAfterWrites(false)).toBeGreaterThan(2_000);
+    expect(await walFramesAfterWrites(true)).toBeLessThan(1_100);
+  });
+
   test("writes batches from a worker thread over its own connection; rollups equal the raw events", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
