@@ -10,13 +10,15 @@
  * threads, from /proc, the event writer's last flush included): the difference between on and off is
  * what the pipeline costs, whatever else runs on the machine.
  */
-import { cpSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage } from "../src/storage/db.ts";
 import { cpuMs, formatRow, median, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { seedKeys, type Seeded } from "./seed.ts";
 
-const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 1_000);
+/** Its own variable: BENCH_KEYS is verify.ts's list of key counts, and `bun run bench` passes it to every suite. */
+const KEY_COUNT = Number(process.env.BENCH_OVERHEAD_KEYS ?? 1_000);
+if (!Number.isInteger(KEY_COUNT) || KEY_COUNT < 1) throw new Error(`BENCH_OVERHEAD_KEYS must be a positive integer, got ${process.env.BENCH_OVERHEAD_KEYS}`);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
@@ -59,6 +61,8 @@ async function round(dataDir: string, analytics: "on" | "off", lua: string): Pro
     const cpuBefore = cpuMs(server.pid);
     const mainBefore = cpuMs(server.pid, server.pid);
     const result = await wrk(server.url, lua, { seconds: SECONDS });
+    // Failed requests cost less than verifications: a round with any would understate the pipeline.
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`analytics ${analytics}: ${result.non2xx} non-2xx answers and ${result.errors} socket errors`);
     // Events are written up to a flush interval late: let the last flush happen before reading the CPU.
     await Bun.sleep(1500);
     const requests = result.requestsPerSec * SECONDS;
@@ -105,6 +109,7 @@ async function main() {
   await workload("permission query + credit spend", meteredLua, metered);
   const written = (mode: "on" | "off") => eventsWritten(plain[mode]) + eventsWritten(metered[mode]);
   console.log(`\nevents written by the 'on' servers: ${written("on")}; by the 'off' servers: ${written("off")}`);
+  for (const dir of [plain.on, plain.off, metered.on, metered.off]) rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

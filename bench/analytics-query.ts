@@ -6,6 +6,7 @@
  * its ratio to the echo. Target: the 365-day per-day query under 100 ms. The two per-key and
  * per-owner queries read the rollup itself and are shown for what they cost (time limit raised).
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildServices, openDataDir } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
@@ -15,7 +16,9 @@ import type { Storage } from "../src/storage/db.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import { startServer, startTollgate, tempDir } from "./lib.ts";
 
-const KEY_COUNT = Number(process.env.BENCH_KEYS ?? 10_000);
+/** Its own variable: BENCH_KEYS is verify.ts's list of key counts, and `bun run bench` passes it to every suite. */
+const KEY_COUNT = Number(process.env.BENCH_QUERY_KEYS ?? 10_000);
+if (!Number.isInteger(KEY_COUNT) || KEY_COUNT < 1) throw new Error(`BENCH_QUERY_KEYS must be a positive integer, got ${process.env.BENCH_QUERY_KEYS}`);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const DAY_MS = 86_400_000;
@@ -122,6 +125,7 @@ async function main() {
   } finally {
     await tollgate.stop();
     await echo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

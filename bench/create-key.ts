@@ -3,6 +3,7 @@
  * external id (so it links an identity), committed to SQLite before the answer; against the bare
  * Bun.serve echo in the same run (wrk, 50 connections, BENCH_SECONDS, BENCH_ROUNDS alternating rounds).
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { compareWithEcho, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
@@ -31,6 +32,7 @@ export async function run(opts: { seconds: number; rounds: number }): Promise<st
   } finally {
     await tollgate.stop();
     await echo.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

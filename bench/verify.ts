@@ -9,6 +9,7 @@
  * its key from SQLite, is reported on its own line (throughput and server CPU per verification).
  * Target (issue 3): throughput ≥ 0.75 of the echo's, p99 ≤ 1.5 × the echo's.
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { compareWithEcho, cpuMs, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir, type Child } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
@@ -46,6 +47,7 @@ export async function run(opts: VerifyOptions): Promise<string> {
     } finally {
       await tollgate.stop();
       await echo.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }
   return out.join("\n");
