@@ -9,7 +9,7 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { systemClock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
-import { checkpointWal, databaseSizeBytes, openStorage, type Storage } from "./storage/db.ts";
+import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, openStorage, type Storage } from "./storage/db.ts";
 import { applyMigrations } from "./storage/migrate.ts";
 import { Checkpointer } from "./storage/checkpointer.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
@@ -109,20 +109,16 @@ export function bootstrapDataDir(services: Services, config: Config, logger: Log
 }
 
 /**
- * The checkpointer's thread: a pass every second; the WAL emptied once it holds 4,096 frames
+ * The checkpointer's thread: a pass every second; the WAL restarted once it holds 4,096 frames
  * (16 MiB of 4 KiB pages, one 32 KiB region of its -shm index), waiting at most 50 ms for the
  * write lock and then for readers (a writer waits that long at most, and for the copy of the
  * frames written since the passive checkpoint of the same pass).
  */
 const CHECKPOINTS: CheckpointOptions = { intervalMs: 1000, restartAtFrames: 4096, restartBusyTimeoutMs: 50 };
 
-/**
- * Moves WAL checkpoints off the main thread (see storage/checkpointer.ts); should a writer restart
- * the WAL before the checkpointer empties it, its file is cut back to 64 MiB.
- */
+/** Moves WAL checkpoints off the main thread (see storage/checkpointer.ts). */
 function checkpointOffMainThread(storage: Storage): Checkpointer {
-  storage.sqlite.run("PRAGMA wal_autocheckpoint = 0");
-  storage.sqlite.run("PRAGMA journal_size_limit = 67108864");
+  leaveCheckpointsToCheckpointer(storage.sqlite);
   return new Checkpointer(storage.sqlite.filename, CHECKPOINTS);
 }
 

@@ -4,7 +4,7 @@
  * the database file and syncs both files, tens of milliseconds in which the event loop answers
  * nothing. `serve` turns auto-checkpoints off on its connection and starts this instead: a worker
  * thread with its own connection runs a PASSIVE checkpoint every interval. A passive checkpoint
- * never waits for or blocks a writer; once the WAL has grown past a bound, a TRUNCATE checkpoint
+ * never waits for or blocks a writer; once the WAL has grown past a bound, a RESTART checkpoint
  * empties it (see checkpoint-pass.ts), so that sustained writes cannot grow it without end.
  */
 import type { CheckpointOptions } from "./checkpoint-pass.ts";

@@ -78,6 +78,19 @@ export function databaseSizeBytes(storage: Storage): number {
   return row?.bytes ?? 0;
 }
 
+/** The WAL file's size a writer cuts it back to when it starts the WAL again (see checkpoint-pass.ts). */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * For a connection of `serve`, where the checkpointer thread moves the WAL: no automatic checkpoint
+ * after its commits (that would copy pages and sync the file on this connection's thread), and the
+ * WAL file cut back to WAL_SIZE_LIMIT_BYTES whenever this connection starts the WAL again.
+ */
+export function leaveCheckpointsToCheckpointer(sqlite: Database): void {
+  sqlite.run("PRAGMA wal_autocheckpoint = 0");
+  sqlite.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+}
+
 /** Runs `fn` in one SQLite transaction. `fn` must be synchronous: an await inside would commit half its writes. */
 export function inTransaction<T>(storage: Storage, fn: () => T): T {
   return storage.sqlite.transaction(fn).immediate();

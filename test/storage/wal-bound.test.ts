@@ -2,7 +2,8 @@
  * The WAL stays bounded under sustained writes. A passive checkpoint copies frames but never
  * restarts the WAL; only a writer that begins when no connection reads from it does, and with
  * reads always overlapping, none ever does: the WAL grows by every commit. The checkpointer
- * empties it with a TRUNCATE checkpoint once it holds `restartAtFrames` frames.
+ * restarts it with a RESTART checkpoint once it holds `restartAtFrames` frames, and the next
+ * writer cuts the file back (here to nothing, by its journal_size_limit of 0).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";

@@ -6,7 +6,7 @@
  * wait for the next committing one and are written with it, so that a key's events of the whole
  * flush interval update its rollups once.
  */
-import { openStorage, type Storage } from "../../storage/db.ts";
+import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
 import { ChunkSizer } from "./chunk-sizer.ts";
 import { CHUNK_EVENTS, EventTables, sortedByKey } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
@@ -37,7 +37,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
   if (request.type === "open") {
     storage = openStorage(request.path);
-    if (!request.autoCheckpoint) storage.sqlite.run("PRAGMA wal_autocheckpoint = 0");
+    if (!request.autoCheckpoint) leaveCheckpointsToCheckpointer(storage.sqlite);
     tables = new EventTables(storage);
     return;
   }
