@@ -2,9 +2,9 @@
  * The writer thread of verification events (see WorkerEventWriter): its own connection to the
  * database, batches written in short transactions by key (each sized to hold the write lock for
  * about HOLD_MS, see ChunkSizer), with a pause between them so that the main thread's own writes
- * (credit spends, changes) get the write lock promptly. Staged batches
- * wait for the next committing one and are written with it, so that a key's events of the whole
- * flush interval update its rollups once.
+ * (credit spends, changes) get the write lock promptly. Staged batches wait for the next
+ * committing one and are written with it, so that a key's events of the whole flush interval
+ * update its rollups once.
  */
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
 import { ChunkSizer } from "./chunk-sizer.ts";
