@@ -11,6 +11,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
 import { compareWithEcho, cpuMs, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir, type Child } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
 
@@ -53,8 +54,8 @@ export async function run(opts: VerifyOptions): Promise<string> {
   return out.join("\n");
 }
 
-/** The service's default TOLLGATE_KEY_CACHE_SIZE: keys past it cannot all be warm at once. */
-const KEY_CACHE_SIZE = 200_000;
+/** The key cache's size the server runs with (its default): keys past it cannot all be warm at once. */
+const KEY_CACHE_SIZE = loadConfig({}).keyCacheSize;
 const FIRST_PASS_IN_FLIGHT = 50;
 
 /** Verifies each body once, in order, FIRST_PASS_IN_FLIGHT at a time; every one must answer 200 and valid. */

@@ -14,12 +14,12 @@ function tooLarge(): AppError {
 }
 
 /** 413 before reading a body whose declared length is already too large. */
-export function refuseDeclaredTooLarge(request: Request): void {
+function refuseDeclaredTooLarge(request: Request): void {
   if (Number(request.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) throw tooLarge();
 }
 
 /** Parses a body read as text; an empty body parses as undefined (the schema then says what is missing). */
-export function parseJsonText(text: string): unknown {
+function parseJsonText(text: string): unknown {
   // A UTF-8 byte count is at least the UTF-16 length and at most three times it: count bytes only when it matters.
   if (text.length > MAX_BODY_BYTES || (text.length > MAX_BODY_BYTES / 3 && Buffer.byteLength(text) > MAX_BODY_BYTES)) throw tooLarge();
   if (text.length === 0) return undefined;

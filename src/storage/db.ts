@@ -116,6 +116,6 @@ export function tryInTransaction<T>(storage: Storage, fn: () => T): { done: true
 }
 
 /** SQLITE_BUSY: another connection holds the lock this statement needs. */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "SQLITE_BUSY";
 }

@@ -12,15 +12,6 @@ import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
 
-/**
- * The most events per transaction when a batch is written in chunks (the writer thread makes them
- * smaller when events are dear, see ChunkSizer): about 5 ms of holding the write lock with few keys.
- * Each commit rewrites the pages it dirtied, so smaller chunks cost more in all (200 events a chunk
- * took 11 µs an event, 1,000 about 7, one transaction a second about 5), while a longer hold makes
- * the credit spends that wait for the lock wait longer (4,000 a chunk: p99 25 ms, throughput down).
- */
-export const CHUNK_EVENTS = 1000;
-
 export class EventTables {
   private readonly insertEvent: Statement<unknown, Binding[]>;
   private readonly upserts: Record<Granularity, Statement<unknown, Binding[]>>;

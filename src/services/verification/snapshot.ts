@@ -7,6 +7,7 @@
  * as JSON), not one query per table: it runs on the hot path for every key seen for the first time.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { LRUCache } from "lru-cache";
 import type { RatelimitConfig } from "../identities/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
@@ -93,25 +94,18 @@ export class SnapshotLoader {
  * Values that many snapshots hold alike (a permission set with its index, a role list, the ids of a
  * workspace, key space and API, an empty list of limits) are kept once and shared, frozen: a full
  * key cache then holds several times fewer objects for the garbage collector to walk (100,000
- * snapshots were 1.65 million objects and 100 MB of heap). Bounded: past MAX_SHARED values the
- * table starts afresh, and snapshots keep what they already share.
+ * snapshots were 1.65 million objects and 100 MB of heap). Bounded: the least used go first, and
+ * snapshots keep what they already share.
  */
-const MAX_SHARED = 10_000;
+const shared = new LRUCache<string, object | string>({ max: 10_000 });
 
-class SharedValues {
-  private readonly values = new Map<string, unknown>();
-
-  get<T>(key: string, make: () => T): T {
-    const known = this.values.get(key);
-    if (known !== undefined) return known as T;
-    if (this.values.size >= MAX_SHARED) this.values.clear();
-    const value = make();
-    this.values.set(key, value);
-    return value;
-  }
+function sharedValue<T extends object | string>(key: string, make: () => T): T {
+  const known = shared.get(key);
+  if (known !== undefined) return known as T;
+  const value = make();
+  shared.set(key, value);
+  return value;
 }
-
-const shared = new SharedValues();
 
 interface HeldSet {
   permissions: string[];
@@ -119,14 +113,14 @@ interface HeldSet {
 }
 
 function heldSet(json: string): HeldSet {
-  return shared.get(`p${json}`, () => {
+  return sharedValue(`p${json}`, () => {
     const permissions = Object.freeze(JSON.parse(json) as string[]) as string[];
     return { permissions, held: holdPermissions(permissions) };
   });
 }
 
-const frozenList = <T>(prefix: string, json: string): T[] => shared.get(`${prefix}${json}`, () => Object.freeze(JSON.parse(json) as T[]) as T[]);
-const id = (value: string): string => shared.get(`i${value}`, () => value);
+const frozenList = <T>(prefix: string, json: string): T[] => sharedValue(`${prefix}${json}`, () => Object.freeze(JSON.parse(json) as T[]) as T[]);
+const id = (value: string): string => sharedValue(`i${value}`, () => value);
 
 function toSnapshot(row: SnapshotRow): KeySnapshot {
   const { permissions, held } = heldSet(row.permissions);
