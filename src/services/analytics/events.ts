@@ -29,6 +29,8 @@ export class VerificationEventSink implements VerificationRecorder {
   private earlyFlush = false;
   /** A staged batch was handed over that no commit has covered yet. */
   private staged = false;
+  /** Settles when the latest batch handed to the writer is committed or has failed. */
+  private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly maxBuffered: number;
   private readonly flushAt: number;
@@ -58,8 +60,8 @@ export class VerificationEventSink implements VerificationRecorder {
 
   /**
    * Hands every buffered event to the writer, and has it commit them with any staged before;
-   * resolves with how many once they are committed. On failure the events not committed are
-   * buffered again, ahead of newer ones, and the error is thrown.
+   * resolves with how many once they, and any batch handed over before, are committed. On failure
+   * the events not committed are buffered again, ahead of newer ones, and the error is thrown.
    */
   flush(): Promise<number> {
     return this.handOver(false);
@@ -67,13 +69,22 @@ export class VerificationEventSink implements VerificationRecorder {
 
   private async handOver(stage: boolean): Promise<number> {
     const batch = this.buffer;
-    if (batch.length === 0 && (stage || !this.staged)) return 0;
+    // A flush also waits for batches already handed over by another (the timer's, an early one):
+    // once it resolves, every event recorded before it is written or buffered again.
+    const earlier = this.lastWrite;
+    if (batch.length === 0 && (stage || !this.staged)) {
+      if (!stage) await earlier;
+      return 0;
+    }
     this.buffer = [];
     this.inFlight += batch.length;
     // Message order: this commit covers every batch staged before it.
     this.staged = stage;
+    const written = this.writeBatch(batch, stage);
+    this.lastWrite = written.then(() => {}, () => {});
     try {
-      await this.deps.writer.write(batch, { stage });
+      await written;
+      if (!stage) await earlier;
       this.failing = false;
       return batch.length;
     } catch (error) {
@@ -82,6 +93,15 @@ export class VerificationEventSink implements VerificationRecorder {
       throw error;
     } finally {
       this.inFlight -= batch.length;
+    }
+  }
+
+  /** The writer's write, with a synchronous throw turned into a rejection. */
+  private writeBatch(batch: VerificationEvent[], stage: boolean): Promise<void> {
+    try {
+      return this.deps.writer.write(batch, { stage });
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 

@@ -65,6 +65,27 @@ describe("record and flush", () => {
   test("an empty flush writes nothing", async () => {
     expect(await sinkOf().flush()).toBe(0);
   });
+
+  test("a flush waits for batches another flush handed over before it, also when nothing new is buffered", async () => {
+    const releases: Array<() => void> = [];
+    const held: EventBatchWriter = { write: () => new Promise<void>((resolve) => { releases.push(resolve); }), close: () => Promise.resolve() };
+    const sink = new VerificationEventSink({ writer: held });
+    const done: string[] = [];
+    sink.record(event());
+    const first = sink.flush().then(() => done.push("first"));
+    const empty = sink.flush().then(() => done.push("empty"));
+    sink.record(event());
+    const second = sink.flush().then(() => done.push("second"));
+    await Bun.sleep(0);
+    expect(done).toEqual([]);
+    // The second batch is committed first (a writer answering out of order): it still waits for the first.
+    releases[1]!();
+    await Bun.sleep(0);
+    expect(done).toEqual([]);
+    releases[0]!();
+    await Promise.all([first, empty, second]);
+    expect(done.sort()).toEqual(["empty", "first", "second"]);
+  });
 });
 
 describe("failures", () => {
