@@ -29,7 +29,7 @@ export class VerificationEventSink implements VerificationRecorder {
   private earlyFlush = false;
   /** A staged batch was handed over that no commit has covered yet. */
   private staged = false;
-  /** Settles when the latest batch handed to the writer is committed or has failed. */
+  /** Settles when every batch handed to the writer so far is committed or has failed. */
   private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly maxBuffered: number;
@@ -81,7 +81,8 @@ export class VerificationEventSink implements VerificationRecorder {
     // Message order: this commit covers every batch staged before it.
     this.staged = stage;
     const written = this.writeBatch(batch, stage);
-    this.lastWrite = written.then(() => {}, () => {});
+    // Settles once this batch and every earlier one have, whatever order the writer answers in.
+    this.lastWrite = earlier.then(() => written).then(() => {}, () => {});
     try {
       await written;
       if (!stage) await earlier;

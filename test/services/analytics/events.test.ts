@@ -73,18 +73,21 @@ describe("record and flush", () => {
     const done: string[] = [];
     sink.record(event());
     const first = sink.flush().then(() => done.push("first"));
-    const empty = sink.flush().then(() => done.push("empty"));
     sink.record(event());
     const second = sink.flush().then(() => done.push("second"));
+    sink.record(event());
+    const third = sink.flush().then(() => done.push("third"));
+    const empty = sink.flush().then(() => done.push("empty"));
     await Bun.sleep(0);
     expect(done).toEqual([]);
-    // The second batch is committed first (a writer answering out of order): it still waits for the first.
+    // The later batches are committed first (a writer answering out of order): they wait for the first.
+    releases[2]!();
     releases[1]!();
     await Bun.sleep(0);
     expect(done).toEqual([]);
     releases[0]!();
-    await Promise.all([first, empty, second]);
-    expect(done.sort()).toEqual(["empty", "first", "second"]);
+    await Promise.all([first, second, third, empty]);
+    expect(done.sort()).toEqual(["empty", "first", "second", "third"]);
   });
 });
 
