@@ -76,10 +76,27 @@ export interface TotalRow {
 /** The fields a rollup row is grouped by, besides its bucket. */
 type Dimensions = Pick<StoredEvent, "workspaceId" | "keySpaceId" | "keyId" | "identityId" | "externalId" | "outcome" | "tags">;
 
-/** Adds one event (or a finer row) to the row of its bucket in `rows`. */
-function accumulate(rows: Map<string, RollupRow>, time: number, d: Dimensions, count: number, spentCredits: number, latencySumMs: number, latencyMaxMs: number): void {
-  const id = `${time}\u0000${d.workspaceId}\u0000${d.keySpaceId}\u0000${d.keyId}\u0000${d.identityId}\u0000${d.outcome}\u0000${d.tags}`;
-  const row = rows.get(id);
+/**
+ * Rows of one granularity grouped by their dimensions, each group's rows in bucket order (a batch
+ * spans a bucket or two). Coarser levels are folded group by group, so only the finest level
+ * builds a string per event (its dimensions' key).
+ */
+type Grouped = Map<string, RollupRow[]>;
+
+function sameDimensions(a: Dimensions, b: Dimensions): boolean {
+  return a.keyId === b.keyId && a.outcome === b.outcome && a.identityId === b.identityId && a.tags === b.tags
+    && a.keySpaceId === b.keySpaceId && a.workspaceId === b.workspaceId;
+}
+
+/** The row of bucket `time` in `buckets`, looked for from the newest: events come in time order or nearly. */
+function rowAt(buckets: RollupRow[], time: number): RollupRow | undefined {
+  for (let i = buckets.length - 1; i >= 0; i--) if (buckets[i]!.time === time) return buckets[i];
+  return undefined;
+}
+
+/** Adds one event (or a finer row) to the row of bucket `time` in `buckets`. */
+function accumulate(buckets: RollupRow[], time: number, d: Dimensions, count: number, spentCredits: number, latencySumMs: number, latencyMaxMs: number): void {
+  const row = rowAt(buckets, time);
   if (row) {
     row.count += count;
     row.spentCredits += spentCredits;
@@ -87,32 +104,57 @@ function accumulate(rows: Map<string, RollupRow>, time: number, d: Dimensions, c
     row.latencyMaxMs = Math.max(row.latencyMaxMs, latencyMaxMs);
     return;
   }
-  rows.set(id, {
+  buckets.push({
     time, workspaceId: d.workspaceId, keySpaceId: d.keySpaceId, keyId: d.keyId, identityId: d.identityId, externalId: d.externalId,
     outcome: d.outcome, tags: d.tags, count, spentCredits, latencySumMs, latencyMaxMs,
   });
 }
 
-/** One row per (bucket, key, identity, outcome, tags) of `events`: the rollup tables' primary key. */
-export function aggregate(events: readonly StoredEvent[], granularity: Granularity): RollupRow[] {
-  const rows = new Map<string, RollupRow>();
-  for (const e of events) accumulate(rows, bucketStartMs(granularity, e.timeMs), e, 1, e.spentCredits, e.latencyMs, e.latencyMs);
-  return [...rows.values()];
+/** The events grouped as rows of `granularity`; events of the same dimensions in a row (as sorted by key) share one lookup. */
+function group(events: readonly StoredEvent[], granularity: Granularity): Grouped {
+  const out: Grouped = new Map();
+  let previous: StoredEvent | undefined;
+  let buckets: RollupRow[] | undefined;
+  for (const e of events) {
+    if (!previous || !buckets || !sameDimensions(previous, e)) {
+      const id = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${e.keyId}\u0000${e.identityId}\u0000${e.outcome}\u0000${e.tags}`;
+      buckets = out.get(id);
+      if (!buckets) out.set(id, buckets = []);
+    }
+    previous = e;
+    accumulate(buckets, bucketStartMs(granularity, e.timeMs), e, 1, e.spentCredits, e.latencyMs, e.latencyMs);
+  }
+  return out;
 }
 
-/** Folds rows of a finer granularity into `granularity`; exact because UTC buckets nest. */
-function coarsen(rows: readonly RollupRow[], granularity: Granularity): RollupRow[] {
-  const out = new Map<string, RollupRow>();
-  for (const r of rows) accumulate(out, bucketStartMs(granularity, r.time), r, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
-  return [...out.values()];
+/** Folds rows of a finer granularity into `granularity`, dimensions by dimensions; exact because UTC buckets nest. */
+function coarsen(finer: Grouped, granularity: Granularity): Grouped {
+  const out: Grouped = new Map();
+  for (const [id, rows] of finer) {
+    const buckets: RollupRow[] = [];
+    for (const r of rows) accumulate(buckets, bucketStartMs(granularity, r.time), r, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+    out.set(id, buckets);
+  }
+  return out;
+}
+
+function rowsOf(grouped: Grouped): RollupRow[] {
+  const rows: RollupRow[] = [];
+  for (const buckets of grouped.values()) for (const row of buckets) rows.push(row);
+  return rows;
+}
+
+/** One row per (bucket, key, identity, outcome, tags) of `events`: the rollup tables' primary key. */
+export function aggregate(events: readonly StoredEvent[], granularity: Granularity): RollupRow[] {
+  return rowsOf(group(events, granularity));
 }
 
 /** The rows of every rollup for `events`: minutes from the events, each coarser level from the one below. */
 export function rollupsOf(events: readonly StoredEvent[]): Record<Granularity, RollupRow[]> {
-  const minute = aggregate(events, "minute");
+  const minute = group(events, "minute");
   const hour = coarsen(minute, "hour");
   const day = coarsen(hour, "day");
-  return { minute, hour, day, month: coarsen(day, "month") };
+  return { minute: rowsOf(minute), hour: rowsOf(hour), day: rowsOf(day), month: rowsOf(coarsen(day, "month")) };
 }
 
 /** `rows` (of one granularity) summed per bucket, key space and outcome: the totals tables' primary key. */

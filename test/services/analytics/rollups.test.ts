@@ -67,6 +67,20 @@ describe("aggregate", () => {
     expect(aggregate(events, "hour").map((r) => [r.time, r.count])).toEqual([[utc(2026, 5, 5, 7), 4]]);
   });
 
+  test("events of the same dimensions apart from each other, and out of time order, share their rows", () => {
+    const m = (minute: number, second = 0) => utc(2026, 1, 1, 0, minute, second);
+    const events = [
+      { ...base, timeMs: m(1) }, { ...base, timeMs: m(2) }, { ...base, keyId: "key_2", timeMs: m(1) },
+      { ...base, timeMs: m(1, 30), spentCredits: 4 }, { ...base, keyId: "key_2", timeMs: m(1, 5) },
+      { ...base, timeMs: m(0, 10) }, { ...base, timeMs: m(2, 59), latencyMs: 9 }, { ...base, timeMs: m(1, 59) },
+    ];
+    const rows = aggregate(events, "minute");
+    expect(rows.map((r) => [r.keyId, r.time, r.count, r.spentCredits, r.latencyMaxMs]).sort()).toEqual([
+      ["key_1", m(0), 1, 0, 1], ["key_1", m(1), 3, 4, 1], ["key_1", m(2), 2, 0, 9], ["key_2", m(1), 2, 0, 1],
+    ].sort());
+    expect(aggregate(events, "hour").map((r) => [r.keyId, r.count]).sort()).toEqual([["key_1", 6], ["key_2", 2]]);
+  });
+
   test("no events, no rows", () => {
     expect(aggregate([], "day")).toEqual([]);
   });
