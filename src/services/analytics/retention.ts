@@ -34,11 +34,19 @@ const YIELD_EVERY = 50;
 
 const RAW_TABLE = getTableName(verificationEvents);
 
-/** Each rollup and totals table's primary-key columns, in key order, from the schema. */
-const PRIMARY_KEYS: ReadonlyMap<string, readonly string[]> = new Map([
-  verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
-  verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
-].map((t) => [getTableName(t), getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name)]));
+/**
+ * What names a row of each table in a delete: the rowid of the raw events (indexed by workspace and
+ * time only, as each written event pays for every index); the primary-key columns, in key order and
+ * from the schema, of the rollup and totals tables (a key that begins with workspace_id and time, so
+ * those tables need neither an index on time nor a rowid).
+ */
+const ROW_KEYS: ReadonlyMap<string, string> = new Map([
+  [RAW_TABLE, "rowid"],
+  ...[
+    verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
+    verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
+  ].map((t): [string, string] => [getTableName(t), getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", ")]),
+]);
 
 /** Deletes, from every analytics table, the rows older than its retention at `nowMs`; returns how many per table. */
 export async function pruneAnalytics(
@@ -46,7 +54,7 @@ export async function pruneAnalytics(
 ): Promise<PruneCounts> {
   const counts: PruneCounts = { raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 } };
   const pacer = new Pacer(batchSize);
-  counts.raw = await pruneRawEvents(storage, nowMs - retention.raw * DAY_MS, pacer);
+  counts.raw = await pruneTable(storage, RAW_TABLE, nowMs - retention.raw * DAY_MS, pacer);
   for (const g of GRANULARITIES) {
     // A bucket goes only once all of it is past retention.
     const cutoffMs = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
@@ -56,46 +64,18 @@ export async function pruneAnalytics(
   return counts;
 }
 
-/** Deletes at most `limit` rows of one workspace; returns how many it deleted. */
-type DeleteBatch = (workspaceId: string, limit: number) => number;
-
 /**
- * The rollup and totals tables are pruned along their primary key, which begins with
- * (workspace_id, time): one workspace at a time, a batch being some of that workspace's rows past
- * the cutoff, deleted by their primary key. So they need neither an index on time nor a rowid.
+ * Deletes the rows of `table` older than `cutoffMs`, one workspace at a time, each batch being some
+ * of that workspace's rows past the cutoff, matched by their ROW_KEYS; returns the rows deleted.
+ * The workspaces are found by seeking the index that begins with workspace_id from one to the next,
+ * not by reading it whole.
  */
 async function pruneTable(storage: Storage, table: string, cutoffMs: number, pacer: Pacer): Promise<number> {
-  const key = primaryKeyOf(table);
+  const key = ROW_KEYS.get(table);
+  if (!key) throw new Error(`${table} is not an analytics table`);
   const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
     `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
   );
-  return pruneByWorkspace(storage, table, (workspaceId, limit) => stmt.run(workspaceId, cutoffMs, limit).changes, pacer);
-}
-
-/**
- * The raw events are indexed by workspace and time only (each written event pays for every
- * index), so they are pruned one workspace at a time, by rowid.
- */
-async function pruneRawEvents(storage: Storage, cutoffMs: number, pacer: Pacer): Promise<number> {
-  const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
-    `DELETE FROM ${RAW_TABLE} WHERE rowid IN (SELECT rowid FROM ${RAW_TABLE} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
-  );
-  return pruneByWorkspace(storage, RAW_TABLE, (workspaceId, limit) => stmt.run(workspaceId, cutoffMs, limit).changes, pacer);
-}
-
-/** The primary-key columns of a rollup or totals table, in key order, for a row-value match. */
-function primaryKeyOf(table: string): string {
-  const columns = PRIMARY_KEYS.get(table);
-  if (!columns) throw new Error(`${table} is not a rollup or totals table`);
-  return columns.join(", ");
-}
-
-/**
- * Runs `deleteBatch` for each workspace in `table` until the workspace has nothing left past the
- * cutoff; returns the rows deleted. The workspaces are found by seeking the index that begins with
- * workspace_id from one to the next, not by reading it whole.
- */
-async function pruneByWorkspace(storage: Storage, table: string, deleteBatch: DeleteBatch, pacer: Pacer): Promise<number> {
   const workspaces = storage.sqlite.query<{ id: string }, []>(
     `WITH RECURSIVE w(id) AS (
        SELECT min(workspace_id) FROM ${table}
@@ -106,7 +86,7 @@ async function pruneByWorkspace(storage: Storage, table: string, deleteBatch: De
   for (const { id } of workspaces) {
     for (;;) {
       const limit = pacer.budget();
-      const deleted = deleteBatch(id, limit);
+      const deleted = stmt.run(id, cutoffMs, limit).changes;
       total += deleted;
       await pacer.spent(deleted);
       if (deleted < limit) break;
