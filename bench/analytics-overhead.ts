@@ -34,7 +34,7 @@ function seededPair(credits: number | undefined): { keys: Seeded; on: string; of
 function eventsWritten(dataDir: string): number {
   const storage = openStorage(join(dataDir, "tollgate.db"), { readonly: true });
   try {
-    return storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM verification_events").get()?.n ?? 0;
+    return storage.sqlite.query<{ n: number }, []>("SELECT coalesce(sum(event_count), 0) AS n FROM verification_event_batches").get()?.n ?? 0;
   } finally {
     storage.close();
   }

@@ -10,6 +10,7 @@ import m0003 from "../../migrations/0003_backfill_analytics_totals.sql" with { t
 import m0004 from "../../migrations/0004_raw_events_one_index.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_ratelimit_log.sql" with { type: "text" };
 import m0006 from "../../migrations/0006_rollups_without_rowid.sql" with { type: "text" };
+import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -26,6 +27,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0004_raw_events_one_index": m0004,
   "0005_ratelimit_log": m0005,
   "0006_rollups_without_rowid": m0006,
+  "0007_raw_events_in_batches": m0007,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

@@ -20,11 +20,14 @@ const verify = async (body: Record<string, unknown>, key?: string): Promise<any>
 const flush = () => h.running.services.verificationEvents.flush();
 
 interface RawEvent {
-  id: number; request_id: string;
+  request_id: string;
   time: number; workspace_id: string; key_space_id: string; key_id: string; identity_id: string; external_id: string;
   outcome: string; tags: string; spent_credits: number; latency_ms: number;
 }
-const rawEvents = () => h.running.storage.sqlite.query<RawEvent, []>("SELECT * FROM verification_events ORDER BY id").all();
+const rawEvents = () => h.running.storage.sqlite.query<RawEvent, []>(
+  `SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms
+   FROM verification_events ORDER BY batch_id, position`,
+).all();
 
 describe("what is recorded", () => {
   test("every field of an event; spent credits are what was deducted", async () => {
@@ -38,9 +41,9 @@ describe("what is recorded", () => {
     await flush();
     const base = { time: utc(2026, 3, 10, 8, 15, 30), workspace_id: expect.stringMatching(/^ws_/), key_space_id: ks, key_id: k.keyId, identity_id: identityId, external_id: "acme" };
     expect(rawEvents()).toEqual([
-      { ...base, id: 1, request_id: "", outcome: "VALID", tags: '["path=/a","path=/b"]', spent_credits: 3, latency_ms: expect.any(Number) },
-      { ...base, id: 2, request_id: "", outcome: "USAGE_EXCEEDED", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
-      { ...base, id: 3, request_id: "", outcome: "VALID", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
+      { ...base, request_id: "", outcome: "VALID", tags: '["path=/a","path=/b"]', spent_credits: 3, latency_ms: expect.any(Number) },
+      { ...base, request_id: "", outcome: "USAGE_EXCEEDED", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
+      { ...base, request_id: "", outcome: "VALID", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
     ]);
     for (const e of rawEvents()) expect(e.latency_ms).toBeGreaterThanOrEqual(0);
   });

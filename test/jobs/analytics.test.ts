@@ -57,10 +57,10 @@ describe("the periodic flush", () => {
       { clock: new TestClock(), logger: createLogger("error", (l) => lines.push(l)), flushMs: 1000, every: timer },
     );
     events.record(event());
-    db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO away");
+    db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
     await timer.fire();
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["verification event flush failed; retrying with the next flush"]);
-    db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_events");
+    db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
     await timer.fire();
     expect(count(db.storage, TABLES.raw)).toBe(1);
   });

@@ -8,7 +8,7 @@ import type { Storage } from "../../storage/db.ts";
 import { getTableName } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import {
-  verificationEvents, verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
+  verificationEventBatches, verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
 } from "../../storage/schema/index.ts";
 import { bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity } from "./rollups.ts";
@@ -32,21 +32,34 @@ const DEFAULT_BATCH = 1_000;
 /** Delete statements run without a yield at most, when each deletes little (many small workspaces). */
 const YIELD_EVERY = 50;
 
-const RAW_TABLE = getTableName(verificationEvents);
+const RAW_TABLE = getTableName(verificationEventBatches);
+
+/** How the prune finds and counts the rows of a table. */
+interface Pruned {
+  /** What names a row in a delete. */
+  key: string;
+  /** The column a row is past retention by: all of it is older than the cutoff. */
+  time: string;
+  /** What a row counts for, when it holds several events. */
+  events?: string;
+}
 
 /**
- * What names a row of each table in a delete: the rowid of the raw events (indexed by workspace and
- * time only, as each written event pays for every index); the primary-key columns, in key order and
- * from the schema, of the rollup and totals tables (a key that begins with workspace_id and time, so
- * those tables need neither an index on time nor a rowid).
+ * Each table's rows: the raw events' batch rows by id, past retention once their latest event is,
+ * and counted by their events; the rollup and totals tables' rows by their primary-key columns, in
+ * key order and from the schema (a key that begins with workspace_id and time, so those tables
+ * need neither an index on time nor a rowid).
  */
-const ROW_KEYS: ReadonlyMap<string, string> = new Map([
-  [RAW_TABLE, "rowid"],
+const PRUNED: ReadonlyMap<string, Pruned> = new Map([
+  [RAW_TABLE, { key: "id", time: "max_time", events: "event_count" }],
   ...[
     verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
     verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
-  ].map((t): [string, string] => [getTableName(t), getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", ")]),
+  ].map((t): [string, Pruned] => [getTableName(t), { key: getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", "), time: "time" }]),
 ]);
+
+/** About the most events a batch row holds as `serve` writes them (the writer thread's largest chunk), for sizing a delete of them. */
+const EVENTS_PER_BATCH_ROW = 1_000;
 
 /** Deletes, from every analytics table, the rows older than its retention at `nowMs`; returns how many per table. */
 export async function pruneAnalytics(
@@ -66,15 +79,16 @@ export async function pruneAnalytics(
 
 /**
  * Deletes the rows of `table` older than `cutoffMs`, one workspace at a time, each batch being some
- * of that workspace's rows past the cutoff, matched by their ROW_KEYS; returns the rows deleted.
- * The workspaces are found by seeking the index that begins with workspace_id from one to the next,
- * not by reading it whole.
+ * of that workspace's rows past the cutoff, matched by their key; returns the rows (for the raw
+ * table, the events) deleted. The workspaces are found by seeking the index that begins with
+ * workspace_id from one to the next, not by reading it whole.
  */
 async function pruneTable(storage: Storage, table: string, cutoffMs: number, pacer: Pacer): Promise<number> {
-  const key = ROW_KEYS.get(table);
-  if (!key) throw new Error(`${table} is not an analytics table`);
-  const stmt = storage.sqlite.prepare<unknown, [string, number, number]>(
-    `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE workspace_id = ?1 AND time < ?2 LIMIT ?3)`,
+  const pruned = PRUNED.get(table);
+  if (!pruned) throw new Error(`${table} is not an analytics table`);
+  const { key, time, events } = pruned;
+  const stmt = storage.sqlite.prepare<{ n: number }, [string, number, number]>(
+    `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE workspace_id = ?1 AND ${time} < ?2 LIMIT ?3) RETURNING ${events ?? 1} AS n`,
   );
   const workspaces = storage.sqlite.query<{ id: string }, []>(
     `WITH RECURSIVE w(id) AS (
@@ -85,11 +99,14 @@ async function pruneTable(storage: Storage, table: string, cutoffMs: number, pac
   let total = 0;
   for (const { id } of workspaces) {
     for (;;) {
-      const limit = pacer.budget();
-      const deleted = stmt.run(id, cutoffMs, limit).changes;
+      const budget = pacer.budget();
+      // Rows of several events: as many as the budget surely covers, and at least one.
+      const limit = events ? Math.max(1, Math.floor(budget / EVENTS_PER_BATCH_ROW)) : budget;
+      const rows = stmt.all(id, cutoffMs, limit);
+      const deleted = rows.reduce((sum, r) => sum + r.n, 0);
       total += deleted;
       await pacer.spent(deleted);
-      if (deleted < limit) break;
+      if (rows.length < limit) break;
     }
   }
   return total;

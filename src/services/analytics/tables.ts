@@ -1,27 +1,30 @@
 /**
- * Writing events to SQLite: the raw rows and the upserts of their four rollups and four totals in
- * one transaction, so the rollups and totals always equal the raw events committed. A large batch can be split into chunks by
- * key, so each transaction holds the write lock briefly and a key's rollup rows are still upserted
- * about once per batch.
+ * Writing events to SQLite: the raw events (a batch row per workspace, raw-events.ts) and the
+ * upserts of their four rollups and four totals in one transaction, so the rollups and totals
+ * always equal the raw events committed. A large batch can be split into chunks by key, so each
+ * transaction holds the write lock briefly and a key's rollup rows are still upserted about once
+ * per batch.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { getTableName } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
+import { verificationEventBatches } from "../../storage/schema/index.ts";
+import { batchRows } from "./raw-events.ts";
 import { GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, rollupsOf, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
 
 export class EventTables {
-  private readonly insertEvent: Statement<unknown, Binding[]>;
+  private readonly insertBatch: Statement<unknown, Binding[]>;
   private readonly upserts: Record<Granularity, Statement<unknown, Binding[]>>;
   private readonly totals: Record<Granularity, Statement<unknown, Binding[]>>;
 
   constructor(private readonly storage: Storage) {
     const sqlite: Database = storage.sqlite;
-    this.insertEvent = sqlite.prepare<unknown, Binding[]>(
-      `INSERT INTO verification_events (request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+    this.insertBatch = sqlite.prepare<unknown, Binding[]>(
+      `INSERT INTO ${getTableName(verificationEventBatches)} (workspace_id, min_time, max_time, event_count, events) VALUES (?1, ?2, ?3, ?4, ?5)`,
     );
     const upsert = (table: string) => sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${table} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms)
@@ -45,12 +48,11 @@ export class EventTables {
   write(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
     // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
+    const batches = batchRows(events);
     const rollups = rollupsOf(events);
     const totals = GRANULARITIES.map((g) => totalsOf(rollups[g]));
     inTransaction(this.storage, () => {
-      for (const e of events) {
-        this.insertEvent.run(e.requestId, e.timeMs, e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs);
-      }
+      for (const b of batches) this.insertBatch.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, b.events);
       GRANULARITIES.forEach((granularity, i) => {
         const upsert = this.upserts[granularity];
         for (const r of rollups[granularity]) {

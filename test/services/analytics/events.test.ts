@@ -8,12 +8,12 @@ afterEach(() => { db.close(); });
 
 const ROLLUPS = ["verification_rollups_minute", "verification_rollups_hour", "verification_rollups_day", "verification_rollups_month"];
 const sinkOf = (maxBuffered?: number) => new VerificationEventSink({ writer: new SqliteEventWriter(db.storage), ...(maxBuffered ? { maxBuffered } : {}) });
-const keyIds = () => db.storage.sqlite.query<{ key_id: string }, []>("SELECT key_id FROM verification_events ORDER BY id").all().map((r) => r.key_id);
+const keyIds = () => db.storage.sqlite.query<{ key_id: string }, []>("SELECT key_id FROM verification_events ORDER BY batch_id, position").all().map((r) => r.key_id);
 
 /** Moves the raw table away, so every write fails until `restore`. */
 function breakWrites(): { restore(): void } {
-  db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO verification_events_away");
-  return { restore: () => db.storage.sqlite.run("ALTER TABLE verification_events_away RENAME TO verification_events") };
+  db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO verification_events_away");
+  return { restore: () => db.storage.sqlite.run("ALTER TABLE verification_events_away RENAME TO verification_event_batches") };
 }
 
 describe("record and flush", () => {
@@ -34,7 +34,7 @@ describe("record and flush", () => {
     sink.record(event({ tags: ["region=eu", "path=/b", "path=/a"], identityId: "id_1", externalId: "acme", spentCredits: 3, latencyMs: 0.25 }));
     sink.record(event({ keyId: "key_b" }));
     await sink.flush();
-    const rows = db.storage.sqlite.query("SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms FROM verification_events ORDER BY id").all();
+    const rows = db.storage.sqlite.query("SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms FROM verification_events ORDER BY batch_id, position").all();
     expect(rows).toEqual([
       { request_id: "", time: event().timeMs, workspace_id: "ws_a", key_space_id: "ks_a", key_id: "key_a", identity_id: "id_1", external_id: "acme", outcome: "VALID", tags: '["path=/a","path=/b","region=eu"]', spent_credits: 3, latency_ms: 0.25 },
       { request_id: "", time: event().timeMs, workspace_id: "ws_a", key_space_id: "ks_a", key_id: "key_b", identity_id: "", external_id: "", outcome: "VALID", tags: "[]", spent_credits: 0, latency_ms: 1 },

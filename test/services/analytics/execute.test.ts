@@ -38,7 +38,7 @@ const codeOf = (fn: () => unknown) => {
 
 describe("the connection", () => {
   test("is read-only: SQLite refuses every write on it, whatever the SQL", () => {
-    expect(() => conn.run("DELETE FROM verification_events")).toThrow(/readonly|read-only/i);
+    expect(() => conn.run("DELETE FROM verification_event_batches")).toThrow(/readonly|read-only/i);
     expect(() => conn.run("CREATE TABLE stolen (x)")).toThrow(/readonly|read-only/i);
     expect(conn.query("PRAGMA query_only").get()).toEqual({ query_only: 1 });
     expect(db.storage.sqlite.query("SELECT count(*) AS n FROM verification_events").get()).toEqual({ n: 300 });

@@ -1,6 +1,8 @@
-/** Retention of the rollup and totals tables: pruned workspace by workspace, in batches smaller than a bucket. */
+/** Retention of the analytics tables: pruned workspace by workspace, in batches smaller than a bucket. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { GRANULARITIES, pruneAnalytics, ROLLUP_TABLES, SqliteEventWriter, TOTALS_TABLES, VerificationEventSink } from "../../../src/services/analytics/index.ts";
+import { EventTables } from "../../../src/services/analytics/tables.ts";
+import { toStored } from "../../../src/services/analytics/types.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 const DAY_MS = 86_400_000;
@@ -82,4 +84,25 @@ test("a workspace with nothing past retention loses nothing, while the others ar
     expect(remaining(ROLLUP_TABLES[g])).toEqual([{ workspace_id: "ws_new", n: 1 }, { workspace_id: "ws_zzz", n: 1 }]);
     expect(remaining(TOTALS_TABLES[g])).toEqual([{ workspace_id: "ws_new", n: 1 }, { workspace_id: "ws_zzz", n: 1 }]);
   }
+});
+
+test("raw events go by batch row once the row's latest event is past retention, counted as events", async () => {
+  const tables = new EventTables(db.storage);
+  // Half a minute past `now`, so that the cutoff falls inside a minute.
+  const at = now + 30_000;
+  const cutoff = at - retention.raw * DAY_MS;
+  const minute = Math.floor(cutoff / 60_000) * 60_000;
+  // Rows of whole minutes before the cutoff's, the cutoff's own minute (events on both sides of
+  // it), and the minute after; in two workspaces, each a row of its own.
+  const times = [minute - 120_000, minute - 90_000, minute - 60_000, minute + 1, cutoff - 1, cutoff + 1, minute + 60_000];
+  for (const workspaceId of ["ws_a", "ws_b"]) {
+    tables.write(times.map((timeMs, i) => toStored(event({ workspaceId, timeMs, keyId: `k${i}` }))));
+  }
+  const rowsBefore = count(db.storage, "verification_event_batches");
+  const counts = await pruneAnalytics(db.storage, retention, at, BATCH);
+  expect(counts.raw).toBe(2 * 3);
+  expect(count(db.storage, "verification_event_batches")).toBe(rowsBefore - 2 * 2);
+  const left = db.storage.sqlite.query<{ workspace_id: string; time: number }, []>(
+    "SELECT workspace_id, time FROM verification_events ORDER BY workspace_id, time").all();
+  expect(left).toEqual(["ws_a", "ws_b"].flatMap((workspace_id) => times.slice(3).map((time) => ({ workspace_id, time }))));
 });

@@ -86,12 +86,12 @@ describe("WorkerEventWriter", () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       await writer.write([event()]);
-      db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO away");
+      db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
       const failed = await writer.write([event({ keyId: "k1" }), event({ keyId: "k2" })]).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
       expect((failed as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["k1", "k2"]);
     } finally {
-      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_events");
+      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
       await writer.close();
     }
   });
@@ -116,13 +116,13 @@ describe("WorkerEventWriter", () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       await writer.write([event()]);
-      db.storage.sqlite.run("ALTER TABLE verification_events RENAME TO away");
+      db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
       const staged = writer.write([event({ keyId: "s1" })], { stage: true }).catch((e: unknown) => e);
       const commit = writer.write([event({ keyId: "c1" }), event({ keyId: "c2" })]).catch((e: unknown) => e);
       expect(((await staged) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["s1"]);
       expect(((await commit) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["c1", "c2"]);
     } finally {
-      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_events");
+      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
       await writer.close();
     }
   });

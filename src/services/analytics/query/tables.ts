@@ -14,6 +14,11 @@ export interface PublicTable {
   name: string;
   physical: string;
   columns: readonly PublicColumn[];
+  /**
+   * For a table stored in batches: the physical columns that bound the `time` of every row in a
+   * row's batch, so that the translator can confine a query's time range to the batches that hold it.
+   */
+  batchBounds?: { min: string; max: string };
   /** A rollup's totals per bucket, key space and outcome, for the queries totals.ts allows. */
   totals?: { physical: string; columns: readonly PublicColumn[] };
 }
@@ -49,7 +54,11 @@ const rollup = (name: string, granularity: string): [string, PublicTable] => [na
 }];
 
 export const PUBLIC_TABLES: ReadonlyMap<string, PublicTable> = new Map([
-  ["key_verifications_v1", { name: "key_verifications_v1", physical: "verification_events", columns: RAW_COLUMNS }],
+  // The view over verification_event_batches (migration 0007): an event a row.
+  ["key_verifications_v1", {
+    name: "key_verifications_v1", physical: "verification_events", columns: RAW_COLUMNS,
+    batchBounds: { min: "batch_min_time", max: "batch_max_time" },
+  }],
   rollup("key_verifications_per_minute_v1", "minute"),
   rollup("key_verifications_per_hour_v1", "hour"),
   rollup("key_verifications_per_day_v1", "day"),

@@ -6,10 +6,11 @@
  * WATCHDOG_FUNCTION), so a running query can always be stopped.
  */
 import { AppError } from "../../../errors/app-error.ts";
-import { DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, translateCall, type Emit } from "./functions.ts";
+import { translateCall, type Emit } from "./functions.ts";
 import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
 import type { PlannedSource } from "./rewrite.ts";
 import { PUBLIC_TABLES } from "./tables.ts";
+import { fixedIntervalMs, foldTime, timeBounds, type TimeBounds } from "./time-bounds.ts";
 
 /**
  * A function the executing connection registers. SQLite runs native loops that no JavaScript can
@@ -30,7 +31,6 @@ export interface CompiledQuery {
   params: Array<string | number>;
 }
 
-const FIXED_UNIT_MS: Partial<Record<string, number>> = { SECOND: 1000, MINUTE: MINUTE_MS, HOUR: HOUR_MS, DAY: DAY_MS, WEEK: WEEK_MS };
 const CALENDAR_UNIT: Partial<Record<string, [number, string]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
 
 export function translateQuery(query: Query, confinement: Confinement, nowMs: number): CompiledQuery {
@@ -76,7 +76,7 @@ class Printer implements Emit {
     const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${quoteIdent(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${quoteIdent(i.label)}`));
     let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items.join(", ")}`;
     const sources = s.from as PlannedSource[];
-    if (sources.length > 0) sql += ` FROM ${sources.map((src) => this.source(src)).join("")}`;
+    if (sources.length > 0) sql += ` FROM ${sources.map((src) => this.source(src, timeBounds(s.where, src.alias, sources.length === 1, this.nowMs))).join("")}`;
     const where = [...(s.where ? [this.expr(s.where)] : []), ...(sources.length > 0 ? [this.watchdog(sources)] : [])];
     if (where.length > 0) sql += ` WHERE ${where.join(" AND ")}`;
     if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
@@ -89,8 +89,9 @@ class Printer implements Emit {
     return `${WATCHDOG_FUNCTION}(${sources.map((s) => `${quoteIdent(s.alias)}.${quoteIdent(s.probe)}`).join(", ")})`;
   }
 
-  private source(src: PlannedSource): string {
-    const table = `${this.sourceRef(src)} AS ${quoteIdent(src.alias)}`;
+  /** `bounds`: what the SELECT's WHERE bounds this source's `time` to. */
+  private source(src: PlannedSource, bounds: TimeBounds): string {
+    const table = `${this.sourceRef(src, bounds)} AS ${quoteIdent(src.alias)}`;
     const condition = src.on ? ` ON ${this.expr(src.on)}` : src.using ? ` USING (${src.using.map(quoteIdent).join(", ")})` : "";
     switch (src.join) {
       case "FROM": return table;
@@ -101,24 +102,31 @@ class Printer implements Emit {
     }
   }
 
-  private sourceRef(src: Source): string {
+  private sourceRef(src: Source, bounds: TimeBounds): string {
     const ref = src.ref;
     switch (ref.kind) {
       case "derived": return `(${this.query(ref.query)})`;
       case "cte": return quoteIdent(ref.name);
-      case "public": return this.confined(ref.table, ref.totals === true);
+      case "public": return this.confined(ref.table, ref.totals === true, bounds);
       case "table": throw new Error("unreachable: unresolved table after rewrite");
     }
   }
 
-  /** The public table (or its totals) as a subquery over its physical table, limited to what the caller may read. */
-  private confined(name: string, totals: boolean): string {
+  /**
+   * The public table (or its totals) as a subquery over its physical table, limited to what the
+   * caller may read, and, for a table stored in batches, to the batches that can hold rows within `bounds`.
+   */
+  private confined(name: string, totals: boolean, bounds: TimeBounds): string {
     const table = PUBLIC_TABLES.get(name)!;
     const { physical, columns: exposed } = totals && table.totals ? table.totals : table;
     const columns = exposed.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
     const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
     const spaces = this.confinement.keySpaceIds;
     if (spaces !== null) filters.push(spaces.length === 0 ? "0" : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
+    const batch = totals ? undefined : table.batchBounds;
+    // Printed as numbers, as the caller's bounds are: compared with the batch's integer columns alike.
+    if (batch && bounds.lowest !== undefined) filters.push(`${quoteIdent(batch.max)} >= ${this.expr({ kind: "number", value: bounds.lowest })}`);
+    if (batch && bounds.highest !== undefined) filters.push(`${quoteIdent(batch.min)} <= ${this.expr({ kind: "number", value: bounds.highest })}`);
     // `main.` so that no CTE, whatever its name, can stand in for the physical table.
     return `(SELECT ${columns} FROM main.${quoteIdent(physical)} WHERE ${filters.join(" AND ")})`;
   }
@@ -178,34 +186,4 @@ class Printer implements Emit {
     const modifier = `${e.op === "-" ? "-" : "+"}${interval.amount * unit[0]} ${unit[1]}`;
     return `CAST(round(unixepoch(${this.expr(time)} / 1000.0, 'unixepoch', ${this.param(modifier)}, 'subsec') * 1000) AS INTEGER)`;
   }
-}
-
-/** The milliseconds of an INTERVAL of a fixed-length unit; calendar units only shift a time. */
-function fixedIntervalMs(e: Extract<Expr, { kind: "interval" }>): number {
-  const unitMs = FIXED_UNIT_MS[e.unit];
-  if (unitMs === undefined) {
-    throw new AppError("invalid_analytics_query", { detail: `INTERVAL ${e.amount} ${e.unit} can only be added to or subtracted from a time.` });
-  }
-  return e.amount * unitMs;
-}
-
-/**
- * `now() - INTERVAL 7 DAY` and friends as one number: sums of now(), today(), number literals and
- * fixed intervals, when at least one of them is a time or an interval.
- */
-function foldTime(e: Expr, nowMs: number): number | undefined {
-  const value = (x: Expr): [number, boolean] | undefined => {
-    if (x.kind === "number") return [x.value, false];
-    if (x.kind === "interval") return FIXED_UNIT_MS[x.unit] === undefined ? undefined : [fixedIntervalMs(x), true];
-    if (x.kind === "call" && x.key === "now") return [nowMs, true];
-    if (x.kind === "call" && x.key === "today") return [Math.floor(nowMs / DAY_MS) * DAY_MS, true];
-    if (x.kind === "arith" && (x.op === "+" || x.op === "-")) {
-      const l = value(x.left);
-      const r = value(x.right);
-      return l && r ? [x.op === "+" ? l[0] + r[0] : l[0] - r[0], l[1] || r[1]] : undefined;
-    }
-    return undefined;
-  };
-  const v = value(e);
-  return v && v[1] ? v[0] : undefined;
 }

@@ -3,6 +3,7 @@
  * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`.
  */
 import type { Database } from "bun:sqlite";
+import { batchRows } from "../../../../src/services/analytics/raw-events.ts";
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
@@ -45,13 +46,16 @@ export function insertRollup(sqlite: Database, granularity: Granularity, v: Veri
 
 let requestSeq = 0;
 
-/** One raw event of `verification_events`. */
+/** One raw event, stored as the event writer stores it: a batch row of its own. */
 export function insertEvent(sqlite: Database, v: Verification): void {
+  const [row] = batchRows([{
+    requestId: `req_test${++requestSeq}`, timeMs: v.time, workspaceId: v.workspaceId, keySpaceId: v.keySpaceId, keyId: v.keyId ?? "key_x",
+    identityId: v.identityId ?? "", externalId: v.externalId ?? "", outcome: v.outcome ?? "VALID", tags: JSON.stringify(v.tags ?? []),
+    spentCredits: v.spentCredits ?? 0, latencyMs: v.latencyMs ?? 1,
+  }]);
   sqlite.run(
-    `INSERT INTO verification_events (request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [`req_test${++requestSeq}`, v.time, v.workspaceId, v.keySpaceId, v.keyId ?? "key_x", v.identityId ?? "", v.externalId ?? "",
-      v.outcome ?? "VALID", JSON.stringify(v.tags ?? []), v.spentCredits ?? 0, v.latencyMs ?? 1],
+    "INSERT INTO verification_event_batches (workspace_id, min_time, max_time, event_count, events) VALUES (?, ?, ?, ?, ?)",
+    [row!.workspaceId, row!.minTime, row!.maxTime, row!.eventCount, row!.events],
   );
 }
 

@@ -1,6 +1,7 @@
 /**
- * How SQLite runs the analytics queries over the rollup and totals tables: a search of the
- * primary key by workspace and time, never a scan, so a year of a workspace costs its own rows.
+ * How SQLite runs the analytics queries over the rollup, totals and raw tables: a search of the
+ * primary key (of the raw events, their batch rows' index) by workspace and time, never a scan, so
+ * a year of a workspace costs its own rows.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
@@ -44,4 +45,17 @@ test("queries that need the rollup's keys search the rollup by primary key", () 
     .toEqual(["SEARCH main.verification_rollups_day USING PRIMARY KEY (workspace_id=? AND time>?)"]);
   expect(plan(`SELECT key_id, count FROM key_verifications_per_hour_v1 LIMIT 10`))
     .toEqual(["SEARCH main.verification_rollups_hour USING PRIMARY KEY (workspace_id=?)"]);
+});
+
+test("the raw events search their batch rows by workspace and the range's lower bound", () => {
+  expect(plan(`SELECT key_id, count() AS n FROM key_verifications_v1 WHERE time > now() - INTERVAL 1 HOUR AND outcome = 'VALID' GROUP BY key_id`, ["ks_1"]))
+    .toEqual([
+      "SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=? AND max_time>?)",
+      "SCAN e VIRTUAL TABLE INDEX 1:",
+      "USE TEMP B-TREE FOR GROUP BY",
+    ]);
+  expect(plan(`SELECT count() FROM key_verifications_v1`)).toEqual([
+    "SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=?)",
+    "SCAN e VIRTUAL TABLE INDEX 1:",
+  ]);
 });

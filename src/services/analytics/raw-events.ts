@@ -1,0 +1,49 @@
+/**
+ * Raw verification events as stored: one row of `verification_event_batches` per workspace, UTC
+ * minute and written chunk, its events a JSON array of arrays with EVENT_FIELDS in this order. The
+ * view `verification_events` (migrations/0007_raw_events_in_batches.sql) reads them back one row
+ * per event, by the same positions. A row never spans more than a minute, so retention, which
+ * drops a row once all of it is past, keeps no event more than a minute too long, and a query's
+ * time range reads at most a minute more on either side.
+ */
+import type { StoredEvent } from "./types.ts";
+
+/** The fields of a stored event, by position; the workspace is the batch row's. */
+export const EVENT_FIELDS = [
+  "request_id", "time", "key_space_id", "key_id", "identity_id", "external_id", "outcome", "tags", "spent_credits", "latency_ms",
+] as const;
+
+export interface EventBatchRow {
+  workspaceId: string;
+  minTime: number;
+  maxTime: number;
+  eventCount: number;
+  /** JSON text: an array of events, each an array of EVENT_FIELDS. */
+  events: string;
+}
+
+const MINUTE_MS = 60_000;
+
+/** `events` as batch rows, one per workspace and minute, each keeping the events' order. */
+export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
+  const groups = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const id = `${Math.floor(e.timeMs / MINUTE_MS)} ${e.workspaceId}`;
+    const mine = groups.get(id);
+    if (mine) mine.push(e);
+    else groups.set(id, [e]);
+  }
+  const rows: EventBatchRow[] = [];
+  for (const mine of groups.values()) {
+    const workspaceId = mine[0]!.workspaceId;
+    let minTime = Infinity;
+    let maxTime = -Infinity;
+    const fields = mine.map((e) => {
+      if (e.timeMs < minTime) minTime = e.timeMs;
+      if (e.timeMs > maxTime) maxTime = e.timeMs;
+      return [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs];
+    });
+    rows.push({ workspaceId, minTime, maxTime, eventCount: mine.length, events: JSON.stringify(fields) });
+  }
+  return rows;
+}

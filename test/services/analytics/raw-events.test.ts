@@ -1,0 +1,99 @@
+/**
+ * Raw events stored as batch rows (raw-events.ts): one per workspace and minute, read back through
+ * the `verification_events` view and `key_verifications_v1`, whose time ranges are confined to
+ * the batches that can hold them (query/time-bounds.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../../src/services/analytics/execute.ts";
+import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
+import { batchRows } from "../../../src/services/analytics/raw-events.ts";
+import { EventTables } from "../../../src/services/analytics/tables.ts";
+import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
+import { event, tempDb, type TempDb } from "./support.ts";
+
+const MINUTE = 60_000;
+const START = Date.UTC(2026, 5, 15, 12, 0, 0);
+
+describe("batchRows", () => {
+  test("one row per workspace and UTC minute, each with its events in order, their bounds and count", () => {
+    const at = (workspaceId: string, timeMs: number, keyId: string) => toStored(event({ workspaceId, timeMs, keyId }));
+    const events = [
+      at("ws_a", START + 59_000, "k1"), at("ws_b", START + 10, "k2"), at("ws_a", START + 1_000, "k3"),
+      at("ws_a", START + MINUTE, "k4"), at("ws_a", START + 30_000, "k5"),
+    ];
+    const rows = batchRows(events).map((r) => ({ ...r, keys: (JSON.parse(r.events) as unknown[][]).map((e) => e[3]) }));
+    expect(rows.map(({ events: _, ...r }) => r)).toEqual([
+      { workspaceId: "ws_a", minTime: START + 1_000, maxTime: START + 59_000, eventCount: 3, keys: ["k1", "k3", "k5"] },
+      { workspaceId: "ws_b", minTime: START + 10, maxTime: START + 10, eventCount: 1, keys: ["k2"] },
+      { workspaceId: "ws_a", minTime: START + MINUTE, maxTime: START + MINUTE, eventCount: 1, keys: ["k4"] },
+    ]);
+  });
+});
+
+describe("key_verifications_v1 over batch rows", () => {
+  let db: TempDb;
+  let conn: Database;
+  const watchdog: Watchdog = { deadlineMs: Number.MAX_SAFE_INTEGER, calls: 0, expired: false };
+  /** 1,800 events of ws_a, one every 100 ms from START, over two key spaces; and some of ws_b at the same times. */
+  const events: StoredEvent[] = Array.from({ length: 1800 }, (_, i) => toStored(event({
+    timeMs: START + i * 100, keyId: `key_${i % 7}`, keySpaceId: i % 3 === 0 ? "ks_b" : "ks_a", outcome: i % 5 === 0 ? "RATE_LIMITED" : "VALID",
+  })));
+  const foreign = Array.from({ length: 300 }, (_, i) => toStored(event({ workspaceId: "ws_b", timeMs: START + i * 600 })));
+
+  beforeAll(async () => {
+    await initSqlParser();
+    db = tempDb();
+    // In chunks of 250 as the writer thread cuts them: batch rows that straddle every bound below.
+    const tables = new EventTables(db.storage);
+    const all = [...events, ...foreign];
+    for (let i = 0; i < all.length; i += 250) tables.write(all.slice(i, i + 250));
+    conn = openAnalyticsConnection(db.storage.sqlite.filename, watchdog);
+  });
+  afterAll(() => { conn.close(); db.close(); });
+
+  const run = (sql: string, keySpaceIds: string[] | null = null) => {
+    const compiled = compileAnalyticsQuery(sql, { confinement: { workspaceId: "ws_a", keySpaceIds }, nowMs: START + 3 * MINUTE, maxRows: 10_000 });
+    return executeCompiled(conn, watchdog, compiled, { maxRows: 10_000, maxBytes: 4 * 1024 * 1024, timeoutMs: 5000 });
+  };
+  const countOf = (sql: string, keySpaceIds: string[] | null = null) => (run(sql, keySpaceIds)[0] as { n: number }).n;
+
+  test("the rows are spread over batch rows that straddle minutes' middles", () => {
+    const batches = db.storage.sqlite.query<{ n: number; spans: number }, []>(
+      "SELECT count(*) AS n, sum(max_time - min_time > 0) AS spans FROM verification_event_batches WHERE workspace_id = 'ws_a'").get()!;
+    expect(batches.n).toBeGreaterThanOrEqual(8);
+    expect(batches.spans).toBe(batches.n);
+    expect(countOf("SELECT count() AS n FROM key_verifications_v1")).toBe(1800);
+  });
+
+  test("every time range returns exactly its events, whatever batch rows it cuts through", () => {
+    const bounds = [START - 1, START, START + 1, START + 12_345, START + 25_000, START + MINUTE - 50, START + MINUTE, START + 100_050, START + 179_900, START + 179_901, START + 200_000];
+    for (const lo of bounds) {
+      for (const hi of bounds) {
+        const expected = events.filter((e) => e.timeMs >= lo && e.timeMs < hi).length;
+        expect({ lo, hi, n: countOf(`SELECT count() AS n FROM key_verifications_v1 WHERE time >= ${lo} AND time < ${hi}`) }).toEqual({ lo, hi, n: expected });
+        const between = events.filter((e) => e.timeMs >= lo && e.timeMs <= hi).length;
+        expect({ lo, hi, n: countOf(`SELECT count() AS n FROM key_verifications_v1 WHERE ${hi} >= time AND time BETWEEN ${lo} AND ${hi}`) }).toEqual({ lo, hi, n: between });
+      }
+    }
+  });
+
+  test("relative to now(), grouped, and for a caller confined to a key space", () => {
+    const since = START + 3 * MINUTE - 100_000;
+    const recent = events.filter((e) => e.timeMs > since);
+    expect(run("SELECT outcome, count() AS n FROM key_verifications_v1 WHERE time > now() - INTERVAL 100 SECOND GROUP BY outcome ORDER BY outcome")).toEqual([
+      { outcome: "RATE_LIMITED", n: recent.filter((e) => e.outcome === "RATE_LIMITED").length },
+      { outcome: "VALID", n: recent.filter((e) => e.outcome === "VALID").length },
+    ]);
+    expect(countOf("SELECT count() AS n FROM key_verifications_v1 WHERE time > now() - INTERVAL 100 SECOND", ["ks_b"]))
+      .toBe(recent.filter((e) => e.keySpaceId === "ks_b").length);
+  });
+
+  test("every field reads back as written, in the order written", () => {
+    const rows = run("SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency FROM key_verifications_v1 WHERE time < " + (START + 1000));
+    expect(rows).toEqual(events.slice(0, 10).map((e) => ({
+      request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
+      external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency: e.latencyMs,
+    })));
+  });
+});
