@@ -11,6 +11,7 @@ import m0004 from "../../migrations/0004_raw_events_one_index.sql" with { type: 
 import m0005 from "../../migrations/0005_ratelimit_log.sql" with { type: "text" };
 import m0006 from "../../migrations/0006_rollups_without_rowid.sql" with { type: "text" };
 import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type: "text" };
+import m0008 from "../../migrations/0008_rollups_folded_from_minutes.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -28,6 +29,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0005_ratelimit_log": m0005,
   "0006_rollups_without_rowid": m0006,
   "0007_raw_events_in_batches": m0007,
+  "0008_rollups_folded_from_minutes": m0008,
 };
 
 export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, otherWorkspaceRootKey } from "../support/contract.ts";
+import { rollupRows, rollupSource } from "../services/analytics/support.ts";
+import type { Granularity } from "../../src/services/analytics/index.ts";
 
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s);
 
@@ -138,8 +140,7 @@ describe("rollups equal the raw events after a mixed run", () => {
     expect(raw.map((e) => e.outcome).sort()).toEqual(answers.sort());
     expect(new Set(answers)).toEqual(new Set(["VALID", "USAGE_EXCEEDED", "RATE_LIMITED", "INSUFFICIENT_PERMISSIONS"]));
     for (const [granularity, bucket] of Object.entries(BUCKET)) {
-      const rows = h.running.storage.sqlite.query<RawEvent & { count: number; latency_sum_ms: number; latency_max_ms: number }, []>(
-        `SELECT * FROM verification_rollups_${granularity}`).all();
+      const rows = rollupRows(h.running.storage, granularity as Granularity);
       expect(rows.every((r) => bucket(r.time) === r.time)).toBe(true);
       const expected = new Map<string, { count: number; credits: number; latencySum: number; latencyMax: number }>();
       for (const e of raw) {
@@ -156,7 +157,7 @@ describe("rollups equal the raw events after a mixed run", () => {
         expect(got.latencySum).toBeCloseTo(want.latencySum, 6);
         expect(got.latencyMax).toBeCloseTo(want.latencyMax, 9);
       }
-      const total = h.running.storage.sqlite.query<{ n: number }, []>(`SELECT sum("count") AS n FROM verification_rollups_${granularity}`).get()!.n;
+      const total = h.running.storage.sqlite.query<{ n: number }, []>(`SELECT sum("count") AS n FROM ${rollupSource(granularity as Granularity)}`).get()!.n;
       expect(total).toBe(raw.length);
       // The totals table: the same events counted per bucket, key space and outcome.
       const perOutcome = new Map<string, { count: number; credits: number }>();
@@ -169,7 +170,7 @@ describe("rollups equal the raw events after a mixed run", () => {
         `SELECT * FROM verification_totals_${granularity}`).all();
       expect(new Map(totals.map((t) => [`${t.time}|${t.key_space_id}|${t.outcome}`, { count: t.count, credits: t.spent_credits }]))).toEqual(perOutcome);
     }
-    const months = h.running.storage.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_month ORDER BY time").all();
+    const months = h.running.storage.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_month_all ORDER BY time").all();
     expect(months.map((m) => m.time)).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
   });
 });
@@ -188,7 +189,7 @@ describe("stop and restart", () => {
     expect(rawEvents()).toEqual([]);
     await h.restart();
     expect(rawEvents()).toHaveLength(20);
-    expect(h.running.storage.sqlite.query('SELECT sum(spent_credits) AS s, sum("count") AS n FROM verification_rollups_month').get()).toEqual({ s: 10, n: 20 });
+    expect(h.running.storage.sqlite.query('SELECT sum(spent_credits) AS s, sum("count") AS n FROM verification_rollups_month_all').get()).toEqual({ s: 10, n: 20 });
   });
 
   test("verifications still waiting on their credit spend when stop begins are recorded too", async () => {

@@ -7,7 +7,8 @@ import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
-import { GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES } from "../../src/services/analytics/index.ts";
+import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf } from "../../src/services/analytics/index.ts";
+import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import type { StoredEvent } from "../../src/services/analytics/types.ts";
 
 const BEFORE_0006 = MIGRATIONS.findIndex((m) => m.tag === "0006_rollups_without_rowid");
@@ -27,29 +28,36 @@ function oldLayoutDb(): Storage {
   return s;
 }
 
-/**
- * Today's writer stores raw events in the batch table of 0007, which the layout before 0006 lacks:
- * lent from 0007's first statement while the old rollups are written, and dropped before migrating.
- */
+
+/** 3,000 events over 3 workspaces, 2 key spaces, 50 keys, identities, tags, outcomes and 40 days. */
+const start = Date.UTC(2026, 0, 1);
+const events: StoredEvent[] = Array.from({ length: 3000 }, (_, i) => ({
+  requestId: `req_${i}`, timeMs: start + (i % 40) * DAY_MS + (i % 7) * 61_000,
+  workspaceId: `ws_${i % 3}`, keySpaceId: `ks_${i % 2}`, keyId: `key_${i % 50}`,
+  identityId: i % 5 === 0 ? `id_${i % 4}` : "", externalId: i % 5 === 0 ? `ext_${i % 4}` : "",
+  outcome: i % 11 === 0 ? "RATE_LIMITED" : "VALID", tags: i % 3 === 0 ? `["path:/v${i % 2}"]` : "[]",
+  spentCredits: i % 4, latencyMs: (i % 9) / 4,
+}));
+
+/** The events' rollup and totals rows, inserted as the writer of that layout left them. */
 function writeOldRollups(s: Storage): void {
-  const createBatches = MIGRATIONS.find((m) => m.tag === "0007_raw_events_in_batches")!.sql.split("--> statement-breakpoint")[0]!;
-  s.sqlite.run(createBatches);
-  writeEvents(s);
-  s.sqlite.run("DROP TABLE verification_event_batches");
+  s.sqlite.transaction(() => {
+    for (const g of GRANULARITIES) {
+      const rows = aggregate(events, g);
+      const rollup = s.sqlite.prepare(`INSERT INTO ${ROLLUP_TABLES[g]} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      for (const r of rows) rollup.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+      const total = s.sqlite.prepare(`INSERT INTO ${TOTALS_TABLES[g]} (time, workspace_id, key_space_id, outcome, "count", spent_credits) VALUES (?, ?, ?, ?, ?, ?)`);
+      for (const t of totalsOf(rows)) total.run(t.time, t.workspaceId, t.keySpaceId, t.outcome, t.count, t.spentCredits);
+    }
+  })();
 }
 
-/** 3,000 events over 3 workspaces, 2 key spaces, 50 keys, identities, tags, outcomes and 40 days, in 3 batches. */
+/** The events written by today's writer, and folded into every rollup. */
 function writeEvents(s: Storage): void {
-  const start = Date.UTC(2026, 0, 1);
-  const events: StoredEvent[] = Array.from({ length: 3000 }, (_, i) => ({
-    requestId: `req_${i}`, timeMs: start + (i % 40) * DAY_MS + (i % 7) * 61_000,
-    workspaceId: `ws_${i % 3}`, keySpaceId: `ks_${i % 2}`, keyId: `key_${i % 50}`,
-    identityId: i % 5 === 0 ? `id_${i % 4}` : "", externalId: i % 5 === 0 ? `ext_${i % 4}` : "",
-    outcome: i % 11 === 0 ? "RATE_LIMITED" : "VALID", tags: i % 3 === 0 ? `["path:/v${i % 2}"]` : "[]",
-    spentCredits: i % 4, latencyMs: (i % 9) / 4,
-  }));
   const tables = new EventTables(s);
   for (let i = 0; i < events.length; i += 1000) tables.write(events.slice(i, i + 1000));
+  new RollupFolder(s).foldAll(Number.MAX_SAFE_INTEGER);
 }
 
 const pkOf = (table: string) => (table.includes("rollups") ? ROLLUP_PK : TOTALS_PK);
@@ -73,7 +81,7 @@ test("0006 makes the rollups and totals WITHOUT ROWID, without their time indexe
     expect(before[ROLLUP_TABLES.minute]!.sums.count).toBe(3000);
     expect(before[ROLLUP_TABLES.minute]!.sums.n).toBeGreaterThan(1000);
 
-    expect(applyMigrations(s.sqlite)).toEqual(MIGRATIONS.slice(BEFORE_0006).map((m) => m.tag));
+    expect(applyMigrations(s.sqlite, MIGRATIONS.slice(0, BEFORE_0006 + 1))).toEqual(["0006_rollups_without_rowid"]);
 
     for (const t of TABLES) {
       expect(sqlOf(s, t)).toMatch(/\) WITHOUT ROWID$/);
@@ -84,7 +92,11 @@ test("0006 makes the rollups and totals WITHOUT ROWID, without their time indexe
     expect(s.sqlite.query(`SELECT name FROM sqlite_master WHERE name LIKE '__new_%'`).all()).toEqual([]);
     expect(s.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
 
-    // The writer's upserts still add to the copied rows.
+    // Today's writer and fold, after the later migrations, still add to the copied rows; 0008
+    // takes the minute rows written before it as folded, so the views count each event once.
+    applyMigrations(s.sqlite);
+    expect(s.sqlite.query("SELECT count(*) AS n FROM verification_rollups_minute WHERE folded = 0").get()).toEqual({ n: 0 });
+    for (const g of ["hour", "day", "month"] as const) expect(sumsOf(s, `verification_rollups_${g}_all`)).toEqual(before[ROLLUP_TABLES[g]]!.sums);
     writeEvents(s);
     for (const t of TABLES) {
       expect(sumsOf(s, t)).toEqual({ ...before[t]!.sums, count: before[t]!.sums.count! * 2, credits: before[t]!.sums.credits! * 2 });

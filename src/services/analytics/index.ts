@@ -1,14 +1,16 @@
 /**
  * Analytics: every verification of a found key becomes an event (outcome = its code, key, key
  * space, identity, external id, spent credits, tags, latency), buffered in memory and written in
- * batches, off the main thread when served, each with its per-minute, -hour, -day and -month
- * rollups (per key) and totals (per key space) in the same transaction, so rollup and total counts
- * always equal the raw events written. Each table has its own retention, pruned daily.
+ * batches, off the main thread when served, each with its per-minute rollup (per key) and its
+ * per-minute, -hour, -day and -month totals (per key space) in the same transaction; the hour, day
+ * and month rollups are folded from the minute rows (fold.ts), and the tables the queries read add
+ * the rows not folded yet, so rollup and total counts always equal the raw events written. Each
+ * table has its own retention, pruned daily.
  */
 export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
 export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
-export { aggregate, rollupsOf, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
+export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";
 // analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a worker thread.
 export { AnalyticsQueryService, type AnalyticsQueryRunner } from "./query-service.ts";

@@ -76,11 +76,7 @@ export interface TotalRow {
 /** The fields a rollup row is grouped by, besides its bucket. */
 type Dimensions = Pick<StoredEvent, "workspaceId" | "keySpaceId" | "keyId" | "identityId" | "externalId" | "outcome" | "tags">;
 
-/**
- * Rows of one granularity grouped by their dimensions, each group's rows in bucket order (a batch
- * spans a bucket or two). Coarser levels are folded group by group, so only the finest level
- * builds a string per event (its dimensions' key).
- */
+/** Rows of one granularity grouped by their dimensions, each group's rows in bucket order (a batch spans a bucket or two). */
 type Grouped = Map<string, RollupRow[]>;
 
 function sameDimensions(a: Dimensions, b: Dimensions): boolean {
@@ -94,19 +90,19 @@ function rowAt(buckets: RollupRow[], time: number): RollupRow | undefined {
   return undefined;
 }
 
-/** Adds one event (or a finer row) to the row of bucket `time` in `buckets`. */
-function accumulate(buckets: RollupRow[], time: number, d: Dimensions, count: number, spentCredits: number, latencySumMs: number, latencyMaxMs: number): void {
+/** Adds event `e` to the row of bucket `time` in `buckets`. */
+function accumulate(buckets: RollupRow[], time: number, e: StoredEvent): void {
   const row = rowAt(buckets, time);
   if (row) {
-    row.count += count;
-    row.spentCredits += spentCredits;
-    row.latencySumMs += latencySumMs;
-    row.latencyMaxMs = Math.max(row.latencyMaxMs, latencyMaxMs);
+    row.count += 1;
+    row.spentCredits += e.spentCredits;
+    row.latencySumMs += e.latencyMs;
+    row.latencyMaxMs = Math.max(row.latencyMaxMs, e.latencyMs);
     return;
   }
   buckets.push({
-    time, workspaceId: d.workspaceId, keySpaceId: d.keySpaceId, keyId: d.keyId, identityId: d.identityId, externalId: d.externalId,
-    outcome: d.outcome, tags: d.tags, count, spentCredits, latencySumMs, latencyMaxMs,
+    time, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId, identityId: e.identityId, externalId: e.externalId,
+    outcome: e.outcome, tags: e.tags, count: 1, spentCredits: e.spentCredits, latencySumMs: e.latencyMs, latencyMaxMs: e.latencyMs,
   });
 }
 
@@ -122,18 +118,7 @@ function group(events: readonly StoredEvent[], granularity: Granularity): Groupe
       if (!buckets) out.set(id, buckets = []);
     }
     previous = e;
-    accumulate(buckets, bucketStartMs(granularity, e.timeMs), e, 1, e.spentCredits, e.latencyMs, e.latencyMs);
-  }
-  return out;
-}
-
-/** Folds rows of a finer granularity into `granularity`, dimensions by dimensions; exact because UTC buckets nest. */
-function coarsen(finer: Grouped, granularity: Granularity): Grouped {
-  const out: Grouped = new Map();
-  for (const [id, rows] of finer) {
-    const buckets: RollupRow[] = [];
-    for (const r of rows) accumulate(buckets, bucketStartMs(granularity, r.time), r, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
-    out.set(id, buckets);
+    accumulate(buckets, bucketStartMs(granularity, e.timeMs), e);
   }
   return out;
 }
@@ -149,25 +134,21 @@ export function aggregate(events: readonly StoredEvent[], granularity: Granulari
   return rowsOf(group(events, granularity));
 }
 
-/** The rows of every rollup for `events`: minutes from the events, each coarser level from the one below. */
-export function rollupsOf(events: readonly StoredEvent[]): Record<Granularity, RollupRow[]> {
-  const minute = group(events, "minute");
-  const hour = coarsen(minute, "hour");
-  const day = coarsen(hour, "day");
-  return { minute: rowsOf(minute), hour: rowsOf(hour), day: rowsOf(day), month: rowsOf(coarsen(day, "month")) };
-}
-
-/** `rows` (of one granularity) summed per bucket, key space and outcome: the totals tables' primary key. */
-export function totalsOf(rows: readonly RollupRow[]): TotalRow[] {
+/**
+ * `rows` summed per bucket, key space and outcome: the totals tables' primary key. The buckets are
+ * the rows' own, or those of a coarser `granularity` (exact, as UTC buckets nest).
+ */
+export function totalsOf(rows: readonly RollupRow[], granularity?: Granularity): TotalRow[] {
   const out = new Map<string, TotalRow>();
   for (const r of rows) {
-    const id = `${r.time}\u0000${r.workspaceId}\u0000${r.keySpaceId}\u0000${r.outcome}`;
+    const time = granularity ? bucketStartMs(granularity, r.time) : r.time;
+    const id = `${time}\u0000${r.workspaceId}\u0000${r.keySpaceId}\u0000${r.outcome}`;
     const total = out.get(id);
     if (total) {
       total.count += r.count;
       total.spentCredits += r.spentCredits;
     } else {
-      out.set(id, { time: r.time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits });
+      out.set(id, { time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits });
     }
   }
   return [...out.values()];

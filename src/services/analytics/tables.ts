@@ -1,8 +1,9 @@
 /**
  * Writing events to SQLite: the raw events (a batch row per workspace, raw-events.ts) and the
- * upserts of their four rollups and four totals in one transaction, so the rollups and totals
- * always equal the raw events committed. A large batch can be split into chunks by key, so each
- * transaction holds the write lock briefly and a key's rollup rows are still upserted about once
+ * upserts of their minute rollup and four totals in one transaction, so the minute rollup and the
+ * totals always equal the raw events committed; the hour, day and month rollups are folded from
+ * the minute rows later (fold.ts). A large batch can be split into chunks by key, so each
+ * transaction holds the write lock briefly and a key's minute rows are still upserted about once
  * per batch.
  */
 import type { Database, Statement } from "bun:sqlite";
@@ -11,14 +12,14 @@ import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
 import { verificationEventBatches } from "../../storage/schema/index.ts";
 import { batchRows } from "./raw-events.ts";
-import { GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, rollupsOf, totalsOf, type Granularity } from "./rollups.ts";
+import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
 
 export class EventTables {
   private readonly insertBatch: Statement<unknown, Binding[]>;
-  private readonly upserts: Record<Granularity, Statement<unknown, Binding[]>>;
+  private readonly upsertMinute: Statement<unknown, Binding[]>;
   private readonly totals: Record<Granularity, Statement<unknown, Binding[]>>;
 
   constructor(private readonly storage: Storage) {
@@ -26,16 +27,16 @@ export class EventTables {
     this.insertBatch = sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${getTableName(verificationEventBatches)} (workspace_id, min_time, max_time, event_count, events) VALUES (?1, ?2, ?3, ?4, ?5)`,
     );
-    const upsert = (table: string) => sqlite.prepare<unknown, Binding[]>(
-      `INSERT INTO ${table} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+    // A new row is not folded yet; a folded row that is updated passes the difference on (fold.ts).
+    this.upsertMinute = sqlite.prepare<unknown, Binding[]>(
+      `INSERT INTO ${ROLLUP_TABLES.minute} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms, folded)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0)
        ON CONFLICT (workspace_id, time, key_space_id, key_id, identity_id, outcome, tags) DO UPDATE SET
          "count" = "count" + excluded."count",
          spent_credits = spent_credits + excluded.spent_credits,
          latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
          latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
     );
-    this.upserts = { minute: upsert(ROLLUP_TABLES.minute), hour: upsert(ROLLUP_TABLES.hour), day: upsert(ROLLUP_TABLES.day), month: upsert(ROLLUP_TABLES.month) };
     const total = (table: string) => sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${table} (time, workspace_id, key_space_id, outcome, "count", spent_credits) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
        ON CONFLICT (workspace_id, time, key_space_id, outcome) DO UPDATE SET
@@ -44,24 +45,27 @@ export class EventTables {
     this.totals = { minute: total(TOTALS_TABLES.minute), hour: total(TOTALS_TABLES.hour), day: total(TOTALS_TABLES.day), month: total(TOTALS_TABLES.month) };
   }
 
-  /** Writes `events` and their rollups and totals in one transaction. */
+  /** The newest event time written by this writer, Unix ms (0 before the first): how far the fold may go. */
+  latestEventMs = 0;
+
+  /** Writes `events`, their minute rollup and their totals in one transaction. */
   write(events: readonly StoredEvent[]): void {
     if (events.length === 0) return;
     // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
     const batches = batchRows(events);
-    const rollups = rollupsOf(events);
-    const totals = GRANULARITIES.map((g) => totalsOf(rollups[g]));
+    const minutes = aggregate(events, "minute");
+    const totals = GRANULARITIES.map((g) => totalsOf(minutes, g));
     inTransaction(this.storage, () => {
       for (const b of batches) this.insertBatch.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, b.events);
+      for (const r of minutes) {
+        this.upsertMinute.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
+      }
       GRANULARITIES.forEach((granularity, i) => {
-        const upsert = this.upserts[granularity];
-        for (const r of rollups[granularity]) {
-          upsert.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
-        }
         const total = this.totals[granularity];
         for (const t of totals[i]!) total.run(t.time, t.workspaceId, t.keySpaceId, t.outcome, t.count, t.spentCredits);
       });
     });
+    for (const b of batches) if (b.maxTime > this.latestEventMs) this.latestEventMs = b.maxTime;
   }
 }
 

@@ -4,10 +4,12 @@
  * about HOLD_MS, see ChunkSizer), with a pause between them so that the main thread's own writes
  * (credit spends, changes) get the write lock promptly. Staged batches wait for the next
  * committing one and are written with it, so that a key's events of the whole flush interval
- * update its rollups once.
+ * update its minute rows once. After each commit, the minute rows of minutes past are folded into
+ * the hour, day and month rollups (fold.ts), in slices paced the same way.
  */
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
 import { ChunkSizer } from "./chunk-sizer.ts";
+import { foldableBefore, RollupFolder } from "./fold.ts";
 import { EventTables, sortedByKey } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
@@ -29,6 +31,10 @@ const HOLD_MS = 4;
 const MIN_CHUNK = 50;
 
 const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, MAX_CHUNK);
+/** Minute rows per fold slice, sized like the chunks: a slice holds the write lock for about HOLD_MS. */
+const foldSizer = new ChunkSizer(HOLD_MS, 100, 20_000);
+/** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */
+const FOLD_BUDGET_MS = 100;
 
 interface Batch {
   id: number;
@@ -37,6 +43,7 @@ interface Batch {
 
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
+let folder: RollupFolder | undefined;
 let staged: Batch[] = [];
 
 const reply = (message: WriterReply) => postMessage(message);
@@ -47,6 +54,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     storage = openStorage(request.path);
     if (!request.autoCheckpoint) leaveCheckpointsToCheckpointer(storage.sqlite);
     tables = new EventTables(storage);
+    folder = new RollupFolder(storage);
     return;
   }
   if (request.type === "close") {
@@ -54,6 +62,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     storage?.close();
     storage = undefined;
     tables = undefined;
+    folder = undefined;
     reply({ type: "closed" });
     return;
   }
@@ -62,8 +71,32 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   staged.push({ id: request.id, events: JSON.parse(request.events) as VerificationEvent[] });
-  if (request.commit) write(tables, takeStaged());
+  if (!request.commit) return;
+  write(tables, takeStaged());
+  if (folder) fold(folder, tables.latestEventMs);
 };
+
+/**
+ * Folds the minute rows of minutes that ended FOLD_GRACE_MS before the newest event written, slice
+ * after slice with a pause between, for FOLD_BUDGET_MS at most. A failed slice rolled back and its
+ * rows stay unfolded (the queries read them through the views); the next write tries again.
+ */
+function fold(into: RollupFolder, latestEventMs: number): void {
+  const before = foldableBefore(latestEventMs);
+  const started = performance.now();
+  try {
+    for (;;) {
+      const size = foldSizer.size;
+      const sliceStarted = performance.now();
+      const folded = into.foldSlice(before, size);
+      foldSizer.observe(folded, performance.now() - sliceStarted);
+      if (folded < size || performance.now() - started > FOLD_BUDGET_MS) return;
+      Bun.sleepSync(PAUSE_MS);
+    }
+  } catch {
+    // Left for the next write, as above.
+  }
+}
 
 function takeStaged(): Batch[] {
   const batches = staged;
@@ -77,7 +110,7 @@ function takeStaged(): Batch[] {
  */
 function write(into: EventTables, batches: Batch[]): void {
   const received = batches.flatMap((b) => b.events.map((e) => ({ keyId: e.keyId, timeMs: e.timeMs, event: e, batch: b.id })));
-  // One chunk keeps the order received; several are cut by key, so a key's rollups are upserted about once.
+  // One chunk keeps the order received; several are cut by key, so a key's minute rows are upserted about once.
   const entries = received.length <= sizer.size ? received : sortedByKey(received);
   for (let at = 0; at < entries.length;) {
     const chunk = entries.slice(at, at + sizer.size);

@@ -5,6 +5,7 @@
  * verifications; the main thread only serialises the batch.
  */
 import type { Storage } from "../../storage/db.ts";
+import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
 
@@ -29,19 +30,31 @@ export class EventWriteError extends Error {
 
 export class SqliteEventWriter implements EventBatchWriter {
   private tables: EventTables | undefined;
+  private folder: RollupFolder | undefined;
 
   constructor(private readonly storage: Storage) {}
 
-  /** Writes synchronously, before returning: a caller that does not await still finds the rows. */
+  /**
+   * Writes synchronously, before returning: a caller that does not await still finds the rows.
+   * Then folds every minute row into the coarser rollups, so that each rollup table holds all its
+   * counts (this writer serves tools and tests, where a write is small and rare).
+   */
   write(events: readonly VerificationEvent[]): Promise<void> {
     try {
       // Prepared on first use: a CLI process builds this writer too and never writes an event.
       this.tables ??= new EventTables(this.storage);
       this.tables.write(events.map(toStored));
-      return Promise.resolve();
     } catch (error) {
       return Promise.reject(new EventWriteError((error as Error).message, events));
     }
+    // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
+    try {
+      this.folder ??= new RollupFolder(this.storage);
+      this.folder.foldAll(Number.MAX_SAFE_INTEGER);
+    } catch {
+      // Nothing to undo: a failed slice rolled back, and its rows are still unfolded.
+    }
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

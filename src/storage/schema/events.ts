@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** One change made through the API or the CLI; written in the same transaction as the change. */
@@ -39,18 +40,25 @@ export const verificationEventBatches = sqliteTable("verification_event_batches"
 ]);
 
 /**
- * Verification counts per time bucket, one table per granularity, kept up to date as events are
- * written. `time` is the bucket start in Unix ms (UTC); a row counts the events of one bucket with
- * the same key, identity, outcome and tags.
+ * Verification counts per time bucket, one table per granularity: the minute rows written with the
+ * events, the hour, day and month rows folded from them (below). `time` is the bucket start in Unix
+ * ms (UTC); a row counts the events of one bucket with the same key, identity, outcome and tags.
  *
  * These tables, and the totals below, are WITHOUT ROWID by migration 0006 (drizzle cannot declare
- * it): each is one B-tree clustered on its primary key, with no other index. With many active keys
- * nearly every upsert lands on a new row at a random place, and each extra B-tree (a rowid table
- * plus its key index, a time index) was another random page to write. Every query and the
- * retention prune go by workspace and time, along the primary key.
+ * it): each is one B-tree clustered on its primary key, with no other index (but the minute
+ * table's index of the rows still to fold). With many active keys nearly every upsert lands on a
+ * new row at a random place, and each extra B-tree (a rowid table plus its key index, a time index)
+ * was another random page to write. Every query and the retention prune go by workspace and time,
+ * along the primary key.
  */
-function rollupTable(name: string) {
-  return sqliteTable(name, {
+function rollupTable<Name extends string>(name: Name) {
+  return sqliteTable(name, rollupColumns(), (t) => [
+    primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
+  ]);
+}
+
+function rollupColumns() {
+  return {
     time: integer("time").notNull(),
     workspaceId: text("workspace_id").notNull(),
     keySpaceId: text("key_space_id").notNull(),
@@ -63,12 +71,24 @@ function rollupTable(name: string) {
     spentCredits: integer("spent_credits").notNull().default(0),
     latencySumMs: real("latency_sum_ms").notNull().default(0),
     latencyMaxMs: real("latency_max_ms").notNull().default(0),
-  }, (t) => [
-    primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
-  ]);
+  };
 }
 
-export const verificationsPerMinute = rollupTable("verification_rollups_minute");
+/**
+ * The minute rollup, written as events are; the hour, day and month rollups are folded from its
+ * rows (src/services/analytics/fold.ts). `folded` is 1 once a row's counts are in the coarser
+ * rollups: new rows are written with 0, and a later update of a folded row passes its difference
+ * on to them (a trigger, migration 0008). Rows written before folding existed are folded (1).
+ * The partial index finds the rows still to fold, for the fold and for the public coarser tables,
+ * which add them (the `*_all` views, migration 0008).
+ */
+export const verificationsPerMinute = sqliteTable("verification_rollups_minute", {
+  ...rollupColumns(),
+  folded: integer("folded").notNull().default(1),
+}, (t) => [
+  primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
+  index("verification_rollups_minute_unfolded_idx").on(t.workspaceId, t.time).where(sql`${t.folded} = 0`),
+]);
 export const verificationsPerHour = rollupTable("verification_rollups_hour");
 export const verificationsPerDay = rollupTable("verification_rollups_day");
 export const verificationsPerMonth = rollupTable("verification_rollups_month");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { aggregate, bucketStartMs, rollupsOf, type RollupRow } from "../../../src/services/analytics/index.ts";
+import { aggregate, bucketStartMs, totalsOf, type RollupRow, type TotalRow } from "../../../src/services/analytics/index.ts";
 
 const utc = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0) => Date.UTC(y, mo - 1, d, h, mi, s, ms);
 
@@ -86,18 +86,18 @@ describe("aggregate", () => {
   });
 });
 
-describe("rollupsOf", () => {
-  test("each coarser level, folded from the finer one, equals aggregating the events directly", () => {
+describe("totalsOf", () => {
+  test("minute rows summed into each granularity's buckets equal the totals of that granularity's rows", () => {
     const start = utc(2026, 1, 31, 22);
     const events = Array.from({ length: 500 }, (_, i) => ({
-      requestId: "", timeMs: start + Math.floor(i / 3) * 18_007_000 + (i % 3) * 15_000, workspaceId: "ws", keySpaceId: "ks", keyId: `key_${i % 7}`, identityId: i % 3 === 0 ? "id_1" : "",
+      requestId: "", timeMs: start + Math.floor(i / 3) * 18_007_000 + (i % 3) * 15_000, workspaceId: "ws", keySpaceId: i % 4 ? "ks_a" : "ks_b", keyId: `key_${i % 7}`, identityId: i % 3 === 0 ? "id_1" : "",
       externalId: i % 3 === 0 ? "acme" : "", outcome: i % 5 === 0 ? "RATE_LIMITED" : "VALID", tags: i % 2 === 0 ? "[]" : '["a"]', spentCredits: i % 4, latencyMs: (i % 9) / 4,
     }));
-    const folded = rollupsOf(events);
-    const sorted = (rows: RollupRow[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const minutes = aggregate(events, "minute");
+    const sorted = (rows: TotalRow[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     for (const granularity of ["minute", "hour", "day", "month"] as const) {
-      expect(sorted(folded[granularity])).toEqual(sorted(aggregate(events, granularity)));
+      expect(sorted(totalsOf(minutes, granularity))).toEqual(sorted(totalsOf(aggregate(events, granularity))));
     }
-    expect(folded.month.map((r) => r.time).filter((t, i, all) => all.indexOf(t) === i).sort()).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
+    expect(totalsOf(minutes, "month").map((r) => r.time).filter((t, i, all) => all.indexOf(t) === i).sort()).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
   });
 });

@@ -44,3 +44,20 @@ export function event(overrides: Partial<VerificationEvent> = {}): VerificationE
 export function count(storage: Storage, table: string): number {
   return storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
 }
+
+/** A rollup's table as the analytics queries read it: the minute table; for coarser ones, the view adding the minute rows not folded yet. */
+export function rollupSource(granularity: "minute" | "hour" | "day" | "month"): string {
+  return granularity === "minute" ? "verification_rollups_minute" : `verification_rollups_${granularity}_all`;
+}
+
+/** The rows of a rollup as the queries see them, summed per primary key (a folded row and unfolded minute rows may share one). */
+export function rollupRows(storage: Storage, granularity: "minute" | "hour" | "day" | "month") {
+  return storage.sqlite.query<{
+    time: number; workspace_id: string; key_space_id: string; key_id: string; identity_id: string; external_id: string; outcome: string; tags: string;
+    count: number; spent_credits: number; latency_sum_ms: number; latency_max_ms: number;
+  }, []>(
+    `SELECT time, workspace_id, key_space_id, key_id, identity_id, min(external_id) AS external_id, outcome, tags,
+       sum("count") AS count, sum(spent_credits) AS spent_credits, sum(latency_sum_ms) AS latency_sum_ms, max(latency_max_ms) AS latency_max_ms
+     FROM ${rollupSource(granularity)} GROUP BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags ORDER BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags`,
+  ).all();
+}

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
 import { ChunkSizer } from "../../../src/services/analytics/chunk-sizer.ts";
 import { sortedByKey } from "../../../src/services/analytics/tables.ts";
-import { count, event, tempDb, type TempDb } from "./support.ts";
+import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
@@ -73,8 +73,8 @@ describe("WorkerEventWriter", () => {
       await writer.write(batch);
       await writer.write([event({ keyId: "key_late" })]);
       expect(count(db.storage, "verification_events")).toBe(2_501);
-      for (const g of ["minute", "hour", "day", "month"]) {
-        expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM verification_rollups_${g}`).get())
+      for (const g of ["minute", "hour", "day", "month"] as const) {
+        expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM ${rollupSource(g)}`).get())
           .toEqual({ n: 2_501, c: batch.reduce((s, e) => s + e.spentCredits, 0) });
       }
     } finally {

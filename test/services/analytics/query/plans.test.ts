@@ -40,11 +40,21 @@ test("every granularity's totals, for a whole workspace or a key-space-scoped ca
   }
 });
 
-test("queries that need the rollup's keys search the rollup by primary key", () => {
-  expect(plan(`SELECT time, SUM(count) AS total FROM key_verifications_per_day_v1 WHERE ${SINCE_365} AND key_id = 'key_42' GROUP BY time ORDER BY time`))
-    .toEqual(["SEARCH main.verification_rollups_day USING PRIMARY KEY (workspace_id=? AND time>?)"]);
-  expect(plan(`SELECT key_id, count FROM key_verifications_per_hour_v1 LIMIT 10`))
-    .toEqual(["SEARCH main.verification_rollups_hour USING PRIMARY KEY (workspace_id=?)"]);
+test("queries that need the rollup's keys search the rollup by primary key, and the minute rows not folded into it by their index", () => {
+  expect(plan(`SELECT time, SUM(count) AS total FROM key_verifications_per_minute_v1 WHERE ${SINCE_365} AND key_id = 'key_42' GROUP BY time ORDER BY time`))
+    .toEqual(["SEARCH main.verification_rollups_minute USING PRIMARY KEY (workspace_id=? AND time>?)"]);
+  for (const g of ["hour", "day", "month"]) {
+    expect(plan(`SELECT time, SUM(count) AS total FROM key_verifications_per_${g}_v1 WHERE ${SINCE_365} AND key_id = 'key_42' GROUP BY time ORDER BY time`)).toEqual([
+      `CO-ROUTINE verification_rollups_${g}_all`, "COMPOUND QUERY", "LEFT-MOST SUBQUERY",
+      `SEARCH verification_rollups_${g} USING PRIMARY KEY (workspace_id=? AND time>?)`,
+      "UNION ALL", "SEARCH verification_rollups_minute USING INDEX verification_rollups_minute_unfolded_idx (workspace_id=?)",
+      `SCAN verification_rollups_${g}_all`, "USE TEMP B-TREE FOR GROUP BY",
+    ]);
+  }
+  expect(plan(`SELECT key_id, count FROM key_verifications_per_hour_v1 LIMIT 10`)).toEqual([
+    "COMPOUND QUERY", "LEFT-MOST SUBQUERY", "SEARCH verification_rollups_hour USING PRIMARY KEY (workspace_id=?)",
+    "UNION ALL", "SEARCH verification_rollups_minute USING INDEX verification_rollups_minute_unfolded_idx (workspace_id=?)",
+  ]);
 });
 
 test("the raw events search their batch rows by workspace and the range's lower bound", () => {
