@@ -11,6 +11,7 @@ import {
   verificationEventBatches, verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
 } from "../../storage/schema/index.ts";
+import { RollupFolder } from "./fold.ts";
 import { bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity } from "./rollups.ts";
 
 /** Days each table keeps its rows. */
@@ -71,6 +72,9 @@ export async function pruneAnalytics(
   for (const g of GRANULARITIES) {
     // A bucket goes only once all of it is past retention.
     const cutoffMs = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
+    // The writer folds minutes after later events; after a last burst nothing comes later, so the
+    // minute rows about to go are folded here first, or the coarser rollups would lose them.
+    if (g === "minute") new RollupFolder(storage).foldAll(cutoffMs, batchSize);
     counts[g] = await pruneTable(storage, ROLLUP_TABLES[g], cutoffMs, pacer);
     counts.totals[g] = await pruneTable(storage, TOTALS_TABLES[g], cutoffMs, pacer);
   }

@@ -106,3 +106,15 @@ test("raw events go by batch row once the row's latest event is past retention, 
     "SELECT workspace_id, time FROM verification_events ORDER BY workspace_id, time").all();
   expect(left).toEqual(["ws_a", "ws_b"].flatMap((workspace_id) => times.slice(3).map((time) => ({ workspace_id, time }))));
 });
+
+test("minute rows the writer thread never folded (no event came after them) are folded before the minute retention prunes them", async () => {
+  const tables = new EventTables(db.storage);
+  const old = now - 100 * DAY_MS;
+  tables.write([toStored(event({ timeMs: old, keyId: "k", spentCredits: 2 })), toStored(event({ timeMs: old + 1, keyId: "k", spentCredits: 1 }))]);
+  expect(db.storage.sqlite.query("SELECT count(*) AS n FROM verification_rollups_minute WHERE folded = 0").get()).toEqual({ n: 1 });
+  const counts = await pruneAnalytics(db.storage, retention, now, BATCH);
+  expect(counts.minute).toBe(1);
+  for (const g of ["hour", "day", "month"]) {
+    expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM verification_rollups_${g}_all`).get()).toEqual(g === "hour" ? { n: null, c: null } : { n: 2, c: 3 });
+  }
+});
