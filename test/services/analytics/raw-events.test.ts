@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../../src/services/analytics/execute.ts";
 import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
-import { batchRows } from "../../../src/services/analytics/raw-events.ts";
+import { batchRows, EVENT_FIELDS } from "../../../src/services/analytics/raw-events.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
 import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
 import { event, tempDb, type TempDb } from "./support.ts";
@@ -29,6 +29,19 @@ describe("batchRows", () => {
       { workspaceId: "ws_a", minTime: START + MINUTE, maxTime: START + MINUTE, eventCount: 1, keys: ["k4"] },
     ]);
   });
+});
+
+test("the view reads each of EVENT_FIELDS from its position in the batch row, as batchRows writes it", () => {
+  const db = tempDb();
+  try {
+    const e = toStored(event({ requestId: "req_1", keyId: "key_1", identityId: "id_1", externalId: "ext_1", outcome: "DISABLED", tags: ["t"], spentCredits: 7, latencyMs: 2.5 }));
+    new EventTables(db.storage).write([e]);
+    const written = JSON.parse(batchRows([e])[0]!.events) as unknown[][];
+    const view = db.storage.sqlite.query<Record<string, unknown>, []>(`SELECT ${EVENT_FIELDS.join(", ")} FROM verification_events`).get()!;
+    expect(EVENT_FIELDS.map((field) => [field, view[field]])).toEqual(EVENT_FIELDS.map((field, i) => [field, written[0]![i]]));
+  } finally {
+    db.close();
+  }
 });
 
 describe("key_verifications_v1 over batch rows", () => {
