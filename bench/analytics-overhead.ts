@@ -91,6 +91,10 @@ async function workload(name: string, lua: string, dirs: { on: string; off: stri
   const cpuOn = median(results.on.map((r) => r.cpuUsPerRequest));
   const cpuOff = median(results.off.map((r) => r.cpuUsPerRequest));
   console.log(`\nmedian requests/s: off ${off.toFixed(0)}, on ${on.toFixed(0)}; on/off ${(on / off).toFixed(3)} (overhead ${((1 - on / off) * 100).toFixed(1)}%, target < 5%)`);
+  // A round's two servers run back to back, so their ratio is less exposed to the machine's drift
+  // over the whole run than the ratio of the medians; the spread shows how far one run can be trusted.
+  const pairs = results.on.map((r, i) => r.requestsPerSec / results.off[i]!.requestsPerSec);
+  console.log(`on/off per round (its two servers back to back): ${pairs.map((p) => p.toFixed(3)).join(", ")}; median ${median(pairs).toFixed(3)} (overhead ${((1 - median(pairs)) * 100).toFixed(1)}%)`);
   const mainOn = median(results.on.map((r) => r.mainThreadUsPerRequest));
   const mainOff = median(results.off.map((r) => r.mainThreadUsPerRequest));
   console.log(`median main-thread CPU per request (what bounds throughput when the writer thread has a core of its own): off ${mainOff.toFixed(1)} µs, on ${mainOn.toFixed(1)} µs (+${((mainOn / mainOff - 1) * 100).toFixed(1)}%)`);
