@@ -1,32 +1,23 @@
 /** Upgrading a database that already holds rollups and totals to the WITHOUT ROWID layout (0006). */
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openStorage, type Storage } from "../../src/storage/db.ts";
+import type { Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf } from "../../src/services/analytics/index.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import type { StoredEvent } from "../../src/services/analytics/types.ts";
+import { databasesBefore, migrationIndex } from "./support.ts";
 
-const BEFORE_0006 = MIGRATIONS.findIndex((m) => m.tag === "0006_rollups_without_rowid");
+const BEFORE_0006 = migrationIndex("0006_rollups_without_rowid");
 const TABLES = GRANULARITIES.flatMap((g) => [ROLLUP_TABLES[g], TOTALS_TABLES[g]]);
 const ROLLUP_PK = "workspace_id, time, key_space_id, key_id, identity_id, outcome, tags";
 const TOTALS_PK = "workspace_id, time, key_space_id, outcome";
 const DAY_MS = 86_400_000;
 
-const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
-
-function oldLayoutDb(): Storage {
-  const dir = mkdtempSync(join(tmpdir(), "tollgate-without-rowid-"));
-  dirs.push(dir);
-  const s = openStorage(join(dir, "tollgate.db"));
-  applyMigrations(s.sqlite, MIGRATIONS.slice(0, BEFORE_0006));
-  return s;
-}
+const databases = databasesBefore("0006_rollups_without_rowid");
+afterEach(() => databases.removeAll());
+const oldLayoutDb = (): Storage => databases.open();
 
 
 /** 3,000 events over 3 workspaces, 2 key spaces, 50 keys, identities, tags, outcomes and 40 days. */

@@ -1,27 +1,22 @@
 /** Upgrading a database that holds raw events one row each to the batch rows of 0007, and the view over them. */
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openStorage, type Storage } from "../../src/storage/db.ts";
+import type { Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { toStored } from "../../src/services/analytics/types.ts";
+import { databasesBefore, migrationIndex } from "./support.ts";
 
-const BEFORE_0007 = MIGRATIONS.findIndex((m) => m.tag === "0007_raw_events_in_batches");
+const BEFORE_0007 = migrationIndex("0007_raw_events_in_batches");
 const COLUMNS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";
 const START = Date.UTC(2026, 0, 1);
 
-const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+const databases = databasesBefore("0007_raw_events_in_batches");
+afterEach(() => databases.removeAll());
 
 /** A database before 0007 with 2,500 raw events, the two workspaces' interleaved. */
 function oldLayoutDb(): Storage {
-  const dir = mkdtempSync(join(tmpdir(), "tollgate-raw-batches-"));
-  dirs.push(dir);
-  const s = openStorage(join(dir, "tollgate.db"));
-  applyMigrations(s.sqlite, MIGRATIONS.slice(0, BEFORE_0007));
+  const s = databases.open();
   const insert = s.sqlite.prepare(`INSERT INTO verification_events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   s.sqlite.transaction(() => {
     for (let i = 0; i < 2500; i++) {

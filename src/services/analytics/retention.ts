@@ -12,6 +12,7 @@ import {
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
 } from "../../storage/schema/index.ts";
 import { RollupFolder } from "./fold.ts";
+import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity } from "./rollups.ts";
 
 /** Days each table keeps its rows. */
@@ -59,9 +60,6 @@ const PRUNED: ReadonlyMap<string, Pruned> = new Map([
   ].map((t): [string, Pruned] => [getTableName(t), { key: getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", "), time: "time" }]),
 ]);
 
-/** About the most events a batch row holds as `serve` writes them (the writer thread's largest chunk), for sizing a delete of them. */
-const EVENTS_PER_BATCH_ROW = 1_000;
-
 /** Deletes, from every analytics table, the rows older than its retention at `nowMs`; returns how many per table. */
 export async function pruneAnalytics(
   storage: Storage, retention: AnalyticsRetention, nowMs: number, batchSize = DEFAULT_BATCH,
@@ -105,7 +103,7 @@ async function pruneTable(storage: Storage, table: string, cutoffMs: number, pac
     for (;;) {
       const budget = pacer.budget();
       // Rows of several events: as many as the budget surely covers, and at least one.
-      const limit = events ? Math.max(1, Math.floor(budget / EVENTS_PER_BATCH_ROW)) : budget;
+      const limit = events ? Math.max(1, Math.floor(budget / MAX_CHUNK_EVENTS)) : budget;
       const rows = stmt.all(id, cutoffMs, limit);
       const deleted = rows.reduce((sum, r) => sum + r.n, 0);
       total += deleted;

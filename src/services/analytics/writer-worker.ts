@@ -10,6 +10,7 @@
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
 import { ChunkSizer } from "./chunk-sizer.ts";
 import { foldableBefore, RollupFolder } from "./fold.ts";
+import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables, sortedByKey } from "./tables.ts";
 import { toStored, type VerificationEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
@@ -18,19 +19,11 @@ declare var self: Worker;
 
 /** Between two chunk transactions: longer than SQLite's first busy-handler sleep (1 ms). */
 const PAUSE_MS = 2;
-/**
- * The most events per transaction when a batch is written in chunks (ChunkSizer makes them smaller
- * when events are dear): about 5 ms of holding the write lock with few keys.
- * Each commit rewrites the pages it dirtied, so smaller chunks cost more in all (200 events a chunk
- * took 11 µs an event, 1,000 about 7, one transaction a second about 5), while a longer hold makes
- * the credit spends that wait for the lock wait longer (4,000 a chunk: p99 25 ms, throughput down).
- */
-const MAX_CHUNK = 1000;
 /** What one chunk transaction should take at most, about; a chunk holds at least MIN_CHUNK events. */
 const HOLD_MS = 4;
 const MIN_CHUNK = 50;
 
-const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, MAX_CHUNK);
+const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, MAX_CHUNK_EVENTS);
 /**
  * Minute rows per fold slice, sized like the chunks: a slice holds the write lock for about HOLD_MS.
  * A row costs 4-35 µs to fold (few keys / 100,000 keys), so the first slice, sized before any is
