@@ -42,8 +42,8 @@ export interface VerifyKeyResult {
   expires?: number;
   credits?: number;
   enabled?: boolean;
-  permissions?: string[];
-  roles?: string[];
+  permissions?: readonly string[];
+  roles?: readonly string[];
   identity?: { id: string; externalId: string; meta?: Record<string, unknown> };
   ratelimits?: RatelimitState[];
 }
