@@ -29,11 +29,24 @@ function parseJsonText(text: string): unknown {
   } catch (cause) {
     throw new AppError("request_body_unreadable", { detail: `The request body is not valid JSON: ${(cause as Error).message}`, cause });
   }
-  if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
+  if (mayNestDeeperThan(text, MAX_BODY_DEPTH) && nestedDeeperThan(body, MAX_BODY_DEPTH)) {
     const message = `Nested deeper than ${MAX_BODY_DEPTH} levels of objects and arrays.`;
     throw new AppError("invalid_input", { detail: `The request body is ${message.charAt(0).toLowerCase()}${message.slice(1)}`, errors: [{ location: "body", message }] });
   }
   return body;
+}
+
+/**
+ * False when `text` holds at most `maxDepth` opening brackets, which no nesting deeper than that
+ * can do: most bodies are then not walked (the walk costs more than parsing a small body).
+ */
+function mayNestDeeperThan(text: string, maxDepth: number): boolean {
+  let opening = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 0x7b || c === 0x5b) && ++opening > maxDepth) return true;
+  }
+  return false;
 }
 
 /** Walks objects and arrays with an explicit stack (no recursion) and stops at the first too deep. */

@@ -46,8 +46,12 @@ describe("400", () => {
       expectInvalid(h, res, "body");
       expect(res.body.error.detail).toBe("The request body is nested deeper than 100 levels of objects and arrays.");
     }
-    // 100 levels (the body object and 99 arrays) is read, and then validated as usual.
+    // 100 levels (the body object and 99 arrays) is read, and then validated as usual; 101 is not.
     expectInvalid(h, await h.post("/v2/apis.createApi", `{"name":${nested(99)}}`), "body.name");
+    const deeper = await h.post("/v2/keys.verifyKey", `{"key":${nested(100)}}`);
+    expect(deeper.body.error.detail).toBe("The request body is nested deeper than 100 levels of objects and arrays.");
+    // Many brackets side by side are not deep: read, then validated.
+    expectInvalid(h, await h.post("/v2/apis.createApi", `{"name":[${Array(300).fill("[]").join(",")}]}`), "body.name");
   });
 
   test("a route whose body may be left out still refuses a sent body that is not an object", async () => {
