@@ -2,18 +2,16 @@
  * Per-request facts the hooks share: the request id (`req_…`, also sent as `X-Request-Id`) and the
  * start time. Kept in a WeakMap owned by one app, so it goes away with the request.
  */
-import { idSequence } from "../lib/ids.ts";
+import { newId } from "../lib/ids.ts";
 
 export interface RequestInfo {
   requestId: string;
   startedAtMs: number;
 }
 
-const nextRequestId = idSequence("req");
-
 /** A new request's facts: its id and the time it started. */
 export function newRequestInfo(): RequestInfo {
-  return { requestId: nextRequestId(), startedAtMs: performance.now() };
+  return { requestId: newId("req"), startedAtMs: performance.now() };
 }
 
 export class RequestContexts {

@@ -33,28 +33,6 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase58(ID_RANDOM_CHARS)}`;
 }
 
-/** `n` (a non-negative integer) in the base58 alphabet, most significant digit first. */
-function base58Of(n: number): string {
-  let out = "";
-  do {
-    out = ALPHABET[n % 58] + out;
-    n = Math.floor(n / 58);
-  } while (n > 0);
-  return out;
-}
-
-/**
- * Identifiers made on every request (request ids): `<prefix>_`, random characters drawn once per
- * sequence, then a counter in base58. Unique within the process, and across restarts by the random
- * part; a fraction of the cost of drawing random characters for each (0.3 µs), which matters on
- * the hot routes. Not for anything that must be unguessable.
- */
-export function idSequence(prefix: IdPrefix): () => string {
-  const base = `${prefix}_${randomBase58(ID_RANDOM_CHARS)}`;
-  let next = 0;
-  return () => base + base58Of(next++);
-}
-
 /** The random part of an end-user key: base58 of `byteLength` random bytes. */
 export function randomKeyPart(byteLength: number): string {
   return base58.encode(crypto.getRandomValues(new Uint8Array(byteLength)));
