@@ -83,8 +83,8 @@ export class Campaign {
     const what = `${method} ${path} [${hostile.label}]`;
     this.summary.problems.push(...answerProblems(this.h, what, a, path.startsWith("/v2/")));
     if (a.status >= 400) {
-      const after = digest(this.h);
-      if (after.hash !== before.hash) this.summary.problems.push(`${what}: refused with ${a.status} but changed ${after.changedSince(before).join(", ")}`);
+      const changed = digest(this.h).changedByRequestsSince(before);
+      if (changed.length > 0) this.summary.problems.push(`${what}: refused with ${a.status} but changed ${changed.join(", ")}`);
     } else {
       await settle(this.h);
     }

@@ -2,6 +2,8 @@
  * A digest of everything stored: every row of every table (`SELECT * FROM` each), hashed per
  * table, so a refused request can be shown to have changed nothing and, when it did, which tables.
  */
+import { getTableName } from "drizzle-orm";
+import { ratelimitLog } from "../../src/storage/schema/index.ts";
 import type { Harness } from "../support/harness.ts";
 
 export interface Digest {
@@ -9,7 +11,16 @@ export interface Digest {
   tables: Map<string, string>;
   /** The tables whose rows differ from `earlier`'s. */
   changedSince(earlier: Digest): string[];
+  /** Those of them that a request can have changed: all but WRITTEN_BY_TIMERS. */
+  changedByRequestsSince(earlier: Digest): string[];
 }
+
+/**
+ * Tables that only the service's timers write, never a request: the rate-limit windows' log (its
+ * flush, compaction and prune). A campaign runs longer than the slowest flush interval (60 s), so
+ * a change there between two digests says nothing about the request sent in between.
+ */
+export const WRITTEN_BY_TIMERS: ReadonlySet<string> = new Set([getTableName(ratelimitLog)]);
 
 export function digest(h: Harness): Digest {
   const db = h.running.storage.sqlite;
@@ -23,5 +34,6 @@ export function digest(h: Harness): Digest {
     hash: [...tables].map(([n, hsh]) => `${n}:${hsh}`).join("|"),
     tables,
     changedSince: (earlier) => names.filter((n) => earlier.tables.get(n) !== tables.get(n)),
+    changedByRequestsSince: (earlier) => names.filter((n) => !WRITTEN_BY_TIMERS.has(n) && earlier.tables.get(n) !== tables.get(n)),
   };
 }

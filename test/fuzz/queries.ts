@@ -38,7 +38,7 @@ export async function runQueryCampaign(h: Harness, opts: { seed: number; sql: nu
     const before = digest(h);
     const a = await c.probe("/v2/analytics.getVerifications", { label: `query ${JSON.stringify(query)}`, text: JSON.stringify({ query }) });
     if (a.status >= 400 && !ANALYTICS_REFUSALS.includes(refusalType(h, a.text))) c.summary.problems.push(`query ${JSON.stringify(query)}: undocumented refusal ${a.text.slice(0, 300)}`);
-    const changed = digest(h).changedSince(before);
+    const changed = digest(h).changedByRequestsSince(before);
     if (changed.length > 0) c.summary.problems.push(`query ${JSON.stringify(query)} (answered ${a.status}) changed ${changed.join(", ")}`);
   }
   await c.alive("the analytics queries");

@@ -29,3 +29,14 @@ test("the digest sees a stored change, and names the tables it touched", async (
   expect((await h.post("/v2/apis.createApi", { name: "digest-check" })).status).toBe(200);
   expect(digest(h).changedSince(before)).toEqual(expect.arrayContaining(["apis", "audit_logs"]));
 });
+
+test("a change the rate-limit flush makes is not laid at a request's door; any other change is", async () => {
+  expect((await h.post("/v2/ratelimits.limit", { namespace: "digest-check", identifier: "u1", limit: 10, duration: 60_000 })).status).toBe(200);
+  const before = digest(h);
+  await h.restart();
+  // Stopping flushed the window to the log, as the flush timer does: only changedSince reports it.
+  expect(digest(h).changedSince(before)).toEqual(["ratelimit_log"]);
+  expect(digest(h).changedByRequestsSince(before)).toEqual([]);
+  h.running.storage.sqlite.run("DELETE FROM apis WHERE name = 'digest-check'");
+  expect(digest(h).changedByRequestsSince(before)).toEqual(["apis"]);
+});
