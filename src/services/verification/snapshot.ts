@@ -123,8 +123,13 @@ function heldSet(json: string): HeldSet {
   });
 }
 
-const sharedList = <T>(prefix: string, json: string): readonly T[] => sharedValue(`${prefix}${json}`, () => JSON.parse(json) as T[]);
-const frozenList = <T>(prefix: string, json: string): T[] => sharedValue(`${prefix}${json}`, () => Object.freeze(JSON.parse(json) as T[]) as T[]);
+/** A list many snapshots hold alike, parsed once and shared; frozen when `freeze` (see above). */
+function sharedList<T>(prefix: string, json: string, freeze: boolean): T[] {
+  return sharedValue(`${prefix}${json}`, () => {
+    const list = JSON.parse(json) as T[];
+    return freeze ? (Object.freeze(list) as T[]) : list;
+  });
+}
 const id = (value: string): string => sharedValue(`i${value}`, () => value);
 
 function toSnapshot(row: SnapshotRow): KeySnapshot {
@@ -142,12 +147,12 @@ function toSnapshot(row: SnapshotRow): KeySnapshot {
     enabled: row.enabled === 1,
     deleted: row.deleted_at !== null,
     remaining: row.remaining,
-    roles: sharedList<string>("r", row.roles),
+    roles: sharedList<string>("r", row.roles, false),
     permissions,
     held,
     identity: parseObject(row.identity) as KeySnapshot["identity"],
     // A key's own limits are shared only when it has none (the common case): their ids differ otherwise.
-    ratelimits: row.ratelimits === "[]" ? frozenList<RatelimitConfig>("l", row.ratelimits) : (JSON.parse(row.ratelimits) as RatelimitConfig[]),
+    ratelimits: row.ratelimits === "[]" ? sharedList<RatelimitConfig>("l", row.ratelimits, true) : (JSON.parse(row.ratelimits) as RatelimitConfig[]),
   };
 }
 
