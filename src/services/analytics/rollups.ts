@@ -10,16 +10,12 @@ import {
 } from "../../storage/schema/index.ts";
 import type { StoredEvent } from "./types.ts";
 
-export interface RollupRow {
+/** The fields a rollup row is grouped by, besides its bucket. */
+type Dimensions = Pick<StoredEvent, "workspaceId" | "keySpaceId" | "keyId" | "identityId" | "externalId" | "outcome" | "tags">;
+
+export interface RollupRow extends Dimensions {
   /** Bucket start, Unix ms (UTC). */
   time: number;
-  workspaceId: string;
-  keySpaceId: string;
-  keyId: string;
-  identityId: string;
-  externalId: string;
-  outcome: string;
-  tags: string;
   count: number;
   spentCredits: number;
   latencySumMs: number;
@@ -72,9 +68,6 @@ export interface TotalRow {
   count: number;
   spentCredits: number;
 }
-
-/** The fields a rollup row is grouped by, besides its bucket. */
-type Dimensions = Pick<StoredEvent, "workspaceId" | "keySpaceId" | "keyId" | "identityId" | "externalId" | "outcome" | "tags">;
 
 /** Rows of one granularity grouped by their dimensions, each group's rows in bucket order (a batch spans a bucket or two). */
 type Grouped = Map<string, RollupRow[]>;
