@@ -5,7 +5,7 @@
  * and keys of a deleted identity keep verifying, without it. Every change drops the key cache.
  */
 export {
-  upsertIdentity, findIdentityByExternalId, findIdentityById, findLiveIdentity, loadRatelimitConfigs,
+  upsertIdentity, findIdentityByExternalId, findIdentityById, findLiveIdentity, loadRatelimitConfigs, replaceRatelimits,
   type IdentitySummary, type RatelimitConfig, type RatelimitInput,
 } from "./records.ts";
 export {

@@ -58,8 +58,11 @@ export function findLiveIdentity(db: Db, workspaceId: string, ref: string): Iden
   return byId ?? findIdentityByExternalId(db, workspaceId, ref);
 }
 
+/** Whose named limits: a key's or an identity's. */
+export type RatelimitOwner = { keyId: string } | { identityId: string };
+
 /** The named limits configured on a key or an identity, by name. */
-export function loadRatelimitConfigs(db: Db, owner: { keyId: string } | { identityId: string }): RatelimitConfig[] {
+export function loadRatelimitConfigs(db: Db, owner: RatelimitOwner): RatelimitConfig[] {
   const where = "keyId" in owner ? eq(ratelimitConfigs.keyId, owner.keyId) : eq(ratelimitConfigs.identityId, owner.identityId);
   return db.select({ id: ratelimitConfigs.id, name: ratelimitConfigs.name, limit: ratelimitConfigs.limit, duration: ratelimitConfigs.durationMs, autoApply: ratelimitConfigs.autoApply })
     .from(ratelimitConfigs).where(where).orderBy(ratelimitConfigs.name).all();
@@ -78,11 +81,11 @@ export function loadIdentityRatelimits(db: Db, identityIds: readonly string[]): 
 }
 
 /**
- * Makes `limits` the identity's complete set of limits, matched by name: a kept name keeps its id
- * (and so its counters' history), a missing name is deleted, a new one is created.
+ * Makes `limits` the owner's complete set of named limits, matched by name: a kept name keeps its
+ * id (and so its counters' history), a missing name is deleted, a new one is created.
  */
-export function replaceIdentityRatelimits(db: Db, workspaceId: string, identityId: string, limits: readonly RatelimitInput[], nowMs: number): void {
-  const existing = new Map(loadRatelimitConfigs(db, { identityId }).map((c) => [c.name, c]));
+export function replaceRatelimits(db: Db, workspaceId: string, owner: RatelimitOwner, limits: readonly RatelimitInput[], nowMs: number): void {
+  const existing = new Map(loadRatelimitConfigs(db, owner).map((c) => [c.name, c]));
   const wanted = new Set(limits.map((l) => l.name));
   const removed = [...existing.values()].filter((c) => !wanted.has(c.name)).map((c) => c.id);
   if (removed.length > 0) db.delete(ratelimitConfigs).where(inArray(ratelimitConfigs.id, removed)).run();
@@ -92,7 +95,7 @@ export function replaceIdentityRatelimits(db: Db, workspaceId: string, identityI
     if (kept) {
       db.update(ratelimitConfigs).set({ ...values, updatedAt: nowMs }).where(eq(ratelimitConfigs.id, kept.id)).run();
     } else {
-      db.insert(ratelimitConfigs).values({ id: newId("rl"), workspaceId, identityId, name: l.name, ...values, createdAt: nowMs }).run();
+      db.insert(ratelimitConfigs).values({ id: newId("rl"), workspaceId, ...owner, name: l.name, ...values, createdAt: nowMs }).run();
     }
   }
 }

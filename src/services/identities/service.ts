@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { identities, ratelimitConfigs } from "../../storage/schema/index.ts";
+import { identities } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
@@ -10,7 +10,7 @@ import { recordAudit } from "../audit/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import {
-  findLiveIdentity, listLiveIdentities, loadIdentityRatelimits, replaceIdentityRatelimits,
+  findLiveIdentity, listLiveIdentities, loadIdentityRatelimits, replaceRatelimits,
   type IdentitySummary, type RatelimitConfig, type RatelimitInput,
 } from "./records.ts";
 
@@ -101,11 +101,7 @@ export class IdentityService {
         if (!isDuplicateExternalId(error)) throw error;
         throw new AppError("identity_already_exists", { detail: `Identity with externalId '${input.externalId}' already exists in this workspace.` });
       }
-      for (const l of input.ratelimits ?? []) {
-        db.insert(ratelimitConfigs).values({
-          id: newId("rl"), workspaceId: ws, identityId, name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply ?? false, createdAt: now,
-        }).run();
-      }
+      if (input.ratelimits?.length) replaceRatelimits(db, ws, { identityId }, input.ratelimits, now);
       recordAudit(db, {
         workspaceId: ws, event: "identity.create", actor: principal.actor, timeMs: now,
         resources: [{ type: "identity", id: identityId, name: input.externalId }], description: `Created identity ${identityId}`,
@@ -160,7 +156,7 @@ export class IdentityService {
       if (!found) throw identityNotFound();
       const meta = input.meta ?? found.meta;
       db.update(identities).set({ updatedAt: now, ...(input.meta !== undefined ? { meta: input.meta } : {}) }).where(eq(identities.id, found.id)).run();
-      if (input.ratelimits !== undefined) replaceIdentityRatelimits(db, principal.workspaceId, found.id, input.ratelimits, now);
+      if (input.ratelimits !== undefined) replaceRatelimits(db, principal.workspaceId, { identityId: found.id }, input.ratelimits, now);
       recordAudit(db, {
         workspaceId: principal.workspaceId, event: "identity.update", actor: principal.actor, timeMs: now,
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Updated identity ${found.id}`,

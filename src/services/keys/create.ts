@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { keySpaces, keys, ratelimitConfigs } from "../../storage/schema/index.ts";
+import { keySpaces, keys } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
@@ -11,7 +11,7 @@ import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
-import { upsertIdentity } from "../identities/index.ts";
+import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 import type { Vault } from "./vault.ts";
@@ -93,11 +93,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
     }).run();
     setKeyPermissions(db, ws, keyId, permissionIds, now);
     setKeyRoles(db, ws, keyId, roleIds, now);
-    for (const l of input.ratelimits ?? []) {
-      db.insert(ratelimitConfigs).values({
-        id: newId("rl"), workspaceId: ws, keyId, name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply ?? false, createdAt: now,
-      }).run();
-    }
+    if (input.ratelimits?.length) replaceRatelimits(db, ws, { keyId }, input.ratelimits, now);
     recordAudit(db, {
       workspaceId: ws, event: "key.create", actor: principal.actor, timeMs: now,
       resources: [{ type: "api", id: api.id, name: api.name }, { type: "key", id: keyId, ...(input.name ? { name: input.name } : {}) }],

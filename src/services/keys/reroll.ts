@@ -7,12 +7,12 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
-import { keyPermissions, keyRoles, keySpaces, keys, ratelimitConfigs } from "../../storage/schema/index.ts";
+import { keyPermissions, keyRoles, keySpaces, keys } from "../../storage/schema/index.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { loadRatelimitConfigs } from "../identities/index.ts";
+import { loadRatelimitConfigs, replaceRatelimits } from "../identities/index.ts";
 import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
 import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
@@ -112,9 +112,5 @@ function copyLinks(db: Db, old: KeyRow, keyId: string, nowMs: number): void {
   if (perms.length > 0) db.insert(keyPermissions).values(perms.map((p) => ({ keyId, permissionId: p.permissionId, workspaceId: ws, createdAt: nowMs }))).run();
   const roles = db.select({ roleId: keyRoles.roleId }).from(keyRoles).where(eq(keyRoles.keyId, old.id)).all();
   if (roles.length > 0) db.insert(keyRoles).values(roles.map((r) => ({ keyId, roleId: r.roleId, workspaceId: ws, createdAt: nowMs }))).run();
-  for (const l of loadRatelimitConfigs(db, { keyId: old.id })) {
-    db.insert(ratelimitConfigs).values({
-      id: newId("rl"), workspaceId: ws, keyId, name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply, createdAt: nowMs,
-    }).run();
-  }
+  replaceRatelimits(db, ws, { keyId }, loadRatelimitConfigs(db, { keyId: old.id }), nowMs);
 }

@@ -11,12 +11,9 @@ export interface CreditsInput {
   refill?: RefillInput;
 }
 
-export interface RatelimitInput {
-  name: string;
-  limit: number;
-  duration: number;
-  autoApply?: boolean;
-}
+import type { RatelimitInput } from "../identities/index.ts";
+
+export type { RatelimitInput };
 
 export interface CreateKeyInput {
   apiId: string;

@@ -3,13 +3,12 @@
  * null = cleared, a value = set. `ratelimits`, `roles` and `permissions` replace the key's set when
  * present. One transaction, one `key.update` audit entry.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
-import { keys, ratelimitConfigs } from "../../storage/schema/index.ts";
-import { newId } from "../../lib/ids.ts";
+import { keys } from "../../storage/schema/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
-import { upsertIdentity } from "../identities/index.ts";
+import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
 import { assertUniqueLimitNames, type KeyDeps } from "./create.ts";
 import { creditsPatch, type UpdateKeyCreditsInput } from "./credits.ts";
 import { mutateKey, type KeyTarget } from "./target.ts";
@@ -55,25 +54,9 @@ function applyUpdate(db: Db, target: KeyTarget, input: UpdateKeyInput, nowMs: nu
     columns.identityId = input.externalId === null ? null : upsertIdentity(db, ws, input.externalId, nowMs).id;
   }
   if (Object.keys(columns).length > 0) db.update(keys).set(columns).where(eq(keys.id, row.id)).run();
-  if (input.ratelimits) replaceKeyRatelimits(db, row, input.ratelimits, nowMs);
+  if (input.ratelimits) replaceRatelimits(db, row.workspaceId, { keyId: row.id }, input.ratelimits, nowMs);
   if (input.permissions) setKeyPermissions(db, ws, row.id, ensurePermissions(db, ws, input.permissions, nowMs), nowMs);
   if (roleIds) setKeyRoles(db, ws, row.id, roleIds, nowMs);
-}
-
-/** Replaces a key's named limits by name: a kept name keeps its id, a new name is added, a missing one deleted. */
-export function replaceKeyRatelimits(db: Db, row: Pick<typeof keys.$inferSelect, "id" | "workspaceId">, limits: readonly RatelimitInput[], nowMs: number): void {
-  const existing = db.select({ id: ratelimitConfigs.id, name: ratelimitConfigs.name }).from(ratelimitConfigs)
-    .where(eq(ratelimitConfigs.keyId, row.id)).all();
-  const wanted = new Set(limits.map((l) => l.name));
-  const gone = existing.filter((e) => !wanted.has(e.name)).map((e) => e.id);
-  if (gone.length > 0) db.delete(ratelimitConfigs).where(and(eq(ratelimitConfigs.keyId, row.id), inArray(ratelimitConfigs.id, gone))).run();
-  const idByName = new Map(existing.map((e) => [e.name, e.id]));
-  for (const l of limits) {
-    const values = { name: l.name, limit: l.limit, durationMs: l.duration, autoApply: l.autoApply ?? false };
-    const id = idByName.get(l.name);
-    if (id) db.update(ratelimitConfigs).set({ ...values, updatedAt: nowMs }).where(eq(ratelimitConfigs.id, id)).run();
-    else db.insert(ratelimitConfigs).values({ id: newId("rl"), workspaceId: row.workspaceId, keyId: row.id, ...values, createdAt: nowMs }).run();
-  }
 }
 
 /** The fields an update touches, for the audit description. */
