@@ -26,18 +26,9 @@ export interface VerificationRecorder {
 }
 
 /** An event as stored: tags normalised to sorted JSON text, so equal tag sets group together. */
-export interface StoredEvent {
+export interface StoredEvent extends Omit<VerificationEvent, "requestId" | "tags"> {
   requestId: string;
-  timeMs: number;
-  workspaceId: string;
-  keySpaceId: string;
-  keyId: string;
-  identityId: string;
-  externalId: string;
-  outcome: string;
   tags: string;
-  spentCredits: number;
-  latencyMs: number;
 }
 
 export function toStored(e: VerificationEvent): StoredEvent {
