@@ -15,19 +15,16 @@
  */
 import type { Statement } from "bun:sqlite";
 import { inTransaction, type Storage } from "../../storage/db.ts";
-import { ROLLUP_TABLES } from "./rollups.ts";
+import { MINUTE_UNFOLDED_INDEX } from "../../storage/schema/index.ts";
+import { ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES } from "./rollups.ts";
 
 /** How late after its minute has ended a minute row is folded, once an event that late is written. */
 export const FOLD_GRACE_MS = 5_000;
 
 const MINUTE_MS = 60_000;
 
-/** The partial index of the minute rows not folded yet (schema/events.ts): the fold reads only those. */
-const UNFOLDED_INDEX = "verification_rollups_minute_unfolded_idx";
-
 /** The columns a rollup row is copied with; the slice table has them all. */
 const COLUMNS = "time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, \"count\", spent_credits, latency_sum_ms, latency_max_ms";
-const KEY = "workspace_id, time, key_space_id, key_id, identity_id, outcome, tags";
 const DIMENSIONS = "workspace_id, key_space_id, key_id, identity_id, outcome, tags";
 
 /** The start of a minute row's bucket in each coarser rollup, as SQL over `time` (UTC; as bucketStartMs). */
@@ -58,10 +55,10 @@ export class RollupFolder {
     // Workspace by workspace, each a seek of the index: without one, a search for rows before the
     // bound would read every unfolded row of the current minute when none is before it.
     this.nextWorkspace = sqlite.prepare<{ id: string | null }, [string]>(
-      `SELECT min(workspace_id) AS id FROM main.${minute} INDEXED BY ${UNFOLDED_INDEX} WHERE folded = 0 AND workspace_id > ?1`,
+      `SELECT min(workspace_id) AS id FROM main.${minute} INDEXED BY ${MINUTE_UNFOLDED_INDEX} WHERE folded = 0 AND workspace_id > ?1`,
     );
     this.takeSlice = sqlite.prepare<unknown, [string, number, number]>(
-      `INSERT INTO temp.tg_fold_slice SELECT ${COLUMNS} FROM main.${minute} INDEXED BY ${UNFOLDED_INDEX}
+      `INSERT INTO temp.tg_fold_slice SELECT ${COLUMNS} FROM main.${minute} INDEXED BY ${MINUTE_UNFOLDED_INDEX}
        WHERE folded = 0 AND workspace_id = ?1 AND time < ?2 LIMIT ?3`,
     );
     this.upserts = (["hour", "day", "month"] as const).map((g) => sqlite.prepare(
@@ -69,14 +66,10 @@ export class RollupFolder {
        SELECT ${BUCKET_SQL[g]} AS bucket, workspace_id, key_space_id, key_id, identity_id, min(external_id), outcome, tags,
          sum("count"), sum(spent_credits), sum(latency_sum_ms), max(latency_max_ms)
        FROM temp.tg_fold_slice WHERE true GROUP BY bucket, ${DIMENSIONS}
-       ON CONFLICT (${KEY}) DO UPDATE SET
-         "count" = "count" + excluded."count",
-         spent_credits = spent_credits + excluded.spent_credits,
-         latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
-         latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
+       ON CONFLICT (${ROLLUP_KEY_SQL}) DO UPDATE SET ${ROLLUP_ADD_SQL}`,
     ));
     this.markFolded = sqlite.prepare(
-      `UPDATE main.${minute} SET folded = 1 WHERE folded = 0 AND (${KEY}) IN (SELECT ${KEY} FROM temp.tg_fold_slice)`,
+      `UPDATE main.${minute} SET folded = 1 WHERE folded = 0 AND (${ROLLUP_KEY_SQL}) IN (SELECT ${ROLLUP_KEY_SQL} FROM temp.tg_fold_slice)`,
     );
   }
 

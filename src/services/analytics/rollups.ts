@@ -4,6 +4,7 @@
  * written, so a busy key costs one upsert per bucket and batch, not one per event.
  */
 import { getTableName } from "drizzle-orm";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
 import {
   verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
@@ -56,6 +57,15 @@ export const TOTALS_TABLES: Readonly<Record<Granularity, string>> = {
   day: getTableName(verificationTotalsPerDay),
   month: getTableName(verificationTotalsPerMonth),
 };
+
+/** The rollup tables' primary key, as SQL: the conflict target of every upsert into them. */
+export const ROLLUP_KEY_SQL = getTableConfig(verificationsPerMinute).primaryKeys[0]!.columns.map((c) => c.name).join(", ");
+
+/** How an upsert into a rollup table adds the row it brings (`excluded`) to the row already there. */
+export const ROLLUP_ADD_SQL = `"count" = "count" + excluded."count",
+         spent_credits = spent_credits + excluded.spent_credits,
+         latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
+         latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`;
 
 export const GRANULARITIES: readonly Granularity[] = ["minute", "hour", "day", "month"];
 

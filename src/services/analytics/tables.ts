@@ -12,7 +12,7 @@ import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
 import { verificationEventBatches } from "../../storage/schema/index.ts";
 import { batchRows } from "./raw-events.ts";
-import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
+import { aggregate, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
@@ -31,11 +31,7 @@ export class EventTables {
     this.upsertMinute = sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${ROLLUP_TABLES.minute} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms, folded)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0)
-       ON CONFLICT (workspace_id, time, key_space_id, key_id, identity_id, outcome, tags) DO UPDATE SET
-         "count" = "count" + excluded."count",
-         spent_credits = spent_credits + excluded.spent_credits,
-         latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
-         latency_max_ms = max(latency_max_ms, excluded.latency_max_ms)`,
+       ON CONFLICT (${ROLLUP_KEY_SQL}) DO UPDATE SET ${ROLLUP_ADD_SQL}`,
     );
     const total = (table: string) => sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${table} (time, workspace_id, key_space_id, outcome, "count", spent_credits) VALUES (?1, ?2, ?3, ?4, ?5, ?6)

@@ -82,12 +82,15 @@ function rollupColumns() {
  * The partial index finds the rows still to fold, for the fold and for the public coarser tables,
  * which add them (the `*_all` views, migration 0008).
  */
+/** The minute rollup's partial index of the rows still to fold (the fold and the `*_all` views name it). */
+export const MINUTE_UNFOLDED_INDEX = "verification_rollups_minute_unfolded_idx";
+
 export const verificationsPerMinute = sqliteTable("verification_rollups_minute", {
   ...rollupColumns(),
   folded: integer("folded").notNull().default(1),
 }, (t) => [
   primaryKey({ columns: [t.workspaceId, t.time, t.keySpaceId, t.keyId, t.identityId, t.outcome, t.tags] }),
-  index("verification_rollups_minute_unfolded_idx").on(t.workspaceId, t.time).where(sql`${t.folded} = 0`),
+  index(MINUTE_UNFOLDED_INDEX).on(t.workspaceId, t.time).where(sql`${t.folded} = 0`),
 ]);
 export const verificationsPerHour = rollupTable("verification_rollups_hour");
 export const verificationsPerDay = rollupTable("verification_rollups_day");
