@@ -31,6 +31,11 @@ export interface StoredEvent extends Omit<VerificationEvent, "requestId" | "tags
   tags: string;
 }
 
+/** A tag set as stored: sorted, as JSON text, so equal sets group together in the rollups. */
+export function storedTags(tags: readonly string[]): string {
+  return tags.length === 0 ? "[]" : JSON.stringify([...tags].sort());
+}
+
 export function toStored(e: VerificationEvent): StoredEvent {
   return {
     requestId: e.requestId ?? "",
@@ -41,7 +46,7 @@ export function toStored(e: VerificationEvent): StoredEvent {
     identityId: e.identityId,
     externalId: e.externalId,
     outcome: e.outcome,
-    tags: e.tags.length === 0 ? "[]" : JSON.stringify([...e.tags].sort()),
+    tags: storedTags(e.tags),
     spentCredits: e.spentCredits,
     latencyMs: e.latencyMs,
   };

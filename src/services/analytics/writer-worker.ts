@@ -12,7 +12,8 @@ import { ChunkSizer } from "./chunk-sizer.ts";
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables, sortedByKey } from "./tables.ts";
-import { toStored, type VerificationEvent } from "./types.ts";
+import { EventDecoder } from "./event-codec.ts";
+import type { StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
 declare var self: Worker;
@@ -35,13 +36,15 @@ const FOLD_BUDGET_MS = 100;
 
 interface Batch {
   id: number;
-  events: VerificationEvent[];
+  events: StoredEvent[];
 }
 
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
 let folder: RollupFolder | undefined;
 let staged: Batch[] = [];
+/** Every write message is decoded, in order, also before the writer is opened: the dictionary depends on it. */
+const decoder = new EventDecoder();
 
 const reply = (message: WriterReply) => postMessage(message);
 
@@ -63,11 +66,12 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     reply({ type: "closed" });
     return;
   }
+  const events = decoder.decode(request.events);
   if (!tables) {
-    reply({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: request.events });
+    reply({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: JSON.stringify(events) });
     return;
   }
-  staged.push({ id: request.id, events: JSON.parse(request.events) as VerificationEvent[] });
+  staged.push({ id: request.id, events });
   if (!request.commit) return;
   write(tables, takeStaged());
   if (folder) fold(folder, tables.latestEventMs);
@@ -113,7 +117,7 @@ function write(into: EventTables, batches: Batch[]): void {
     const chunk = entries.slice(at, at + sizer.size);
     const started = performance.now();
     try {
-      into.write(chunk.map((entry) => toStored(entry.event)));
+      into.write(chunk.map((entry) => entry.event));
     } catch (error) {
       const unwritten = entries.slice(at);
       for (const b of batches) {

@@ -2,12 +2,13 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection, so the SQLite work of analytics never runs on the thread that answers
- * verifications; the main thread only serialises the batch.
+ * verifications; the main thread only encodes the batch (event-codec.ts).
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { toStored, type VerificationEvent } from "./types.ts";
+import { EventEncoder, fromStored, type EncodedEvents } from "./event-codec.ts";
+import { toStored, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
   /**
@@ -67,12 +68,13 @@ export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: string; commit: boolean }
+  | { type: "write"; id: number; events: EncodedEvents; commit: boolean }
   | { type: "close" };
 
 /** Messages from the writer worker. */
 export type WriterReply =
   | { type: "written"; id: number }
+  /** `unwritten`: the events not committed, as stored, in JSON. */
   | { type: "failed"; id: number; error: string; unwritten: string }
   | { type: "closed" };
 
@@ -84,6 +86,8 @@ interface Waiter {
 
 export class WorkerEventWriter implements EventBatchWriter {
   private worker: Worker | undefined;
+  /** The dictionary the worker mirrors: a new one with each new worker. */
+  private encoder = new EventEncoder();
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private closed: (() => void) | undefined;
@@ -101,8 +105,9 @@ export class WorkerEventWriter implements EventBatchWriter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { events, resolve, reject });
-      // One string is the cheapest message to pass (no structured clone of every event).
-      worker.postMessage({ type: "write", id, events: JSON.stringify(events), commit: opts.stage !== true } satisfies WriterRequest);
+      const encoded = this.encoder.encode(events);
+      // The typed arrays are handed over, not copied.
+      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, { transfer: [encoded.refs.buffer, encoded.numbers.buffer] });
     });
   }
 
@@ -126,6 +131,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     worker.unref();
     worker.postMessage({ type: "open", path: this.dbPath, autoCheckpoint: this.opts.autoCheckpoint ?? true } satisfies WriterRequest);
     this.worker = worker;
+    this.encoder = new EventEncoder();
     return worker;
   }
 
@@ -137,7 +143,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     const waiter = this.waiting.get(reply.id);
     this.waiting.delete(reply.id);
     if (reply.type === "written") waiter?.resolve();
-    else waiter?.reject(new EventWriteError(reply.error, JSON.parse(reply.unwritten) as VerificationEvent[]));
+    else waiter?.reject(new EventWriteError(reply.error, (JSON.parse(reply.unwritten) as StoredEvent[]).map(fromStored)));
   }
 
   /**

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { EventWriteError, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
+import { EventWriteError, SqliteEventWriter, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
 import { ChunkSizer } from "../../../src/services/analytics/chunk-sizer.ts";
 import { sortedByKey } from "../../../src/services/analytics/tables.ts";
+import { toStored } from "../../../src/services/analytics/types.ts";
 import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -82,14 +83,38 @@ describe("WorkerEventWriter", () => {
     }
   });
 
+  test("stores every field of every event as the calling-thread writer does", async () => {
+    const events = [
+      event({ tags: ["path=/b", "path=/a"], identityId: "id_1", externalId: "acme", spentCredits: 3, latencyMs: 0.123456789 }),
+      event({ keyId: "key_b", outcome: "RATE_LIMITED", requestId: "req_1", timeMs: event().timeMs + 61_000 }),
+      event({ keyId: "key_c", tags: ["solo"] }),
+    ];
+    const rows = (storage: TempDb["storage"]) => storage.sqlite.query(
+      "SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms FROM verification_events ORDER BY batch_id, position",
+    ).all();
+    const other = tempDb();
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      await writer.write(events);
+      await new SqliteEventWriter(other.storage).write(events);
+      expect(rows(db.storage)).toHaveLength(3);
+      expect(rows(db.storage)).toEqual(rows(other.storage));
+    } finally {
+      await writer.close();
+      other.close();
+    }
+  });
+
   test("a failed write rejects with the events it did not commit", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       await writer.write([event()]);
       db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
-      const failed = await writer.write([event({ keyId: "k1" }), event({ keyId: "k2" })]).catch((e: unknown) => e);
+      const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
+      const failed = await writer.write(events).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
-      expect((failed as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["k1", "k2"]);
+      // Every field comes back (tags as stored, sorted), so the events can be buffered again as they were.
+      expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
     } finally {
       db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
       await writer.close();

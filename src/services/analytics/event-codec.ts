@@ -1,0 +1,140 @@
+/**
+ * How a batch of verification events crosses from the main thread to the writer thread: numbers in
+ * typed arrays, strings as indexes into a dictionary both sides keep. The main thread sends each
+ * string once (ids, outcomes, tag sets as their stored JSON text); after that an event costs it a
+ * few map look-ups and array writes, and the message is two typed arrays and the strings that are
+ * new. Serialising each batch to JSON instead took most of the pipeline's main-thread cost (the
+ * text of every event, and the collections its allocation brought on).
+ *
+ * The dictionary is bounded: past MAX_DICTIONARY_STRINGS the encoder starts a new one and says so
+ * in the next message, and the decoder starts over with it. Messages between two threads keep their
+ * order, so the two stay in step; a writer that is replaced starts with a new encoder.
+ */
+import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
+
+/** Strings kept before both sides start a new dictionary: distinct keys, identities, tag sets. */
+export const MAX_DICTIONARY_STRINGS = 200_000;
+
+/** String fields of an event, by position in `refs`. */
+const REFS_PER_EVENT = 8;
+/** Number fields of an event, by position in `numbers`: time, spent credits, latency. */
+const NUMBERS_PER_EVENT = 3;
+
+export interface EncodedEvents {
+  /** The dictionary starts over with this message (its strings are the first of the new one). */
+  reset: boolean;
+  /** Strings added to the dictionary, in index order, after those of earlier messages. */
+  strings: string[];
+  /** Per event: workspace, key space, key, identity, external id, outcome, tags, request id. */
+  refs: Uint32Array<ArrayBuffer>;
+  numbers: Float64Array<ArrayBuffer>;
+}
+
+/** The main thread's side. */
+export class EventEncoder {
+  private readonly index = new Map<string, number>();
+  /** A one-tag set by its tag, and a larger one by its JSON text as sent, to the index of its stored text. */
+  private readonly singleTags = new Map<string, number>();
+  private readonly tagLists = new Map<string, number>();
+  private size = 0;
+  private resetPending = true;
+
+  constructor(private readonly maxStrings = MAX_DICTIONARY_STRINGS) {}
+
+  encode(events: readonly VerificationEvent[]): EncodedEvents {
+    if (this.size > this.maxStrings) this.startOver();
+    const strings: string[] = [];
+    const intern = (s: string): number => {
+      let i = this.index.get(s);
+      if (i === undefined) {
+        i = this.size++;
+        this.index.set(s, i);
+        strings.push(s);
+      }
+      return i;
+    };
+    const refs = new Uint32Array(events.length * REFS_PER_EVENT);
+    const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
+    let r = 0;
+    let n = 0;
+    for (const e of events) {
+      refs[r++] = intern(e.workspaceId);
+      refs[r++] = intern(e.keySpaceId);
+      refs[r++] = intern(e.keyId);
+      refs[r++] = intern(e.identityId);
+      refs[r++] = intern(e.externalId);
+      refs[r++] = intern(e.outcome);
+      refs[r++] = this.tagsRef(e.tags, intern);
+      refs[r++] = intern(e.requestId ?? "");
+      numbers[n++] = e.timeMs;
+      numbers[n++] = e.spentCredits;
+      numbers[n++] = e.latencyMs;
+    }
+    const reset = this.resetPending;
+    this.resetPending = false;
+    return { reset, strings, refs, numbers };
+  }
+
+  private tagsRef(tags: readonly string[], intern: (s: string) => number): number {
+    if (tags.length === 0) return intern("[]");
+    const byTag = tags.length === 1;
+    const key = byTag ? tags[0]! : JSON.stringify(tags);
+    const known = byTag ? this.singleTags : this.tagLists;
+    let i = known.get(key);
+    if (i === undefined) {
+      i = intern(storedTags(tags));
+      known.set(key, i);
+    }
+    return i;
+  }
+
+  private startOver(): void {
+    this.index.clear();
+    this.singleTags.clear();
+    this.tagLists.clear();
+    this.size = 0;
+    this.resetPending = true;
+  }
+}
+
+/** The writer thread's side: the same dictionary, rebuilt from the messages in order. */
+export class EventDecoder {
+  private strings: string[] = [];
+
+  /** Strings in the dictionary now. */
+  get size(): number {
+    return this.strings.length;
+  }
+
+  decode(message: EncodedEvents): StoredEvent[] {
+    if (message.reset) this.strings = [];
+    for (const s of message.strings) this.strings.push(s);
+    const { refs, numbers } = message;
+    const s = this.strings;
+    const count = numbers.length / NUMBERS_PER_EVENT;
+    const events: StoredEvent[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const r = i * REFS_PER_EVENT;
+      const n = i * NUMBERS_PER_EVENT;
+      events[i] = {
+        workspaceId: s[refs[r]!]!,
+        keySpaceId: s[refs[r + 1]!]!,
+        keyId: s[refs[r + 2]!]!,
+        identityId: s[refs[r + 3]!]!,
+        externalId: s[refs[r + 4]!]!,
+        outcome: s[refs[r + 5]!]!,
+        tags: s[refs[r + 6]!]!,
+        requestId: s[refs[r + 7]!]!,
+        timeMs: numbers[n]!,
+        spentCredits: numbers[n + 1]!,
+        latencyMs: numbers[n + 2]!,
+      };
+    }
+    return events;
+  }
+}
+
+/** A stored event as the main thread records it again (a batch the writer could not commit). */
+export function fromStored(e: StoredEvent): VerificationEvent {
+  return { ...e, tags: JSON.parse(e.tags) as string[] };
+}

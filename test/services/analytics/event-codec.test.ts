@@ -1,0 +1,67 @@
+import { describe, expect, test } from "bun:test";
+import { EventDecoder, EventEncoder, fromStored } from "../../../src/services/analytics/event-codec.ts";
+import { toStored, type VerificationEvent } from "../../../src/services/analytics/types.ts";
+import { event } from "./support.ts";
+
+const varied: VerificationEvent[] = [
+  event(),
+  event({ keyId: "key_b", identityId: "id_1", externalId: "acme", outcome: "RATE_LIMITED", spentCredits: 3, latencyMs: 0.123456789 }),
+  event({ tags: ["region=eu", "path=/b", "path=/a"], requestId: "req_1", timeMs: event().timeMs + 61_000 }),
+  event({ tags: ["solo"] }),
+  event({ tags: ['["a","b"]'] }),
+  event({ tags: ["a", "b"] }),
+];
+
+describe("EventEncoder and EventDecoder", () => {
+  test("a batch decodes to the events as stored: every field, tags sorted into JSON, '' for no request id", () => {
+    const decoded = new EventDecoder().decode(new EventEncoder().encode(varied));
+    expect(decoded).toEqual(varied.map(toStored));
+    // A one-tag set whose tag reads like a JSON list is not the list.
+    expect(decoded[4]!.tags).toBe('["[\\"a\\",\\"b\\"]"]');
+    expect(decoded[5]!.tags).toBe('["a","b"]');
+  });
+
+  test("a string crosses once: a later batch of the same events brings no strings and decodes the same", () => {
+    const encoder = new EventEncoder();
+    const decoder = new EventDecoder();
+    const first = encoder.encode(varied);
+    expect(first.reset).toBe(true);
+    expect(first.strings.filter((s) => s === "key_a")).toHaveLength(1);
+    decoder.decode(first);
+    const second = encoder.encode(varied);
+    expect(second.reset).toBe(false);
+    expect(second.strings).toEqual([]);
+    expect(decoder.decode(second)).toEqual(varied.map(toStored));
+  });
+
+  test("the same tags in another order share one stored text", () => {
+    const decoded = new EventDecoder().decode(new EventEncoder().encode([event({ tags: ["b", "a"] }), event({ tags: ["a", "b"] })]));
+    expect(decoded.map((e) => e.tags)).toEqual(['["a","b"]', '["a","b"]']);
+  });
+
+  test("past its bound the dictionary starts over on both sides, and every batch still decodes", () => {
+    const encoder = new EventEncoder(20);
+    const decoder = new EventDecoder();
+    const resets: boolean[] = [];
+    for (let batch = 0; batch < 6; batch++) {
+      const events = Array.from({ length: 10 }, (_, i) => event({ keyId: `key_${batch}_${i}`, tags: [`t${batch}`] }));
+      const message = encoder.encode(events);
+      resets.push(message.reset);
+      expect(decoder.decode(message)).toEqual(events.map(toStored));
+      expect(decoder.size).toBeLessThanOrEqual(20 + 10 * 8);
+    }
+    expect(resets).toEqual([true, false, true, false, true, false]);
+  });
+
+  test("an empty batch is an empty message", () => {
+    const message = new EventEncoder().encode([]);
+    expect(message.refs.length + message.numbers.length).toBe(0);
+    expect(new EventDecoder().decode(message)).toEqual([]);
+  });
+});
+
+describe("fromStored", () => {
+  test("gives back an event that stores the same", () => {
+    for (const e of varied) expect(toStored(fromStored(toStored(e)))).toEqual(toStored(e));
+  });
+});
