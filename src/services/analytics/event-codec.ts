@@ -33,23 +33,25 @@ export interface EncodedEvents {
 /** The main thread's side. */
 export class EventEncoder {
   private readonly index = new Map<string, number>();
+  /** The strings by index; a new array when the dictionary starts over, so a batch encoded before can still be decoded. */
+  private strings: string[] = [];
   /** A one-tag set by its tag, and a larger one by its JSON text as sent, to the index of its stored text. */
   private readonly singleTags = new Map<string, number>();
   private readonly tagLists = new Map<string, number>();
-  private size = 0;
   private resetPending = true;
 
   constructor(private readonly maxStrings = MAX_DICTIONARY_STRINGS) {}
 
   encode(events: readonly VerificationEvent[]): EncodedEvents {
-    if (this.size > this.maxStrings) this.startOver();
-    const strings: string[] = [];
+    if (this.strings.length > this.maxStrings) this.startOver();
+    const dictionary = this.strings;
+    const added = dictionary.length;
     const intern = (s: string): number => {
       let i = this.index.get(s);
       if (i === undefined) {
-        i = this.size++;
+        i = dictionary.length;
         this.index.set(s, i);
-        strings.push(s);
+        dictionary.push(s);
       }
       return i;
     };
@@ -72,7 +74,12 @@ export class EventEncoder {
     }
     const reset = this.resetPending;
     this.resetPending = false;
-    return { reset, strings, refs, numbers };
+    return { reset, strings: dictionary.slice(added), refs, numbers };
+  }
+
+  /** The dictionary as of the last `encode`: with a message's `refs` and `numbers`, enough to decode it (`decodeEvents`). */
+  get dictionary(): readonly string[] {
+    return this.strings;
   }
 
   private tagsRef(tags: readonly string[], intern: (s: string) => number): number {
@@ -92,7 +99,7 @@ export class EventEncoder {
     this.index.clear();
     this.singleTags.clear();
     this.tagLists.clear();
-    this.size = 0;
+    this.strings = [];
     this.resetPending = true;
   }
 }
@@ -109,29 +116,32 @@ export class EventDecoder {
   decode(message: EncodedEvents): StoredEvent[] {
     if (message.reset) this.strings = [];
     for (const s of message.strings) this.strings.push(s);
-    const { refs, numbers } = message;
-    const s = this.strings;
-    const count = numbers.length / NUMBERS_PER_EVENT;
-    const events: StoredEvent[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const r = i * REFS_PER_EVENT;
-      const n = i * NUMBERS_PER_EVENT;
-      events[i] = {
-        workspaceId: s[refs[r]!]!,
-        keySpaceId: s[refs[r + 1]!]!,
-        keyId: s[refs[r + 2]!]!,
-        identityId: s[refs[r + 3]!]!,
-        externalId: s[refs[r + 4]!]!,
-        outcome: s[refs[r + 5]!]!,
-        tags: s[refs[r + 6]!]!,
-        requestId: s[refs[r + 7]!]!,
-        timeMs: numbers[n]!,
-        spentCredits: numbers[n + 1]!,
-        latencyMs: numbers[n + 2]!,
-      };
-    }
-    return events;
+    return decodeEvents(this.strings, message.refs, message.numbers);
   }
+}
+
+/** The events of a message's `refs` and `numbers`, with the dictionary it was encoded with. */
+export function decodeEvents(s: readonly string[], refs: Uint32Array, numbers: Float64Array): StoredEvent[] {
+  const count = numbers.length / NUMBERS_PER_EVENT;
+  const events: StoredEvent[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const r = i * REFS_PER_EVENT;
+    const n = i * NUMBERS_PER_EVENT;
+    events[i] = {
+      workspaceId: s[refs[r]!]!,
+      keySpaceId: s[refs[r + 1]!]!,
+      keyId: s[refs[r + 2]!]!,
+      identityId: s[refs[r + 3]!]!,
+      externalId: s[refs[r + 4]!]!,
+      outcome: s[refs[r + 5]!]!,
+      tags: s[refs[r + 6]!]!,
+      requestId: s[refs[r + 7]!]!,
+      timeMs: numbers[n]!,
+      spentCredits: numbers[n + 1]!,
+      latencyMs: numbers[n + 2]!,
+    };
+  }
+  return events;
 }
 
 /** A stored event as the main thread records it again (a batch the writer could not commit). */

@@ -50,7 +50,10 @@ export class VerificationEventSink implements VerificationRecorder {
     return this.buffer.length + this.inFlight;
   }
 
-  /** Events dropped because the writer could not take a full buffer, since the last call. */
+  /**
+   * Events dropped since the last call: because the writer could not take a full buffer, or
+   * because it failed without naming the events it did not commit (against EventBatchWriter's contract).
+   */
   takeDropped(): number {
     const n = this.droppedCount;
     this.droppedCount = 0;
@@ -66,42 +69,50 @@ export class VerificationEventSink implements VerificationRecorder {
     return this.handOver(false);
   }
 
-  private async handOver(stage: boolean): Promise<number> {
-    const batch = this.buffer;
+  private handOver(stage: boolean): Promise<number> {
     // A flush also waits for batches already handed over by another (the timer's, an early one):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (batch.length === 0 && (stage || !this.staged)) {
-      if (!stage) await earlier;
-      return 0;
-    }
+    if (this.buffer.length === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
+    const size = this.buffer.length;
+    const written = this.writeBatch(this.buffer, stage);
     this.buffer = [];
-    this.inFlight += batch.length;
+    this.inFlight += size;
     // Message order: this commit covers every batch staged before it.
     this.staged = stage;
-    const written = this.writeBatch(batch, stage);
     // Settles once this batch and every earlier one have, whatever order the writer answers in.
     this.lastWrite = earlier.then(() => written).then(() => {}, () => {});
+    return this.settled(written, stage ? undefined : earlier, size);
+  }
+
+  /**
+   * Waits for a batch handed over (and, for a flush, for the earlier ones). The batch itself is not
+   * held meanwhile, up to a flush interval for a staged one: events kept that long outlive the young
+   * generation and are left to full collections. A failed write names the events it did not commit
+   * (EventBatchWriter's contract), and those are buffered again.
+   */
+  private async settled(written: Promise<void>, earlier: Promise<void> | undefined, size: number): Promise<number> {
     try {
       await written;
-      if (!stage) await earlier;
+      if (earlier) await earlier;
       this.failing = false;
-      return batch.length;
+      return size;
     } catch (error) {
       this.failing = true;
-      this.buffer = (error instanceof EventWriteError ? error.unwritten : batch).concat(this.buffer);
+      if (error instanceof EventWriteError) this.buffer = error.unwritten.concat(this.buffer);
+      else this.droppedCount += size;
       throw error;
     } finally {
-      this.inFlight -= batch.length;
+      this.inFlight -= size;
     }
   }
 
-  /** The writer's write, with a synchronous throw turned into a rejection. */
+  /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
   private writeBatch(batch: VerificationEvent[], stage: boolean): Promise<void> {
     try {
       return this.deps.writer.write(batch, { stage });
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, batch));
     }
   }
 

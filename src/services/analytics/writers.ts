@@ -7,7 +7,7 @@
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { EventEncoder, fromStored, type EncodedEvents } from "./event-codec.ts";
+import { decodeEvents, EventEncoder, fromStored, type EncodedEvents } from "./event-codec.ts";
 import { toStored, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
@@ -79,7 +79,12 @@ export type WriterReply =
   | { type: "closed" };
 
 interface Waiter {
-  events: readonly VerificationEvent[];
+  /**
+   * The batch as sent, to give its events back should the worker die. Not the event objects:
+   * a staged batch waits up to a flush interval for its commit, and events held that long
+   * outlive the young generation and are left to full collections.
+   */
+  sent: { dictionary: readonly string[]; refs: Uint32Array; numbers: Float64Array };
   resolve(): void;
   reject(error: EventWriteError): void;
 }
@@ -103,11 +108,11 @@ export class WorkerEventWriter implements EventBatchWriter {
   write(events: readonly VerificationEvent[], opts: { stage?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
+    const encoded = this.encoder.encode(events);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { events, resolve, reject });
-      const encoded = this.encoder.encode(events);
-      // The typed arrays are handed over, not copied.
-      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, { transfer: [encoded.refs.buffer, encoded.numbers.buffer] });
+      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, refs: encoded.refs, numbers: encoded.numbers }, resolve, reject });
+      // The typed arrays are copied (a few dozen bytes an event): this side keeps them for onCrash.
+      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest);
     });
   }
 
@@ -153,7 +158,9 @@ export class WorkerEventWriter implements EventBatchWriter {
   private onCrash(message: string): void {
     this.worker?.terminate();
     this.worker = undefined;
-    for (const waiter of this.waiting.values()) waiter.reject(new EventWriteError(message, waiter.events));
+    for (const { sent, reject } of this.waiting.values()) {
+      reject(new EventWriteError(message, decodeEvents(sent.dictionary, sent.refs, sent.numbers).map(fromStored)));
+    }
     this.waiting.clear();
     this.closed?.();
   }

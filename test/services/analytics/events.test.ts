@@ -117,6 +117,37 @@ describe("failures", () => {
     await sink.flush().catch(() => {});
     expect(sink.pending).toBe(1);
   });
+
+  test("a writer that throws before taking the batch: every event is buffered again", async () => {
+    let broken = true;
+    const written: string[] = [];
+    const throwing: EventBatchWriter = {
+      write: (events: readonly VerificationEvent[]) => {
+        if (broken) throw new Error("not now");
+        written.push(...events.map((e) => e.keyId));
+        return Promise.resolve();
+      },
+      close: () => Promise.resolve(),
+    };
+    const sink = new VerificationEventSink({ writer: throwing });
+    sink.record(event({ keyId: "key_1" }));
+    sink.record(event({ keyId: "key_2" }));
+    await expect(sink.flush()).rejects.toBeInstanceOf(EventWriteError);
+    expect(sink.pending).toBe(2);
+    broken = false;
+    expect(await sink.flush()).toBe(2);
+    expect(written).toEqual(["key_1", "key_2"]);
+  });
+
+  test("a writer that fails without naming what it did not commit: the batch is counted as dropped, not lost silently", async () => {
+    const unnamed: EventBatchWriter = { write: () => Promise.reject(new Error("gone")), close: () => Promise.resolve() };
+    const sink = new VerificationEventSink({ writer: unnamed });
+    sink.record(event());
+    sink.record(event());
+    await expect(sink.flush()).rejects.toThrow("gone");
+    expect(sink.pending).toBe(0);
+    expect(sink.takeDropped()).toBe(2);
+  });
 });
 
 describe("bounded buffer", () => {

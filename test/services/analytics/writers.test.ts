@@ -121,6 +121,25 @@ describe("WorkerEventWriter", () => {
     }
   });
 
+  test("a worker that dies fails the batches it held with all their events; the next write starts a new one", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      await writer.write([event({ keyId: "before" })]);
+      const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
+      const staged = writer.write(events, { stage: true }).catch((e: unknown) => e);
+      // A message the worker cannot read throws out of its handler: the thread's error event.
+      (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null, commit: true });
+      const failed = await staged;
+      expect(failed).toBeInstanceOf(EventWriteError);
+      expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
+      await writer.write([event({ keyId: "after", tags: ["x"] })]);
+      expect(db.storage.sqlite.query("SELECT key_id, tags FROM verification_events ORDER BY batch_id, position").all())
+        .toEqual([{ key_id: "before", tags: "[]" }, { key_id: "after", tags: '["x"]' }]);
+    } finally {
+      await writer.close();
+    }
+  });
+
   test("a staged batch waits for the next committing write and is written with it", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
