@@ -88,6 +88,15 @@ describe("401", () => {
       expectError(h, await post(r, revoked), 401, ROOT_KEY_NOT_FOUND);
     });
   }
+
+  test("a root key used with two spellings of its header is refused under both once revoked", async () => {
+    const r = ROUTES.find((route) => route.path === "/v2/ratelimits.limit")!;
+    const rk = h.running.services.workspaces.createRootKey({ workspace: "default", name: "spelled twice", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
+    const spellings = [`Bearer ${rk.key}`, `  Bearer   ${rk.key} `];
+    for (const authorization of spellings) expect((await post(r, null, { authorization })).status).toBe(200);
+    h.running.services.workspaces.revokeRootKey(rk.id, TEST_ACTOR);
+    for (const authorization of spellings) expectError(h, await post(r, null, { authorization }), 401, ROOT_KEY_NOT_FOUND);
+  });
 });
 
 describe("403", () => {

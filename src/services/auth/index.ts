@@ -1,11 +1,11 @@
 /**
  * Root-key authentication: `Authorization: Bearer <root key>` → Principal. Principals are cached by
- * token so the hot paths do not read SQLite for them; the cache is dropped whenever root keys or
- * workspaces change, here (`invalidate`, called by the workspace service) or in another process
- * such as the CLI (seen through SQLite's `data_version`). Reading `data_version` costs about 2 us,
- * a large share of a cached verification, so under load it is read at most once per millisecond:
- * a change committed by another process is seen by every request that starts a millisecond or
- * more after it. Expiry is checked against the clock on every request.
+ * the header as sent, so the hot paths neither parse it nor read SQLite for them; the cache is
+ * dropped whenever root keys or workspaces change, here (`invalidate`, called by the workspace
+ * service) or in another process such as the CLI (seen through SQLite's `data_version`). Reading
+ * `data_version` costs about 2 us, a large share of a cached verification, so under load it is read
+ * at most once per millisecond: a change committed by another process is seen by every request
+ * that starts a millisecond or more after it. Expiry is checked against the clock on every request.
  */
 import { LRUCache } from "lru-cache";
 import type { Statement } from "bun:sqlite";
@@ -43,7 +43,7 @@ interface CachedRootKey {
 const PRINCIPAL_CACHE_SIZE = 10_000;
 
 export class RootKeyAuthenticator {
-  private readonly byToken = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
+  private readonly byHeader = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
   private readonly lookup: Statement<RootKeyRow, [string]>;
   private readonly dataVersion: Statement<{ data_version: number }, []>;
   private seenDataVersion = -1;
@@ -59,7 +59,7 @@ export class RootKeyAuthenticator {
 
   /** Root keys or workspaces changed in this process: forget every cached principal. */
   invalidate(): void {
-    this.byToken.clear();
+    this.byHeader.clear();
   }
 
   /**
@@ -68,8 +68,7 @@ export class RootKeyAuthenticator {
    * change), since finding a request's peer address costs more than the rest of a cached lookup.
    */
   authenticate(authorization: string | null | undefined, origin: RequestOrigin | (() => RequestOrigin) = {}): Principal {
-    const token = parseBearer(authorization);
-    const cached = this.cached(token);
+    const cached = this.cached(authorization);
     const row = cached.row;
     if (row.revoked_at !== null) throw unknownRootKey();
     if (!row.enabled) throw new AppError("key_disabled", { detail: "The root key is disabled." });
@@ -80,14 +79,18 @@ export class RootKeyAuthenticator {
     return new RootKeyPrincipal(row, cached.permissions, origin);
   }
 
-  private cached(token: string): CachedRootKey {
+  /**
+   * The root key an Authorization header names. Cached by the header as sent, so a hit neither
+   * parses it nor builds the token string; only a header that parsed and named a stored key is cached.
+   */
+  private cached(authorization: string | null | undefined): CachedRootKey {
     this.dropIfChangedElsewhere();
-    const hit = this.byToken.get(token);
+    const hit = authorization ? this.byHeader.get(authorization) : undefined;
     if (hit) return hit;
-    const row = this.lookup.get(sha256Base64(token));
+    const row = this.lookup.get(sha256Base64(parseBearer(authorization)));
     if (!row) throw unknownRootKey();
     const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
-    this.byToken.set(token, entry);
+    this.byHeader.set(authorization!, entry);
     return entry;
   }
 
@@ -99,7 +102,7 @@ export class RootKeyAuthenticator {
     const version = this.dataVersion.get()?.data_version ?? 0;
     if (version !== this.seenDataVersion) {
       this.seenDataVersion = version;
-      this.byToken.clear();
+      this.byHeader.clear();
     }
   }
 }
