@@ -1,9 +1,11 @@
 /**
  * The WAL stays bounded under sustained writes. A passive checkpoint copies frames but never
- * restarts the WAL; only a writer that begins when no connection reads from it does, and with
- * reads always overlapping, none ever does: the WAL grows by every commit. The checkpointer
- * restarts it with a RESTART checkpoint once it holds `restartAtFrames` frames, and the next
- * writer cuts the file back (here to nothing, by its journal_size_limit of 0).
+ * restarts the WAL; only a writer that begins when no connection reads from the WAL does, and with
+ * reads always overlapping, that moment is rare: it comes only when a reader happens to begin
+ * right after a checkpoint that copied every frame (it then reads the database file alone), so the
+ * WAL grows by commit after commit. The checkpointer restarts it with a RESTART checkpoint once it
+ * holds `restartAtFrames` frames, and the next writer cuts the file back (here to nothing, by its
+ * journal_size_limit of 0).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -75,10 +77,12 @@ async function sustainedWrites(restartAtFrames: number, maxWrites: number, empti
 }
 
 describe("the WAL under sustained writes with reads overlapping", () => {
-  test("with passive checkpoints alone it grows by every commit (what the checkpointer must prevent)", async () => {
-    const outcome = await sustainedWrites(Number.POSITIVE_INFINITY, 3000, 1);
+  test("with passive checkpoints alone it grows far past the restart bound (what the checkpointer must prevent)", async () => {
+    // Not "never emptied": on a loaded machine a reader now and then begins just after a complete
+    // passive checkpoint, and the next writer restarts the WAL (once in 991 writes, in one run).
+    const outcome = await sustainedWrites(Number.POSITIVE_INFINITY, 3000, Number.POSITIVE_INFINITY);
     expect(outcome.writes).toBe(3000);
-    expect(outcome.maxWalBytes).toBeGreaterThan(1500 * PAGE_BYTES);
+    expect(outcome.maxWalBytes).toBeGreaterThan(2 * RESTART_AT_FRAMES * PAGE_BYTES);
   });
 
   test("the checkpointer empties it again and again once it holds restartAtFrames frames", async () => {
