@@ -26,8 +26,8 @@ export interface EncodedEvents {
   /** Strings added to the dictionary, in index order, after those of earlier messages. */
   strings: string[];
   /** Per event: workspace, key space, key, identity, external id, outcome, tags, request id. */
-  refs: Uint32Array<ArrayBuffer>;
-  numbers: Float64Array<ArrayBuffer>;
+  refs: Uint32Array;
+  numbers: Float64Array;
 }
 
 /** The main thread's side. */
