@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SERVE_ALLOCATOR_ENV } from "../src/cli/allocator.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 
@@ -40,9 +41,13 @@ export async function startTollgate(env: Record<string, string>, timeoutMs = 30_
   throw new Error(`tollgate did not answer on ${url} within ${timeoutMs} ms`);
 }
 
-/** Spawns `cmd` and resolves with the `url` of the first JSON log line that has one (stdout or stderr). */
+/**
+ * Spawns `cmd` and resolves with the `url` of the first JSON log line that has one (stdout or
+ * stderr). It runs with the allocator setting `tollgate serve` gives itself (src/cli/allocator.ts),
+ * so that the references are measured under the same runtime settings as tollgate.
+ */
 export async function startServer(cmd: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Child> {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...SERVE_ALLOCATOR_ENV, ...env }, stdout: "pipe", stderr: "pipe" });
   const url = await Promise.race([
     firstUrl(proc.stdout),
     firstUrl(proc.stderr),

@@ -3,7 +3,17 @@
  * only place that installs signal handlers and calls process.exit.
  */
 import { writeSync } from "node:fs";
-import { runCli, type CliIo } from "./cli/index.ts";
+import { allocatorReexec } from "./cli/allocator.ts";
+import type { CliIo } from "./cli/index.ts";
+
+const reexec = allocatorReexec({ argv: process.argv, env: process.env, execPath: process.execPath, execArgv: process.execArgv, main: Bun.main });
+if (reexec) {
+  try {
+    process.execve?.(reexec.file, reexec.args, reexec.env);
+  } catch {
+    // Not allowed here (a sandbox without execve): serve as it is, with the allocator's defaults.
+  }
+}
 
 const stopRequested = new Promise<string>((resolve) => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
@@ -36,6 +46,8 @@ const io: CliIo = {
   stopRequested: () => stopRequested,
 };
 
+// Imported after the re-exec above, so that a `serve` that restarts itself loads the program once.
+const { runCli } = await import("./cli/index.ts");
 const code = await runCli(process.argv.slice(2), io);
 flushStderr();
 process.exit(code);

@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, startServe, type Served } from "../support/cli.ts";
+import { environOf, runCli, startServe, type Served } from "../support/cli.ts";
+import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
 
 let installed: InstalledBinary;
@@ -47,6 +48,8 @@ async function analytics(query: string): Promise<Array<Record<string, number>>> 
 describe("from an empty directory", () => {
   test("create an API and a key, verify it, and use up a rate limit over HTTP", async () => {
     await serve();
+    // The executable re-executed itself in place with the allocator setting (src/cli/allocator.ts).
+    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environOf(server().pid)).toContain(`${name}=${value}`);
     rootKey = readFileSync(join(dataDir(), "bootstrap-root-key"), "utf8").trim();
     // The CLI works beside the running service; the opt-in lets analytics be queried below.
     expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: dataDir(), program: installed.program })).code).toBe(0);

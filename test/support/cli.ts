@@ -5,7 +5,7 @@
  * reading stderr as it arrives, and stop() sends SIGTERM to the child's PID. Nothing here sleeps:
  * every wait is for an event, raced against a deadline.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -34,6 +34,11 @@ function childEnv(dataDir: string, env: Record<string, string>): Record<string, 
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOLLGATE_")) base[k] = v;
   return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
+}
+
+/** The `name=value` entries of a running process's environment (Linux). */
+export function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
 }
 
 /** How to run tollgate: the command before its arguments, and the working directory. */

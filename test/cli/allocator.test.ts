@@ -1,0 +1,66 @@
+/**
+ * `serve` re-executes itself once, in place, with the allocator setting of src/cli/allocator.ts:
+ * the plan for every way tollgate is started, and the real `serve` (same PID, the variable in its
+ * environment, a value the operator set kept as it is). The executable: test/e2e/binary.test.ts.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { allocatorReexec, SERVE_ALLOCATOR_ENV, type ProcessFacts } from "../../src/cli/allocator.ts";
+import { environOf, startServe, tempDataDir, type Served } from "../support/cli.ts";
+
+const BUN = "/usr/bin/bun";
+const SOURCES: ProcessFacts = { argv: [BUN, "/srv/tollgate/src/main.ts", "serve"], env: { PATH: "/usr/bin", TOLLGATE_PORT: "0" }, execPath: BUN, execArgv: [], main: "/srv/tollgate/src/main.ts" };
+const EXECUTABLE: ProcessFacts = { argv: ["bun", "/$bunfs/root/tollgate", "serve"], env: { PATH: "/usr/bin" }, execPath: "/usr/local/bin/tollgate", execArgv: [], main: "/$bunfs/root/tollgate" };
+
+describe("the plan", () => {
+  test("the sources: the runtime with its flags, the script and the arguments again; the environment kept, the setting added", () => {
+    const plan = allocatorReexec({ ...SOURCES, execArgv: ["--smol"] });
+    expect(plan).toEqual({
+      file: BUN,
+      args: [BUN, "--smol", "/srv/tollgate/src/main.ts", "serve"],
+      env: { PATH: "/usr/bin", TOLLGATE_PORT: "0", ...SERVE_ALLOCATOR_ENV },
+    });
+  });
+
+  test("the executable: itself and the arguments (it starts its embedded entry on its own)", () => {
+    expect(allocatorReexec(EXECUTABLE)).toEqual({ file: "/usr/local/bin/tollgate", args: ["/usr/local/bin/tollgate", "serve"], env: { PATH: "/usr/bin", ...SERVE_ALLOCATOR_ENV } });
+  });
+
+  test("no command is serve too", () => {
+    expect(allocatorReexec({ ...EXECUTABLE, argv: EXECUTABLE.argv.slice(0, 2) })?.args).toEqual(["/usr/local/bin/tollgate"]);
+  });
+
+  test.each([
+    ["another command", { argv: [BUN, "/srv/tollgate/src/main.ts", "migrate"] }],
+    ["serve --help", { argv: [BUN, "/srv/tollgate/src/main.ts", "serve", "--help"] }],
+    ["serve -h", { argv: [BUN, "/srv/tollgate/src/main.ts", "serve", "-h"] }],
+    ["the variable already set (the re-executed process, or the operator's own value)", { env: { MIMALLOC_PURGE_DELAY: "10" } }],
+    ["the variable set empty", { env: { MIMALLOC_PURGE_DELAY: "" } }],
+  ])("nothing to do: %s", (_, change) => {
+    expect(allocatorReexec({ ...SOURCES, ...change })).toBeUndefined();
+  });
+});
+
+describe("the real serve", () => {
+  let data: ReturnType<typeof tempDataDir> | undefined;
+  let served: Served | undefined;
+  afterEach(() => {
+    served?.kill();
+    data?.cleanup();
+    served = data = undefined;
+  });
+
+  test("runs with the setting, in the process that was started, and still stops cleanly", async () => {
+    data = tempDataDir();
+    served = await startServe({ dataDir: data.dir });
+    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environOf(served.pid)).toContain(`${name}=${value}`);
+    expect((await fetch(`${served.url}/v2/liveness`)).status).toBe(200);
+    expect(await served.stop()).toBe(0);
+  });
+
+  test("keeps a value the operator set", async () => {
+    data = tempDataDir();
+    served = await startServe({ dataDir: data.dir, env: { MIMALLOC_PURGE_DELAY: "10" } });
+    expect(environOf(served.pid)).toContain("MIMALLOC_PURGE_DELAY=10");
+    expect(environOf(served.pid)).not.toContain("MIMALLOC_PURGE_DELAY=-1");
+  });
+});
