@@ -84,7 +84,7 @@ interface Waiter {
    * a staged batch waits up to a flush interval for its commit, and events held that long
    * outlive the young generation and are left to full collections.
    */
-  sent: { dictionary: readonly string[]; refs: Uint32Array; numbers: Float64Array };
+  sent: { dictionary: readonly string[]; encoded: EncodedEvents };
   resolve(): void;
   reject(error: EventWriteError): void;
 }
@@ -110,7 +110,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     const id = this.nextId++;
     const encoded = this.encoder.encode(events);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, refs: encoded.refs, numbers: encoded.numbers }, resolve, reject });
+      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, encoded }, resolve, reject });
       // The typed arrays are copied (a few dozen bytes an event): this side keeps them for onCrash.
       worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest);
     });
@@ -159,7 +159,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     this.worker?.terminate();
     this.worker = undefined;
     for (const { sent, reject } of this.waiting.values()) {
-      reject(new EventWriteError(message, decodeEvents(sent.dictionary, sent.refs, sent.numbers).map(fromStored)));
+      reject(new EventWriteError(message, decodeEvents(sent.dictionary, sent.encoded).map(fromStored)));
     }
     this.waiting.clear();
     this.closed?.();

@@ -34,6 +34,18 @@ describe("EventEncoder and EventDecoder", () => {
     expect(decoder.decode(second)).toEqual(varied.map(toStored));
   });
 
+  test("request ids, which never repeat, stay out of the dictionary and still decode with their events", () => {
+    const encoder = new EventEncoder();
+    const decoder = new EventDecoder();
+    decoder.decode(encoder.encode(varied));
+    const fresh = varied.map((e, i) => ({ ...e, requestId: `req_fresh_${i}` }));
+    const message = encoder.encode(fresh);
+    expect(message.strings).toEqual([]);
+    expect(decoder.size).toBe(encoder.dictionary.length);
+    expect(encoder.dictionary.some((s) => s.startsWith("req_"))).toBe(false);
+    expect(decoder.decode(message)).toEqual(fresh.map(toStored));
+  });
+
   test("the same tags in another order share one stored text", () => {
     const decoded = new EventDecoder().decode(new EventEncoder().encode([event({ tags: ["b", "a"] }), event({ tags: ["a", "b"] })]));
     expect(decoded.map((e) => e.tags)).toEqual(['["a","b"]', '["a","b"]']);
