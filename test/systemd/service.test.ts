@@ -12,6 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
+import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
 import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
@@ -93,6 +94,9 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
       .toEqual([`700 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`]);
     rootKey = sh(`cat ${STATE}/bootstrap-root-key`).stdout.trim();
     expect(rootKey.length).toBeGreaterThan(16);
+    // Under the hardening too, serve re-executed itself in place with the allocator setting (src/cli/allocator.ts).
+    const environ = sh(`tr '\\0' '\\n' < /proc/$(systemctl show -p MainPID --value tollgate)/environ`).stdout.split("\n");
+    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environ).toContain(`${name}=${value}`);
   });
 
   test("serves keys, verifications and analytics under the hardening; the CLI works beside it as root", async () => {
