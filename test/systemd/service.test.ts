@@ -94,7 +94,7 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
       .toEqual([`700 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`]);
     rootKey = sh(`cat ${STATE}/bootstrap-root-key`).stdout.trim();
     expect(rootKey.length).toBeGreaterThan(16);
-    // Under the hardening too, serve re-executed itself in place with the allocator setting (src/cli/allocator.ts).
+    // The allocator setting of src/cli/allocator.ts is in effect under the unit (which sets it, sparing the re-exec).
     const environ = sh(`tr '\\0' '\\n' < /proc/$(systemctl show -p MainPID --value tollgate)/environ`).stdout.split("\n");
     for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environ).toContain(`${name}=${value}`);
   });

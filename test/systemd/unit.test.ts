@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
+import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
@@ -83,6 +84,10 @@ describe("tollgate.service", () => {
   test("leaves MemoryDenyWriteExecute out (Bun's JIT needs writable executable memory) and says why", () => {
     expect(valuesOf("MemoryDenyWriteExecute")).toEqual([]);
     expect(unit).toMatch(/#\s+MemoryDenyWriteExecute=yes\s+Bun's JavaScript engine/);
+  });
+
+  test("sets the allocator setting serve runs with, so that the start needs no re-exec", () => {
+    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(valuesOf("Environment")).toContain(`${name}=${value}`);
   });
 
   test("gives the graceful stop more time than TOLLGATE_SHUTDOWN_TIMEOUT_MS's default", () => {
