@@ -31,8 +31,8 @@ export interface EncodedEvents {
   /** Strings added to the dictionary, in index order, after those of earlier messages. */
   strings: string[];
   /** Per event: workspace, key space, key, identity, external id, outcome, tags. */
-  refs: Uint32Array;
-  numbers: Float64Array;
+  refs: Uint32Array<ArrayBuffer>;
+  numbers: Float64Array<ArrayBuffer>;
   /** JSON text: an array with each event's request id ('' when not known). */
   requestIds: string;
 }

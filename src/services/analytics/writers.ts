@@ -109,10 +109,13 @@ export class WorkerEventWriter implements EventBatchWriter {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     const encoded = this.encoder.encode(events);
+    // This side keeps the typed arrays for onCrash as copies (a memcpy) and transfers the originals:
+    // a 500-event message took 220-330 µs of this thread with its arrays copied into it, about 100
+    // with them transferred (a bare test, one message every 5 ms).
+    const kept: EncodedEvents = { ...encoded, refs: encoded.refs.slice(), numbers: encoded.numbers.slice() };
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, encoded }, resolve, reject });
-      // The typed arrays are copied (a few dozen bytes an event): this side keeps them for onCrash.
-      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest);
+      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, encoded: kept }, resolve, reject });
+      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, [encoded.refs.buffer, encoded.numbers.buffer]);
     });
   }
 
