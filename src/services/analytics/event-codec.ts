@@ -3,13 +3,13 @@
  * typed arrays, strings that repeat as indexes into a dictionary both sides keep. The main thread
  * sends each of those once (ids, outcomes, tag sets as their stored JSON text); after that an event
  * costs it a few map look-ups and array writes, and the message is two typed arrays, the strings
- * that are new, and the events' request ids as one JSON text. Serialising each batch to JSON instead took most of
- * the pipeline's main-thread cost (the text of every event, and the collections its allocation
- * brought on). Request ids never repeat, so they travel on their own: through the
- * dictionary each was a map insertion on both sides and grew it to its bound within seconds under
- * load (encoding took 1.2 µs an event with them in it, 0.13 without). One text rather than a list
- * of strings, so that a batch the main thread keeps until its commit holds one string, not one per
- * event (see WorkerEventWriter).
+ * that are new, and the events' request ids as one JSON text. Serialising each batch to JSON
+ * instead took most of the pipeline's main-thread cost (the text of every event, and the
+ * collections its allocation brought on). Request ids never repeat, so they travel on their own:
+ * through the dictionary each was a map insertion on both sides and grew it to its bound within
+ * seconds under load (encoding took 1.2 µs an event with them in it, 0.13 without). One text
+ * rather than a list of strings, so that a batch the main thread keeps until its commit holds one
+ * string, not one per event (see WorkerEventWriter).
  *
  * The dictionary is bounded: past MAX_DICTIONARY_STRINGS the encoder starts a new one and says so
  * in the next message, and the decoder starts over with it. Messages between two threads keep their
