@@ -9,8 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environOf, runCli, startServe, type Served } from "../support/cli.ts";
-import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
+import { environOf, runCli, SERVE_ALLOCATOR_ENTRIES, startServe, type Served } from "../support/cli.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
 
 let installed: InstalledBinary;
@@ -49,7 +48,7 @@ describe("from an empty directory", () => {
   test("create an API and a key, verify it, and use up a rate limit over HTTP", async () => {
     await serve();
     // The executable re-executed itself in place with the allocator setting (src/cli/allocator.ts).
-    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environOf(server().pid)).toContain(`${name}=${value}`);
+    expect(environOf(server().pid)).toEqual(expect.arrayContaining([...SERVE_ALLOCATOR_ENTRIES]));
     rootKey = readFileSync(join(dataDir(), "bootstrap-root-key"), "utf8").trim();
     // The CLI works beside the running service; the opt-in lets analytics be queried below.
     expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: dataDir(), program: installed.program })).code).toBe(0);

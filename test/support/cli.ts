@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 
 /** The project root (where package.json and src/main.ts are). */
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -36,10 +37,18 @@ function childEnv(dataDir: string, env: Record<string, string>): Record<string, 
   return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
 }
 
+/** The `name=value` entries of an environment as /proc/<pid>/environ holds it. */
+export function environEntries(text: string): string[] {
+  return text.split("\0").filter(Boolean);
+}
+
 /** The `name=value` entries of a running process's environment (Linux). */
 export function environOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return environEntries(readFileSync(`/proc/${pid}/environ`, "utf8"));
 }
+
+/** SERVE_ALLOCATOR_ENV as `name=value` entries, as an environment that carries it holds them. */
+export const SERVE_ALLOCATOR_ENTRIES: readonly string[] = Object.entries(SERVE_ALLOCATOR_ENV).map(([name, value]) => `${name}=${value}`);
 
 /** How to run tollgate: the command before its arguments, and the working directory. */
 export interface Program {

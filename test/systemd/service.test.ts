@@ -12,8 +12,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
-import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
+import { environEntries, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 
@@ -95,8 +95,8 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     rootKey = sh(`cat ${STATE}/bootstrap-root-key`).stdout.trim();
     expect(rootKey.length).toBeGreaterThan(16);
     // The allocator setting of src/cli/allocator.ts is in effect under the unit (which sets it, sparing the re-exec).
-    const environ = sh(`tr '\\0' '\\n' < /proc/$(systemctl show -p MainPID --value tollgate)/environ`).stdout.split("\n");
-    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(environ).toContain(`${name}=${value}`);
+    const environ = environEntries(sh("cat /proc/$(systemctl show -p MainPID --value tollgate)/environ").stdout);
+    expect(environ).toEqual(expect.arrayContaining([...SERVE_ALLOCATOR_ENTRIES]));
   });
 
   test("serves keys, verifications and analytics under the hardening; the CLI works beside it as root", async () => {

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
-import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
+import { SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const SYSTEMD = resolve(import.meta.dir, "../../systemd");
@@ -87,7 +87,7 @@ describe("tollgate.service", () => {
   });
 
   test("sets the allocator setting serve runs with, so that the start needs no re-exec", () => {
-    for (const [name, value] of Object.entries(SERVE_ALLOCATOR_ENV)) expect(valuesOf("Environment")).toContain(`${name}=${value}`);
+    expect(valuesOf("Environment")).toEqual(expect.arrayContaining([...SERVE_ALLOCATOR_ENTRIES]));
   });
 
   test("gives the graceful stop more time than TOLLGATE_SHUTDOWN_TIMEOUT_MS's default", () => {
