@@ -79,7 +79,12 @@ export interface TotalRow {
   spentCredits: number;
 }
 
-/** Rows of one granularity grouped by their dimensions, each group's rows in bucket order (a batch spans a bucket or two). */
+/**
+ * Rows of one granularity by key id, each key's rows in the order made. A key's events nearly
+ * always share their identity, outcome and tag set, so a key holds a row or two per bucket, and
+ * the key id, a string the events share, is a cheap map key: building a key of every dimension
+ * per event cost about as much as the rest of the aggregation.
+ */
 type Grouped = Map<string, RollupRow[]>;
 
 function sameDimensions(a: Dimensions, b: Dimensions): boolean {
@@ -87,15 +92,18 @@ function sameDimensions(a: Dimensions, b: Dimensions): boolean {
     && a.keySpaceId === b.keySpaceId && a.workspaceId === b.workspaceId;
 }
 
-/** The row of bucket `time` in `buckets`, looked for from the newest: events come in time order or nearly. */
-function rowAt(buckets: RollupRow[], time: number): RollupRow | undefined {
-  for (let i = buckets.length - 1; i >= 0; i--) if (buckets[i]!.time === time) return buckets[i];
+/** The row of bucket `time` and `e`'s dimensions in `rows`, looked for from the newest: events come in time order or nearly. */
+function rowOf(rows: RollupRow[], time: number, e: StoredEvent): RollupRow | undefined {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    if (row.time === time && sameDimensions(row, e)) return row;
+  }
   return undefined;
 }
 
-/** Adds event `e` to the row of bucket `time` in `buckets`. */
-function accumulate(buckets: RollupRow[], time: number, e: StoredEvent): void {
-  const row = rowAt(buckets, time);
+/** Adds event `e` to its row of bucket `time` in `rows` (a key's rows), making the row when there is none. */
+function accumulate(rows: RollupRow[], time: number, e: StoredEvent): void {
+  const row = rowOf(rows, time, e);
   if (row) {
     row.count += 1;
     row.spentCredits += e.spentCredits;
@@ -103,25 +111,24 @@ function accumulate(buckets: RollupRow[], time: number, e: StoredEvent): void {
     row.latencyMaxMs = Math.max(row.latencyMaxMs, e.latencyMs);
     return;
   }
-  buckets.push({
+  rows.push({
     time, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId, identityId: e.identityId, externalId: e.externalId,
     outcome: e.outcome, tags: e.tags, count: 1, spentCredits: e.spentCredits, latencySumMs: e.latencyMs, latencyMaxMs: e.latencyMs,
   });
 }
 
-/** The events grouped as rows of `granularity`; events of the same dimensions in a row (as sorted by key) share one lookup. */
+/** The events as rows of `granularity`, grouped by key; consecutive events of one key (as sorted by key) share one lookup. */
 function group(events: readonly StoredEvent[], granularity: Granularity): Grouped {
   const out: Grouped = new Map();
-  let previous: StoredEvent | undefined;
-  let buckets: RollupRow[] | undefined;
+  let rows: RollupRow[] | undefined;
+  let keyId: string | undefined;
   for (const e of events) {
-    if (!previous || !buckets || !sameDimensions(previous, e)) {
-      const id = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${e.keyId}\u0000${e.identityId}\u0000${e.outcome}\u0000${e.tags}`;
-      buckets = out.get(id);
-      if (!buckets) out.set(id, buckets = []);
+    if (e.keyId !== keyId) {
+      keyId = e.keyId;
+      rows = out.get(keyId);
+      if (!rows) out.set(keyId, rows = []);
     }
-    previous = e;
-    accumulate(buckets, bucketStartMs(granularity, e.timeMs), e);
+    accumulate(rows!, bucketStartMs(granularity, e.timeMs), e);
   }
   return out;
 }
@@ -137,22 +144,38 @@ export function aggregate(events: readonly StoredEvent[], granularity: Granulari
   return rowsOf(group(events, granularity));
 }
 
+/** What totalsOf sums: rollup rows, or total rows of a finer granularity. */
+type Summable = Pick<RollupRow, "time" | "workspaceId" | "keySpaceId" | "outcome" | "count" | "spentCredits">;
+
 /**
  * `rows` summed per bucket, key space and outcome: the totals tables' primary key. The buckets are
- * the rows' own, or those of a coarser `granularity` (exact, as UTC buckets nest).
+ * the rows' own, or those of a coarser `granularity` (exact, as UTC buckets nest). The rows are
+ * grouped by key space, a string they share, and a key space holds few totals (a bucket or two
+ * per outcome), so this makes no map key of its own per row.
  */
-export function totalsOf(rows: readonly RollupRow[], granularity?: Granularity): TotalRow[] {
-  const out = new Map<string, TotalRow>();
+export function totalsOf(rows: readonly Summable[], granularity?: Granularity): TotalRow[] {
+  const byKeySpace = new Map<string, TotalRow[]>();
+  const out: TotalRow[] = [];
   for (const r of rows) {
     const time = granularity ? bucketStartMs(granularity, r.time) : r.time;
-    const id = `${time}\u0000${r.workspaceId}\u0000${r.keySpaceId}\u0000${r.outcome}`;
-    const total = out.get(id);
+    let totals = byKeySpace.get(r.keySpaceId);
+    if (!totals) byKeySpace.set(r.keySpaceId, totals = []);
+    let total: TotalRow | undefined;
+    for (let i = totals.length - 1; i >= 0; i--) {
+      const t = totals[i]!;
+      if (t.time === time && t.outcome === r.outcome && t.workspaceId === r.workspaceId) {
+        total = t;
+        break;
+      }
+    }
     if (total) {
       total.count += r.count;
       total.spentCredits += r.spentCredits;
     } else {
-      out.set(id, { time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits });
+      total = { time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits };
+      totals.push(total);
+      out.push(total);
     }
   }
-  return [...out.values()];
+  return out;
 }

@@ -50,7 +50,9 @@ export class EventTables {
     // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
     const batches = batchRows(events);
     const minutes = aggregate(events, "minute");
-    const totals = GRANULARITIES.map((g) => totalsOf(minutes, g));
+    // The coarser totals from the minute totals, a handful of rows, rather than from every minute row again.
+    const minuteTotals = totalsOf(minutes);
+    const totals = GRANULARITIES.map((g) => (g === "minute" ? minuteTotals : totalsOf(minuteTotals, g)));
     inTransaction(this.storage, () => {
       for (const b of batches) this.insertBatch.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, b.events);
       for (const r of minutes) {
@@ -66,28 +68,44 @@ export class EventTables {
 }
 
 /**
- * A copy of `events` ordered by key, then time, so that a key's events fall in one chunk or few.
- * Grouped by key first and only the distinct keys sorted: far fewer comparisons than sorting every
- * event when keys repeat (20,000 events of 1,000 keys: 0.22 µs an event, against 0.83 sorting them
- * all). A key's events arrive in time order as a rule; a group that does not is sorted on its own.
+ * The order of `events` by key, then time, as indexes into `events`, so that a key's events fall
+ * in one chunk or few and a chunk's minute rows are neighbours in the rollup's B-tree. A counting
+ * sort: the events are grouped by key and only the distinct keys are sorted (20,000 events of
+ * 1,000 keys: 0.22 µs an event, against 0.83 sorting them all), and no object is made per event
+ * (at 100,000 keys that took the writer thread from 1.5 to 1.0 µs an event). A key's events
+ * arrive in time order as a rule; a group that does not is sorted on its own.
  */
-export function sortedByKey<T extends { keyId: string; timeMs: number }>(events: readonly T[]): T[] {
-  const byKey = new Map<string, T[]>();
-  for (const e of events) {
-    const group = byKey.get(e.keyId);
-    if (group) group.push(e);
-    else byKey.set(e.keyId, [e]);
+export function keyOrder(events: readonly { keyId: string; timeMs: number }[]): Uint32Array {
+  const groupOf = new Uint32Array(events.length);
+  const groups = new Map<string, number>();
+  const sizes: number[] = [];
+  const lastTime: number[] = [];
+  const unordered = new Set<number>();
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    let g = groups.get(e.keyId);
+    if (g === undefined) {
+      g = sizes.length;
+      groups.set(e.keyId, g);
+      sizes.push(0);
+      lastTime.push(-Infinity);
+    }
+    groupOf[i] = g;
+    sizes[g]!++;
+    if (e.timeMs < lastTime[g]!) unordered.add(g);
+    lastTime[g] = e.timeMs;
   }
-  const out: T[] = [];
-  for (const key of [...byKey.keys()].sort()) {
-    const group = byKey.get(key)!;
-    if (!inTimeOrder(group)) group.sort((a, b) => a.timeMs - b.timeMs);
-    for (const e of group) out.push(e);
+  // Where each group starts in the output, groups in key order.
+  const start = new Uint32Array(sizes.length);
+  let at = 0;
+  for (const key of [...groups.keys()].sort()) {
+    const g = groups.get(key)!;
+    start[g] = at;
+    at += sizes[g]!;
   }
-  return out;
-}
-
-function inTimeOrder(events: readonly { timeMs: number }[]): boolean {
-  for (let i = 1; i < events.length; i++) if (events[i]!.timeMs < events[i - 1]!.timeMs) return false;
-  return true;
+  const order = new Uint32Array(events.length);
+  const next = start.slice();
+  for (let i = 0; i < events.length; i++) order[next[groupOf[i]!]!++] = i;
+  for (const g of unordered) order.subarray(start[g]!, start[g]! + sizes[g]!).sort((a, b) => events[a]!.timeMs - events[b]!.timeMs);
+  return order;
 }

@@ -11,7 +11,7 @@ import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../..
 import { ChunkSizer } from "./chunk-sizer.ts";
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
-import { EventTables, sortedByKey } from "./tables.ts";
+import { EventTables, keyOrder } from "./tables.ts";
 import { EventDecoder } from "./event-codec.ts";
 import type { StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
@@ -110,26 +110,42 @@ function takeStaged(): Batch[] {
  * its events of that chunk and every later one (those before are committed).
  */
 function write(into: EventTables, batches: Batch[]): void {
-  const received = batches.flatMap((b) => b.events.map((e) => ({ keyId: e.keyId, timeMs: e.timeMs, event: e, batch: b.id })));
+  const events: StoredEvent[] = [];
+  const batchOf: number[] = [];
+  for (const b of batches) {
+    for (const e of b.events) {
+      events.push(e);
+      batchOf.push(b.id);
+    }
+  }
   // One chunk keeps the order received; several are cut by key, so a key's minute rows are upserted about once.
-  const entries = received.length <= sizer.size ? received : sortedByKey(received);
-  for (let at = 0; at < entries.length;) {
-    const chunk = entries.slice(at, at + sizer.size);
+  const order = events.length <= sizer.size ? undefined : keyOrder(events);
+  const eventAt = (position: number): number => (order ? order[position]! : position);
+  for (let at = 0; at < events.length;) {
+    const end = Math.min(events.length, at + sizer.size);
+    const chunk: StoredEvent[] = [];
+    for (let p = at; p < end; p++) chunk.push(events[eventAt(p)]!);
     const started = performance.now();
     try {
-      into.write(chunk.map((entry) => entry.event));
+      into.write(chunk);
     } catch (error) {
-      const unwritten = entries.slice(at);
+      const unwritten = new Map<number, StoredEvent[]>();
+      for (let p = at; p < events.length; p++) {
+        const i = eventAt(p);
+        const mine = unwritten.get(batchOf[i]!);
+        if (mine) mine.push(events[i]!);
+        else unwritten.set(batchOf[i]!, [events[i]!]);
+      }
       for (const b of batches) {
-        const mine = unwritten.filter((entry) => entry.batch === b.id).map((entry) => entry.event);
-        if (mine.length === 0) reply({ type: "written", id: b.id });
+        const mine = unwritten.get(b.id);
+        if (mine === undefined) reply({ type: "written", id: b.id });
         else reply({ type: "failed", id: b.id, error: (error as Error).message, unwritten: JSON.stringify(mine) });
       }
       return;
     }
     sizer.observe(chunk.length, performance.now() - started);
-    at += chunk.length;
-    if (at < entries.length) Bun.sleepSync(PAUSE_MS);
+    at = end;
+    if (at < events.length) Bun.sleepSync(PAUSE_MS);
   }
   for (const b of batches) reply({ type: "written", id: b.id });
 }

@@ -29,6 +29,18 @@ describe("batchRows", () => {
       { workspaceId: "ws_a", minTime: START + MINUTE, maxTime: START + MINUTE, eventCount: 1, keys: ["k4"] },
     ]);
   });
+
+  test("each event is the JSON of its EVENT_FIELDS, also for strings that need escaping and for odd numbers", () => {
+    const tricky = ['"quoted"', "back\\slash", "new\nline\ttab\u0001", "ünï😀", "\ud800 lone", "</script>", ""];
+    const events = tricky.flatMap((text, i) => [
+      toStored(event({ requestId: `req_${text}`, keyId: `key_${i}`, identityId: text, externalId: text, tags: [text, "b"], timeMs: START + i, spentCredits: 1e12 + i, latencyMs: 0.1 + i / 3 })),
+      // NaN, which JSON cannot hold, becomes null.
+      toStored(event({ requestId: `req_again_${i}`, keyId: `key_${i}`, identityId: text, externalId: text, tags: [text, "b"], timeMs: START + i, latencyMs: Number.NaN })),
+    ]);
+    const [row] = batchRows(events);
+    const expected = events.map((e) => [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs]);
+    expect(row!.events).toBe(JSON.stringify(expected));
+  });
 });
 
 test("the view reads each of EVENT_FIELDS from its position in the batch row, as batchRows writes it", () => {
