@@ -178,6 +178,35 @@ describe("WorkerEventWriter", () => {
     }
   });
 
+  test("a chunk that fails after others committed: each batch gets back its own events of that chunk and every later one", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    // The minute rollup refuses key_zz, which sorts last: the chunks before it commit, its own fails.
+    db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
+      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      // More events than one chunk holds (1,000 at most), so the writer orders them by key before cutting chunks.
+      const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
+      const first = batch("s", 1500);
+      const second = batch("c", 900);
+      const staged = writer.write(first, { stage: true }).catch((e: unknown) => e);
+      const commit = writer.write(second).catch((e: unknown) => e);
+      const unwritten = async (failed: Promise<unknown>) => ((await failed) as EventWriteError).unwritten.map((e) => e.requestId);
+      const back = { s: await unwritten(staged), c: await unwritten(commit) };
+      const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
+      for (const [events, returned] of [[first, back.s], [second, back.c]] as const) {
+        // Each event exactly once: committed, or given back to its own batch.
+        expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id)).sort());
+        expect(returned.length).toBeGreaterThan(0);
+        for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId);
+      }
+      expect(committed.size).toBeGreaterThan(0);
+      expect(committed.size + back.s.length + back.c.length).toBe(first.length + second.length);
+    } finally {
+      db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+      await writer.close();
+    }
+  });
+
   test("close writes what is still staged", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     const staged = writer.write([event()], { stage: true });
