@@ -195,9 +195,9 @@ describe("WorkerEventWriter", () => {
       const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
       for (const [events, returned] of [[first, back.s], [second, back.c]] as const) {
         // Each event exactly once: committed, or given back to its own batch.
-        expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id)).sort());
+        expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
         expect(returned.length).toBeGreaterThan(0);
-        for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId);
+        for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
       }
       expect(committed.size).toBeGreaterThan(0);
       expect(committed.size + back.s.length + back.c.length).toBe(first.length + second.length);
