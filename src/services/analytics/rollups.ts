@@ -80,20 +80,45 @@ export interface TotalRow {
 }
 
 /**
+ * Rows that share one cheap map key (a key id, a key space), scanned from the newest while they
+ * are few, and looked up by an index of their other fields once there are more than SCAN_LIMIT:
+ * a key whose every event carries another tag set must not make the aggregation quadratic.
+ */
+interface RowGroup<R> {
+  rows: R[];
+  index?: Map<string, R>;
+}
+
+const SCAN_LIMIT = 8;
+
+/** Adds `row` to `group`, indexing the group once it holds more than SCAN_LIMIT rows. */
+function addRow<R>(group: RowGroup<R>, row: R, idOf: (r: R) => string): void {
+  group.rows.push(row);
+  if (group.index) group.index.set(idOf(row), row);
+  else if (group.rows.length > SCAN_LIMIT) group.index = new Map(group.rows.map((r) => [idOf(r), r]));
+}
+
+/**
  * Rows of one granularity by key id, each key's rows in the order made. A key's events nearly
  * always share their identity, outcome and tag set, so a key holds a row or two per bucket, and
  * the key id, a string the events share, is a cheap map key: building a key of every dimension
  * per event cost about as much as the rest of the aggregation.
  */
-type Grouped = Map<string, RollupRow[]>;
+type Grouped = Map<string, RowGroup<RollupRow>>;
 
 function sameDimensions(a: Dimensions, b: Dimensions): boolean {
   return a.keyId === b.keyId && a.outcome === b.outcome && a.identityId === b.identityId && a.tags === b.tags
     && a.keySpaceId === b.keySpaceId && a.workspaceId === b.workspaceId;
 }
 
-/** The row of bucket `time` and `e`'s dimensions in `rows`, looked for from the newest: events come in time order or nearly. */
-function rowOf(rows: RollupRow[], time: number, e: StoredEvent): RollupRow | undefined {
+/** A row's fields other than its key, for the index of a key's rows. */
+const rowId = (time: number, d: Dimensions): string => `${time}\u0000${d.workspaceId}\u0000${d.keySpaceId}\u0000${d.identityId}\u0000${d.outcome}\u0000${d.tags}`;
+const rowIdOf = (r: RollupRow): string => rowId(r.time, r);
+
+/** The row of bucket `time` and `e`'s dimensions in a key's rows; scanned from the newest, as events come in time order or nearly. */
+function rowOf(group: RowGroup<RollupRow>, time: number, e: StoredEvent): RollupRow | undefined {
+  if (group.index) return group.index.get(rowId(time, e));
+  const rows = group.rows;
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i]!;
     if (row.time === time && sameDimensions(row, e)) return row;
@@ -101,9 +126,9 @@ function rowOf(rows: RollupRow[], time: number, e: StoredEvent): RollupRow | und
   return undefined;
 }
 
-/** Adds event `e` to its row of bucket `time` in `rows` (a key's rows), making the row when there is none. */
-function accumulate(rows: RollupRow[], time: number, e: StoredEvent): void {
-  const row = rowOf(rows, time, e);
+/** Adds event `e` to its row of bucket `time` in a key's rows, making the row when there is none. */
+function accumulate(group: RowGroup<RollupRow>, time: number, e: StoredEvent): void {
+  const row = rowOf(group, time, e);
   if (row) {
     row.count += 1;
     row.spentCredits += e.spentCredits;
@@ -111,22 +136,22 @@ function accumulate(rows: RollupRow[], time: number, e: StoredEvent): void {
     row.latencyMaxMs = Math.max(row.latencyMaxMs, e.latencyMs);
     return;
   }
-  rows.push({
+  addRow(group, {
     time, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId, identityId: e.identityId, externalId: e.externalId,
     outcome: e.outcome, tags: e.tags, count: 1, spentCredits: e.spentCredits, latencySumMs: e.latencyMs, latencyMaxMs: e.latencyMs,
-  });
+  }, rowIdOf);
 }
 
 /** The events as rows of `granularity`, grouped by key; consecutive events of one key (as sorted by key) share one lookup. */
 function group(events: readonly StoredEvent[], granularity: Granularity): Grouped {
   const out: Grouped = new Map();
-  let rows: RollupRow[] | undefined;
+  let rows: RowGroup<RollupRow> | undefined;
   let keyId: string | undefined;
   for (const e of events) {
     if (e.keyId !== keyId) {
       keyId = e.keyId;
       rows = out.get(keyId);
-      if (!rows) out.set(keyId, rows = []);
+      if (!rows) out.set(keyId, rows = { rows: [] });
     }
     accumulate(rows!, bucketStartMs(granularity, e.timeMs), e);
   }
@@ -135,7 +160,7 @@ function group(events: readonly StoredEvent[], granularity: Granularity): Groupe
 
 function rowsOf(grouped: Grouped): RollupRow[] {
   const rows: RollupRow[] = [];
-  for (const buckets of grouped.values()) for (const row of buckets) rows.push(row);
+  for (const group of grouped.values()) for (const row of group.rows) rows.push(row);
   return rows;
 }
 
@@ -154,28 +179,33 @@ type Summable = Pick<RollupRow, "time" | "workspaceId" | "keySpaceId" | "outcome
  * per outcome), so this makes no map key of its own per row.
  */
 export function totalsOf(rows: readonly Summable[], granularity?: Granularity): TotalRow[] {
-  const byKeySpace = new Map<string, TotalRow[]>();
+  const byKeySpace = new Map<string, RowGroup<TotalRow>>();
   const out: TotalRow[] = [];
   for (const r of rows) {
     const time = granularity ? bucketStartMs(granularity, r.time) : r.time;
-    let totals = byKeySpace.get(r.keySpaceId);
-    if (!totals) byKeySpace.set(r.keySpaceId, totals = []);
-    let total: TotalRow | undefined;
-    for (let i = totals.length - 1; i >= 0; i--) {
-      const t = totals[i]!;
-      if (t.time === time && t.outcome === r.outcome && t.workspaceId === r.workspaceId) {
-        total = t;
-        break;
-      }
-    }
+    let group = byKeySpace.get(r.keySpaceId);
+    if (!group) byKeySpace.set(r.keySpaceId, group = { rows: [] });
+    const total = group.index ? group.index.get(totalId(time, r)) : findTotal(group.rows, time, r);
     if (total) {
       total.count += r.count;
       total.spentCredits += r.spentCredits;
     } else {
-      total = { time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits };
-      totals.push(total);
-      out.push(total);
+      const made = { time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits };
+      addRow(group, made, totalIdOf);
+      out.push(made);
     }
   }
   return out;
+}
+
+/** A total's fields other than its key space, for the index of a key space's totals. */
+const totalId = (time: number, r: Pick<TotalRow, "workspaceId" | "outcome">): string => `${time}\u0000${r.workspaceId}\u0000${r.outcome}`;
+const totalIdOf = (t: TotalRow): string => totalId(t.time, t);
+
+function findTotal(totals: readonly TotalRow[], time: number, r: Summable): TotalRow | undefined {
+  for (let i = totals.length - 1; i >= 0; i--) {
+    const t = totals[i]!;
+    if (t.time === time && t.outcome === r.outcome && t.workspaceId === r.workspaceId) return t;
+  }
+  return undefined;
 }

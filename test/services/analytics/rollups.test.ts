@@ -101,3 +101,58 @@ describe("totalsOf", () => {
     expect(totalsOf(minutes, "month").map((r) => r.time).filter((t, i, all) => all.indexOf(t) === i).sort()).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
   });
 });
+
+describe("aggregate and totalsOf against a plain reference", () => {
+  // A small seeded generator, so a failure repeats.
+  const random = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+
+  function events(seed: number, count: number, tagSets: number) {
+    const next = random(seed);
+    const start = utc(2026, 5, 31, 23, 58);
+    return Array.from({ length: count }, () => ({
+      requestId: "", timeMs: start + Math.floor(next() * 5 * 60_000), workspaceId: pick(next, ["ws_1", "ws_2"]), keySpaceId: pick(next, ["ks_1", "ks_2", "ks_3"]),
+      keyId: pick(next, ["key_1", "key_2", "key_3"]), identityId: pick(next, ["", "id_1"]), externalId: "", outcome: pick(next, ["VALID", "RATE_LIMITED", "DISABLED"]),
+      tags: `["t${Math.floor(next() * tagSets)}"]`, spentCredits: Math.floor(next() * 3), latencyMs: next(),
+    }));
+  }
+
+  const sorted = <T>(rows: T[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+  // Many tag sets per key, so each key holds far more rows than are scanned before they are indexed.
+  test.each([[1, 200, 2], [2, 3000, 400], [3, 5000, 5000]])("seed %i: %i events over %i tag sets", (seed, count, tagSets) => {
+    const all = events(seed, count, tagSets);
+    for (const granularity of ["minute", "hour", "day", "month"] as const) {
+      const want = new Map<string, RollupRow>();
+      for (const e of all) {
+        const time = bucketStartMs(granularity, e.timeMs);
+        const id = JSON.stringify([time, e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.outcome, e.tags]);
+        const row = want.get(id);
+        if (row) {
+          row.count++;
+          row.spentCredits += e.spentCredits;
+          row.latencySumMs += e.latencyMs;
+          row.latencyMaxMs = Math.max(row.latencyMaxMs, e.latencyMs);
+        } else {
+          want.set(id, { time, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId, identityId: e.identityId, externalId: e.externalId, outcome: e.outcome, tags: e.tags, count: 1, spentCredits: e.spentCredits, latencySumMs: e.latencyMs, latencyMaxMs: e.latencyMs });
+        }
+      }
+      const rows = aggregate(all, granularity);
+      expect(sorted(rows)).toEqual(sorted([...want.values()]));
+      const totals = new Map<string, TotalRow>();
+      for (const r of want.values()) {
+        const id = JSON.stringify([r.time, r.workspaceId, r.keySpaceId, r.outcome]);
+        const t = totals.get(id);
+        if (t) {
+          t.count += r.count;
+          t.spentCredits += r.spentCredits;
+        } else {
+          totals.set(id, { time: r.time, workspaceId: r.workspaceId, keySpaceId: r.keySpaceId, outcome: r.outcome, count: r.count, spentCredits: r.spentCredits });
+        }
+      }
+      expect(sorted(totalsOf(rows))).toEqual(sorted([...totals.values()]));
+      // The coarser totals as the writer makes them: from the minute totals.
+      expect(sorted(totalsOf(totalsOf(aggregate(all, "minute")), granularity))).toEqual(sorted([...totals.values()]));
+    }
+  });
+});
