@@ -47,7 +47,11 @@ describe("what is recorded", () => {
       { ...base, request_id: "", outcome: "USAGE_EXCEEDED", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
       { ...base, request_id: "", outcome: "VALID", tags: "[]", spent_credits: 0, latency_ms: expect.any(Number) },
     ]);
-    for (const e of rawEvents()) expect(e.latency_ms).toBeGreaterThanOrEqual(0);
+    for (const e of rawEvents()) {
+      expect(e.latency_ms).toBeGreaterThanOrEqual(0);
+      // Recorded to the microsecond.
+      expect(String(e.latency_ms)).toMatch(/^\d+(\.\d{1,3})?$/);
+    }
   });
 
   test("a key without credits spends none; a key without identity records ''", async () => {

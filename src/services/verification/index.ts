@@ -153,10 +153,19 @@ export class VerificationService {
       outcome: result.code,
       tags: input.tags ?? NO_TAGS,
       spentCredits,
-      latencyMs: performance.now() - startedMs,
+      latencyMs: toMicroseconds(performance.now() - startedMs),
     });
     return result;
   }
+}
+
+/**
+ * Milliseconds rounded to the microsecond. The clock reads finer, but nobody asks a verification's
+ * latency to the nanosecond, and each event's raw JSON is about 15 bytes shorter (115 -> 100 for a
+ * key without identity): less to write on every verification and less disk over the retention.
+ */
+function toMicroseconds(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 /** The result for a key that was found: its fields, optional ones only when set. */
