@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { compareWithEcho, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir } from "./lib.ts";
+import { compareWithEcho, formatMeasured, MEASURED_HEADER, medianRatio, postRandomBodiesLua, startServer, startTollgate, tempDir } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
 
 export async function run(opts: { seconds: number; rounds: number }): Promise<string> {
@@ -21,7 +21,7 @@ export async function run(opts: { seconds: number; rounds: number }): Promise<st
   const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
   try {
     const r = await compareWithEcho(echo, tollgate, lua, opts);
-    const ratio = median(r.server.map((m) => m.requestsPerSec)) / median(r.echo.map((m) => m.requestsPerSec));
+    const ratio = medianRatio(r.server, r.echo, (m) => m.requestsPerSec);
     return [
       `### keys.createKey (two permissions, credits, an identity; 10,000 keys already stored; 50 connections, ${opts.rounds} × ${opts.seconds} s)\n`,
       MEASURED_HEADER,

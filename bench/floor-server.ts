@@ -2,12 +2,15 @@
  * The floor: the least that a key verification or a rate-limit check has to do over HTTP on this
  * stack, with none of tollgate's own work. For each request it reads the root key header and the
  * JSON body, answers with a request id in the body and in `x-request-id`, and sends the answers
- * of one event-loop turn together (as tollgate's hot lane does). keys.verifyKey also hashes the
+ * of one event-loop turn together, with the hot lane's own pieces (src/http/hot-routes.ts). keys.verifyKey also hashes the
  * key (SHA-256, as tollgate stores keys) and finds its record in a Map, which grows to one entry
  * per key seen; ratelimits.limit counts per identifier (a Map to a slot of a typed array). No
  * validation, no authentication, no SQLite, no credit spend committed, no analytics, no limits.
  * Whatever tollgate adds can only cost more: bench/floor.ts measures this against the echo.
  */
+import { ok } from "../src/http/envelope.ts";
+import { endOfTurn, envelopeJson } from "../src/http/hot-routes.ts";
+import { jsonTextResponse } from "../src/http/json.ts";
 import { sha256Base64 } from "../src/lib/hashing.ts";
 import { newId } from "../src/lib/ids.ts";
 
@@ -22,16 +25,11 @@ const PERMISSIONS = ["documents.read"];
 const slots = new Map<string, number>();
 let counts = new Float64Array(1024);
 
-let turnEnd: Promise<void> | undefined;
-const endOfTurn = (): Promise<void> => (turnEnd ??= new Promise((resolve) => setImmediate(() => {
-  turnEnd = undefined;
-  resolve();
-})));
-
+/** The answer as the lane makes it: its envelope and headers, sent at the end of the turn. */
 async function answer(requestId: string, data: unknown): Promise<Response> {
-  const json = `{"meta":{"requestId":"${requestId}"},"data":${JSON.stringify(data)}}`;
+  const json = envelopeJson(requestId, ok(data));
   await endOfTurn();
-  return new Response(json, { headers: { "content-type": "application/json", "x-request-id": requestId } });
+  return jsonTextResponse(json, 200, requestId);
 }
 
 async function verifyKey(request: Request): Promise<Response> {

@@ -9,7 +9,8 @@
  */
 import { join } from "node:path";
 import { randomKeyPart } from "../src/lib/ids.ts";
-import { compareWithEcho, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, ratelimitLua, startServer, type Child, type Measured } from "./lib.ts";
+import { compareWithEcho, formatMeasured, MEASURED_HEADER, medianRatio, postRandomBodiesLua, ratelimitLua, startServer, type Child } from "./lib.ts";
+import { verifyBody } from "./verify.ts";
 
 interface Workload {
   title: string;
@@ -17,11 +18,9 @@ interface Workload {
 }
 
 function verifyWorkload(keyCount: number): Workload {
-  const bodies = Array.from({ length: keyCount }, () => JSON.stringify({ key: `tg_${randomKeyPart(24)}`, permissions: "documents.read", credits: { cost: 1 } }));
+  const bodies = Array.from({ length: keyCount }, () => verifyBody(`tg_${randomKeyPart(24)}`));
   return { title: `keys.verifyKey, ${keyCount.toLocaleString("en")} keys`, lua: postRandomBodiesLua("/v2/keys.verifyKey", "tg_floor_root_key", bodies) };
 }
-
-const ratio = (server: Measured[], echo: Measured[], pick: (m: Measured) => number): number => median(server.map(pick)) / median(echo.map(pick));
 
 export async function run(opts: { seconds: number; rounds: number }): Promise<string> {
   const workloads = [verifyWorkload(1_000), verifyWorkload(100_000), { title: "ratelimits.limit, 100,000 identifiers", lua: ratelimitLua("tg_floor_root_key") }];
@@ -37,7 +36,7 @@ export async function run(opts: { seconds: number; rounds: number }): Promise<st
       r.echo.forEach((m, i) => out.push(formatMeasured(`Bun.serve echo, round ${i + 1}`, m)));
       r.server.forEach((m, i) => out.push(formatMeasured(`floor, round ${i + 1}`, m)));
       const perRound = r.server.map((m, i) => (m.requestsPerSec / r.echo[i]!.requestsPerSec).toFixed(2)).join(", ");
-      out.push(`\nmedian throughput ratio **${ratio(r.server, r.echo, (m) => m.requestsPerSec).toFixed(2)}** (per round ${perRound}); median p99 ratio **${ratio(r.server, r.echo, (m) => m.p99Ms).toFixed(2)}**\n`);
+      out.push(`\nmedian throughput ratio **${medianRatio(r.server, r.echo, (m) => m.requestsPerSec).toFixed(2)}** (per round ${perRound}); median p99 ratio **${medianRatio(r.server, r.echo, (m) => m.p99Ms).toFixed(2)}**\n`);
     } finally {
       await floor.stop();
       await echo.stop();

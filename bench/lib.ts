@@ -183,6 +183,10 @@ export async function measure(server: Pick<Child, "url" | "pid">, lua: string, s
 
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The median of `pick` over a server's rounds over its median over the reference's rounds. */
+export const medianRatio = (server: readonly Measured[], reference: readonly Measured[], pick: (m: Measured) => number): number =>
+  median(server.map(pick)) / median(reference.map(pick));
+
 export const MEASURED_HEADER = "| server | requests/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/request |\n| --- | --- | --- | --- | --- | --- | --- |";
 
 export function formatMeasured(name: string, r: Measured): string {

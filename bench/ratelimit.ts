@@ -21,7 +21,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import type { LimitInput } from "../src/services/ratelimit/index.ts";
-import { cpuMs, formatRow, median, ratelimitLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
+import { cpuMs, formatRow, median, medianRatio, ratelimitLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 
 export interface RatelimitBenchOptions {
   /** Seconds per measured wrk run (default 10). */
@@ -72,7 +72,7 @@ async function throughput(opts: Required<RatelimitBenchOptions>): Promise<Pick<R
       const order = round % 2 === 0 ? (["echo", "tollgate"] as const) : (["tollgate", "echo"] as const);
       for (const name of order) runs[name].push(await measure(name === "echo" ? echo : tollgate, lua, opts.seconds));
     }
-    const ratio = median(runs.tollgate.map((r) => r.requestsPerSec)) / median(runs.echo.map((r) => r.requestsPerSec));
+    const ratio = medianRatio(runs.tollgate, runs.echo, (r) => r.requestsPerSec);
     return { ...runs, ratio, accuracy: await accuracy(tollgate.url, opts.accuracyRounds) };
   } finally {
     await tollgate.stop();

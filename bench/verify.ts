@@ -12,8 +12,11 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
-import { compareWithEcho, cpuMs, formatMeasured, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, tempDir, type Child } from "./lib.ts";
+import { compareWithEcho, cpuMs, formatMeasured, MEASURED_HEADER, medianRatio, postRandomBodiesLua, startServer, startTollgate, tempDir, type Child } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
+
+/** The body of each verification: a permission query and a credit spend (bench/floor.ts sends the same). */
+export const verifyBody = (key: string): string => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 } });
 
 export interface VerifyOptions {
   keyCounts: number[];
@@ -30,15 +33,15 @@ export async function run(opts: VerifyOptions): Promise<string> {
     const started = performance.now();
     const { rootKey, keys } = seedKeys(dataDir, count, { credits: 1_000_000_000 });
     console.error(`seeded ${keys.length} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const bodies = keys.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 } }));
+    const bodies = keys.map(verifyBody);
     const lua = postRandomBodiesLua("/v2/keys.verifyKey", rootKey, bodies);
     const echo = await startServer(["bun", join("bench", "echo.ts")]);
     const tollgate = await startTollgate({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ANALYTICS: opts.analytics ?? "on" });
     try {
       const cold = await firstPass(tollgate, rootKey, bodies.slice(0, KEY_CACHE_SIZE));
       const r = await compareWithEcho(echo, tollgate, lua, { seconds: opts.seconds, rounds: opts.rounds });
-      const ratio = median(r.server.map((m) => m.requestsPerSec)) / median(r.echo.map((m) => m.requestsPerSec));
-      const p99 = median(r.server.map((m) => m.p99Ms)) / median(r.echo.map((m) => m.p99Ms));
+      const ratio = medianRatio(r.server, r.echo, (m) => m.requestsPerSec);
+      const p99 = medianRatio(r.server, r.echo, (m) => m.p99Ms);
       out.push(`### keys.verifyKey, ${count.toLocaleString("en")} keys (permission query + credit spend, analytics ${opts.analytics ?? "on"}, 50 connections, ${opts.rounds} × ${opts.seconds} s)\n`);
       out.push(MEASURED_HEADER);
       r.echo.forEach((m, i) => out.push(formatMeasured(`Bun.serve echo, round ${i + 1}`, m)));

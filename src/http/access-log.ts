@@ -7,6 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/logger.ts";
+import { toMicroseconds } from "../lib/clock.ts";
 import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
 import type { RequestContexts, RequestInfo } from "./request-context.ts";
 
@@ -51,7 +52,7 @@ export function requestLogger(opts: AccessLogOptions): (answered: AnsweredReques
       route,
       ...(route === UNMATCHED_ROUTE ? { path: unmatchedPath(request.url) } : {}),
       status,
-      durationMs: Math.round(durationMs * 1000) / 1000,
+      durationMs: toMicroseconds(durationMs),
     });
   };
 }

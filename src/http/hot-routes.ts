@@ -46,7 +46,7 @@ export function hotRoutes(routes: readonly HotRoute[], lane: HotLane): BunRoutes
  * The success envelope as JSON. Request ids are `req_` and base58, nothing to escape, so the
  * common case stringifies only `data` instead of building and walking the envelope object.
  */
-function envelopeJson(requestId: string, result: Ok): string {
+export function envelopeJson(requestId: string, result: Ok): string {
   if (result.extra !== undefined || result.data === undefined) return JSON.stringify({ meta: { requestId }, data: result.data, ...result.extra });
   return `{"meta":{"requestId":"${requestId}"},"data":${JSON.stringify(result.data)}}`;
 }
@@ -59,7 +59,7 @@ let turnEnd: Promise<void> | undefined;
  * with 50 connections, a plain verifyKey went from 41 to 27–32 µs of server CPU and from 0.5 to
  * 0.7 of the echo's throughput, ratelimits.limit from 39–41 to 28–37 µs, and p50 fell too.
  */
-function endOfTurn(): Promise<void> {
+export function endOfTurn(): Promise<void> {
   return (turnEnd ??= new Promise((resolve) => setImmediate(() => {
     turnEnd = undefined;
     resolve();

@@ -5,3 +5,8 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** A duration in milliseconds to the microsecond, as durations are reported (access log, verification events). */
+export function toMicroseconds(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

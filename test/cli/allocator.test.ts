@@ -60,7 +60,8 @@ describe("the real serve", () => {
   test("keeps a value the operator set", async () => {
     data = tempDataDir();
     served = await startServe({ dataDir: data.dir, env: { MIMALLOC_PURGE_DELAY: "10" } });
-    expect(environOf(served.pid)).toContain("MIMALLOC_PURGE_DELAY=10");
-    expect(environOf(served.pid)).not.toContain("MIMALLOC_PURGE_DELAY=-1");
+    const environ = environOf(served.pid);
+    expect(environ).toContain("MIMALLOC_PURGE_DELAY=10");
+    expect(environ).not.toContain("MIMALLOC_PURGE_DELAY=-1");
   });
 });

@@ -91,6 +91,20 @@ interface RowGroup<R> {
 
 const SCAN_LIMIT = 8;
 
+/**
+ * The row of bucket `time` in `group` that `matches` `of`: scanned from the newest while the group
+ * is small (events come in time order or nearly), else looked up by `idOf` in its index.
+ */
+function findRow<R extends { time: number }, T>(group: RowGroup<R>, time: number, of: T, matches: (row: R, of: T) => boolean, idOf: (time: number, of: T) => string): R | undefined {
+  if (group.index) return group.index.get(idOf(time, of));
+  const rows = group.rows;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    if (row.time === time && matches(row, of)) return row;
+  }
+  return undefined;
+}
+
 /** Adds `row` to `group`, indexing the group once it holds more than SCAN_LIMIT rows. */
 function addRow<R>(group: RowGroup<R>, row: R, idOf: (r: R) => string): void {
   group.rows.push(row);
@@ -115,20 +129,9 @@ function sameDimensions(a: Dimensions, b: Dimensions): boolean {
 const rowId = (time: number, d: Dimensions): string => `${time}\u0000${d.workspaceId}\u0000${d.keySpaceId}\u0000${d.identityId}\u0000${d.outcome}\u0000${d.tags}`;
 const rowIdOf = (r: RollupRow): string => rowId(r.time, r);
 
-/** The row of bucket `time` and `e`'s dimensions in a key's rows; scanned from the newest, as events come in time order or nearly. */
-function rowOf(group: RowGroup<RollupRow>, time: number, e: StoredEvent): RollupRow | undefined {
-  if (group.index) return group.index.get(rowId(time, e));
-  const rows = group.rows;
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const row = rows[i]!;
-    if (row.time === time && sameDimensions(row, e)) return row;
-  }
-  return undefined;
-}
-
 /** Adds event `e` to its row of bucket `time` in a key's rows, making the row when there is none. */
 function accumulate(group: RowGroup<RollupRow>, time: number, e: StoredEvent): void {
-  const row = rowOf(group, time, e);
+  const row = findRow(group, time, e, sameDimensions, rowId);
   if (row) {
     row.count += 1;
     row.spentCredits += e.spentCredits;
@@ -185,7 +188,7 @@ export function totalsOf(rows: readonly Summable[], granularity?: Granularity): 
     const time = granularity ? bucketStartMs(granularity, r.time) : r.time;
     let group = byKeySpace.get(r.keySpaceId);
     if (!group) byKeySpace.set(r.keySpaceId, group = { rows: [] });
-    const total = group.index ? group.index.get(totalId(time, r)) : findTotal(group.rows, time, r);
+    const total = findRow(group, time, r, sameTotal, totalId);
     if (total) {
       total.count += r.count;
       total.spentCredits += r.spentCredits;
@@ -201,11 +204,4 @@ export function totalsOf(rows: readonly Summable[], granularity?: Granularity): 
 /** A total's fields other than its key space, for the index of a key space's totals. */
 const totalId = (time: number, r: Pick<TotalRow, "workspaceId" | "outcome">): string => `${time}\u0000${r.workspaceId}\u0000${r.outcome}`;
 const totalIdOf = (t: TotalRow): string => totalId(t.time, t);
-
-function findTotal(totals: readonly TotalRow[], time: number, r: Summable): TotalRow | undefined {
-  for (let i = totals.length - 1; i >= 0; i--) {
-    const t = totals[i]!;
-    if (t.time === time && t.outcome === r.outcome && t.workspaceId === r.workspaceId) return t;
-  }
-  return undefined;
-}
+const sameTotal = (t: TotalRow, r: Summable): boolean => t.outcome === r.outcome && t.workspaceId === r.workspaceId;

@@ -9,7 +9,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { Storage } from "../../storage/db.ts";
-import type { Clock } from "../../lib/clock.ts";
+import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
 import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
@@ -153,19 +153,12 @@ export class VerificationService {
       outcome: result.code,
       tags: input.tags ?? NO_TAGS,
       spentCredits,
+      // The clock reads finer, but to the microsecond each event's raw JSON is about 15 bytes
+      // shorter (115 -> 100 for a key without identity): less to write, less disk over the retention.
       latencyMs: toMicroseconds(performance.now() - startedMs),
     });
     return result;
   }
-}
-
-/**
- * Milliseconds rounded to the microsecond. The clock reads finer, but nobody asks a verification's
- * latency to the nanosecond, and each event's raw JSON is about 15 bytes shorter (115 -> 100 for a
- * key without identity): less to write on every verification and less disk over the retention.
- */
-function toMicroseconds(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }
 
 /** The result for a key that was found: its fields, optional ones only when set. */
