@@ -1,7 +1,8 @@
 import { defineConfig } from "drizzle-kit";
 
+/** tollgate.db: every table but the analytics ones, which have their own file (drizzle.analytics.config.ts). */
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/storage/schema/index.ts",
+  schema: ["workspaces", "apis", "keys", "rbac", "ratelimits", "audit", "credits"].map((name) => `./src/storage/schema/${name}.ts`),
   out: "./migrations",
 });

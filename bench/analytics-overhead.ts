@@ -12,6 +12,7 @@
  */
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { ANALYTICS_DATABASE_FILE } from "../src/storage/data-dir.ts";
 import { openStorage } from "../src/storage/db.ts";
 import { cpuMs, formatRow, median, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
 import { seedKeys, type Seeded } from "./seed.ts";
@@ -32,7 +33,7 @@ function seededPair(credits: number | undefined): { keys: Seeded; on: string; of
 }
 
 function eventsWritten(dataDir: string): number {
-  const storage = openStorage(join(dataDir, "tollgate.db"), { readonly: true });
+  const storage = openStorage(join(dataDir, ANALYTICS_DATABASE_FILE), { readonly: true });
   try {
     return storage.sqlite.query<{ n: number }, []>("SELECT coalesce(sum(event_count), 0) AS n FROM verification_event_batches").get()?.n ?? 0;
   } finally {

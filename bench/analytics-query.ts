@@ -31,16 +31,17 @@ interface Seeded {
 /** Workspace, root key and four APIs through the real services; the rollups straight into SQLite, a day per transaction. */
 function seed(dataDir: string): Seeded {
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
-  const services = buildServices(storage, config, systemClock);
+  const opened = openDataDir(config, silentLogger);
+  const { storage } = opened;
+  const services = buildServices(opened, config, systemClock);
   const actor = { type: "cli" as const, id: "bench" };
   const ws = services.workspaces.create({ name: "default", analyticsEnabled: true }, actor);
   const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
   const principal = services.auth.authenticate(`Bearer ${rootKey}`);
   const spaces = Array.from({ length: 4 }, (_, i) => services.apis.createApi(principal, { name: `bench-${i}` }).apiId)
     .map((apiId) => storage.sqlite.query<{ key_space_id: string }, [string]>("SELECT key_space_id FROM apis WHERE id = ?1").get(apiId)!.key_space_id);
-  insertRollups(storage, ws.id, spaces);
-  storage.close();
+  insertRollups(opened.analytics, ws.id, spaces);
+  opened.close();
   return { rootKey, keySpaceId: spaces[0]! };
 }
 

@@ -121,9 +121,10 @@ async function settledRssMiB(): Promise<number> {
 export async function measureMemory(identifiers: number): Promise<RatelimitBenchResult["memory"]> {
   const dataDir = tempDir("tollgate-bench-rl-mem-");
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
+  const opened = openDataDir(config, silentLogger);
+  const { storage } = opened;
   try {
-    const services = buildServices(storage, config, systemClock);
+    const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "bench" };
     services.workspaces.create({ name: "default" }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
@@ -140,7 +141,7 @@ export async function measureMemory(identifiers: number): Promise<RatelimitBench
     if (services.limiter.size !== identifiers + 1000) throw new Error(`expected ${identifiers + 1000} live counters, found ${services.limiter.size}`);
     return { identifiers, beforeMiB, afterMiB, bytesPerIdentifier: ((afterMiB - beforeMiB) * 1024 * 1024) / identifiers };
   } finally {
-    storage.close();
+    opened.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -36,9 +36,10 @@ const COPY_BATCH = 50_000;
 
 export function seedKeys(dataDir: string, count: number, opts: SeedOptions = {}): Seeded {
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
+  const opened = openDataDir(config, silentLogger);
+  const { storage } = opened;
   try {
-    const services = buildServices(storage, config, systemClock);
+    const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "bench" };
     const workspace = services.workspaces.create({ name: "default" }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
@@ -81,6 +82,6 @@ export function seedKeys(dataDir: string, count: number, opts: SeedOptions = {})
     }
     return { rootKey, workspaceId: workspace.id, apiId, keys };
   } finally {
-    storage.close();
+    opened.close();
   }
 }

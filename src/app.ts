@@ -29,8 +29,9 @@ export interface AppOptions {
   docsUrl: () => string;
   /** Client addresses that may read GET /metrics (default: loopback only). */
   metricsAllow?: readonly AddressRange[];
-  /** The database's size for /metrics; boot.ts passes the real one. */
+  /** The databases' sizes for /metrics; boot.ts passes the real ones. */
   databaseSizeBytes?: () => number;
+  analyticsDatabaseSizeBytes?: () => number;
   /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: loopback only). */
   trustedProxies?: readonly AddressRange[];
 }
@@ -44,6 +45,7 @@ export function createApp(opts: AppOptions) {
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
+    analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
   };
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? LOOPBACK);
   const deps: RouteDeps = {

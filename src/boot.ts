@@ -4,13 +4,12 @@
  * builds concrete implementations.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { systemClock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
-import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, openStorage, type Storage } from "./storage/db.ts";
-import { applyMigrations } from "./storage/migrate.ts";
+import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, type Storage } from "./storage/db.ts";
+import { openDataStores } from "./storage/data-dir.ts";
 import { Checkpointer } from "./storage/checkpointer.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
@@ -49,30 +48,46 @@ export interface Running {
   url: string;
   port: number;
   services: Services;
+  /** tollgate.db. */
   storage: Storage;
+  /** analytics.db: verification events and rollups (storage/data-dir.ts). */
+  analytics: Storage;
   stop(): Promise<void>;
 }
 
-/** Opens the data dir and database and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
-export function openDataDir(config: Config, logger: Logger): Storage {
+/** The data dir's databases, open and migrated. */
+export interface DataDir {
+  storage: Storage;
+  analytics: Storage;
+  close(): void;
+}
+
+/** Opens the data dir and its databases and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
+export function openDataDir(config: Config, logger: Logger): DataDir {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const storage = openStorage(join(config.dataDir, "tollgate.db"));
-  const applied = applyMigrations(storage.sqlite);
+  const { storage, analytics, applied } = openDataStores(config.dataDir);
   if (applied.length > 0) logger.info("applied migrations", { migrations: applied });
-  return storage;
+  return {
+    storage, analytics,
+    close: () => {
+      analytics.close();
+      storage.close();
+    },
+  };
 }
 
 /**
- * Builds every service over one storage. Verification events are written on the calling thread
- * unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
+ * Builds every service over the data dir's databases. Verification events are written on the
+ * calling thread unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
  */
-export function buildServices(storage: Storage, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
+export function buildServices(dataDir: Pick<DataDir, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
+  const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
   const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
   const limiter = new SlidingWindowLimiter({ clock });
   const credits = new CreditLedger(storage);
-  const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(storage) });
+  const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
   return {
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate() }),
@@ -87,7 +102,7 @@ export function buildServices(storage: Storage, config: Config, clock: Clock, op
       storage, clock,
       // The worker starts on the first query, so CLI commands that build services start no thread.
       runner: new AnalyticsWorkerPool({
-        dbPath: storage.sqlite.filename, timeoutMs: config.analyticsQueryTimeoutMs, maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
+        dbPath: analytics.sqlite.filename, timeoutMs: config.analyticsQueryTimeoutMs, maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
       }),
     }),
     keyCache: cache,
@@ -116,7 +131,7 @@ export function bootstrapDataDir(services: Services, config: Config, logger: Log
  */
 const CHECKPOINTS: CheckpointOptions = { intervalMs: 1000, restartAtFrames: 4096, restartBusyTimeoutMs: 50 };
 
-/** Moves WAL checkpoints off the main thread (see storage/checkpointer.ts). */
+/** Moves the WAL checkpoints of `storage`'s file off the main thread (see storage/checkpointer.ts). */
 function checkpointOffMainThread(storage: Storage): Checkpointer {
   leaveCheckpointsToCheckpointer(storage.sqlite);
   return new Checkpointer(storage.sqlite.filename, CHECKPOINTS);
@@ -126,9 +141,11 @@ function checkpointOffMainThread(storage: Storage): Checkpointer {
 export async function boot(opts: BootOptions): Promise<Running> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  const storage = openDataDir(config, logger);
-  const checkpointer = checkpointOffMainThread(storage);
-  const services = buildServices(storage, config, clock, { eventWriter: new WorkerEventWriter(storage.sqlite.filename, { autoCheckpoint: false }) });
+  const dataDir = openDataDir(config, logger);
+  const { storage, analytics: analyticsStorage } = dataDir;
+  // One checkpointer per file: the analytics WAL's checkpoints hold only analytics.db's write lock.
+  const checkpointers = [checkpointOffMainThread(storage), checkpointOffMainThread(analyticsStorage)];
+  const services = buildServices(dataDir, config, clock, { eventWriter: new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: false }) });
   bootstrapDataDir(services, config, logger);
   const pendingCredits = services.credits.restore();
   if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });
@@ -137,7 +154,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
   const ratelimitState = startRatelimitPersistence({ store: new RatelimitStore({ storage, limiter: services.limiter }) }, { clock, logger, flushMs: config.ratelimitFlushMs });
   const analytics = startAnalyticsPipeline(
-    { storage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
+    { storage: analyticsStorage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
   );
   const scheduler = startScheduler([
     refillJob(refillDeps, clock),
@@ -149,6 +166,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
     metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
+    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage),
   });
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
   const server = app.server;
@@ -162,8 +180,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
     port,
     services,
     storage,
-    // Order matters: no new requests and none in flight → every buffer flushed → the WAL folded
-    // into tollgate.db → closed. A flush before the drain could miss writes of the last requests.
+    analytics: analyticsStorage,
+    // Order matters: no new requests and none in flight → every buffer flushed → the WALs folded
+    // into tollgate.db and analytics.db → closed. A flush before the drain could miss writes of the last requests.
     async stop() {
       scheduler.stop();
       await stopAccepting(app, config.shutdownTimeoutMs, logger);
@@ -174,10 +193,12 @@ export async function boot(opts: BootOptions): Promise<Running> {
       await new Promise((resolve) => setImmediate(resolve));
       await analytics.flushAndStop();
       ratelimitState.flushAndStop();
-      await checkpointer.stop();
-      const checkpoint = checkpointWal(storage);
-      if (checkpoint.busy !== 0) logger.warn("the WAL could not be folded into tollgate.db; it is kept and replayed on the next start", { ...checkpoint });
-      storage.close();
+      for (const checkpointer of checkpointers) await checkpointer.stop();
+      for (const [file, db] of [["tollgate.db", storage], ["analytics.db", analyticsStorage]] as const) {
+        const checkpoint = checkpointWal(db);
+        if (checkpoint.busy !== 0) logger.warn(`the WAL could not be folded into ${file}; it is kept and replayed on the next start`, { ...checkpoint });
+      }
+      dataDir.close();
     },
   };
 }

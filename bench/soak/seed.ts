@@ -21,9 +21,10 @@ export interface SoakData {
 
 export function seedSoak(dataDir: string, keyCount: number): SoakData {
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
-  const storage = openDataDir(config, silentLogger);
+  const opened = openDataDir(config, silentLogger);
+  const { storage } = opened;
   try {
-    const services = buildServices(storage, config, systemClock);
+    const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "soak" };
     services.workspaces.create({ name: "soak", analyticsEnabled: true }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "soak", name: "soak", permissions: [...ALL_GRANTS] }, actor).key;
@@ -41,6 +42,6 @@ export function seedSoak(dataDir: string, keyCount: number): SoakData {
     }));
     return { rootKey, apiId, keys };
   } finally {
-    storage.close();
+    opened.close();
   }
 }

@@ -48,13 +48,13 @@ const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
  * first `serve` and a workspace created first does not suppress the bootstrap.
  */
 function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
-  const storage = openDataDir(config, logger);
+  const dataDir = openDataDir(config, logger);
   try {
-    const services = buildServices(storage, config, systemClock);
+    const services = buildServices(dataDir, config, systemClock);
     bootstrapDataDir(services, config, logger);
     return run(services);
   } finally {
-    storage.close();
+    dataDir.close();
   }
 }
 

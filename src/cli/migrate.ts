@@ -8,8 +8,7 @@ export const MIGRATE_HELP = `tollgate migrate
   Applies pending database migrations in TOLLGATE_DATA_DIR and exits.`;
 
 export function migrateCommand(config: Config, logger: Logger, io: CliIo): number {
-  const storage = openDataDir(config, logger);
-  storage.close();
+  openDataDir(config, logger).close();
   io.stdout("database is up to date");
   return EXIT.ok;
 }

@@ -32,6 +32,7 @@ class RouteStats {
 export interface MetricsSources {
   keyCache(): { hits: number; misses: number };
   databaseSizeBytes(): number;
+  analyticsDatabaseSizeBytes(): number;
 }
 
 export class MetricsRegistry {
@@ -94,6 +95,8 @@ export class MetricsRegistry {
     out.push(`tollgate_key_cache_hit_ratio ${lookups === 0 ? 0 : cache.hits / lookups}`);
     family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
     out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
+    family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
+    out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
     return out.join("\n") + "\n";

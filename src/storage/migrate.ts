@@ -30,15 +30,18 @@ function refuseNewerDatabase(sqlite: Database, migrations: EmbeddedMigration[]):
 }
 
 /**
- * Applies every pending migration; returns the tags applied now (empty when up to date). Throws
- * DatabaseTooNewError, before changing anything, on a database written by a newer version.
+ * Applies every pending migration (with `before`, only those before that tag); returns the tags
+ * applied now (empty when up to date). Throws DatabaseTooNewError, before changing anything, on a
+ * database written by a newer version.
  */
-export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS): string[] {
+export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS, opts: { before?: string } = {}): string[] {
   sqlite.run(`CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
   refuseNewerDatabase(sqlite, migrations);
   const lastApplied = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`);
+  const stopAt = opts.before === undefined ? -1 : migrations.findIndex((m) => m.tag === opts.before);
+  if (opts.before !== undefined && stopAt < 0) throw new Error(`no migration ${opts.before}`);
   const applied: string[] = [];
-  for (const m of migrations) {
+  for (const m of stopAt < 0 ? migrations : migrations.slice(0, stopAt)) {
     const hash = new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
     // Checked inside the write transaction: another process may have applied it meanwhile.
     sqlite.transaction(() => {

@@ -1,8 +1,10 @@
 /**
- * The drizzle-kit migrations in `migrations/`, imported as text so `bun build --compile` embeds them.
- * Every journal entry needs a line here; test/storage/migrate.test.ts checks that none is missing.
+ * The drizzle-kit migrations, imported as text so `bun build --compile` embeds them: those of
+ * tollgate.db in `migrations/`, those of analytics.db in `migrations/analytics/`. Every journal
+ * entry needs a line here; test/storage/migrate.test.ts checks that none is missing.
  */
 import journal from "../../migrations/meta/_journal.json";
+import analyticsJournal from "../../migrations/analytics/meta/_journal.json";
 import m0000 from "../../migrations/0000_init.sql" with { type: "text" };
 import m0001 from "../../migrations/0001_credit_journal.sql" with { type: "text" };
 import m0002 from "../../migrations/0002_analytics_totals.sql" with { type: "text" };
@@ -12,6 +14,8 @@ import m0005 from "../../migrations/0005_ratelimit_log.sql" with { type: "text" 
 import m0006 from "../../migrations/0006_rollups_without_rowid.sql" with { type: "text" };
 import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type: "text" };
 import m0008 from "../../migrations/0008_rollups_folded_from_minutes.sql" with { type: "text" };
+import m0009 from "../../migrations/0009_analytics_own_file.sql" with { type: "text" };
+import a0000 from "../../migrations/analytics/0000_analytics.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -30,12 +34,28 @@ const SQL_BY_TAG: Record<string, string> = {
   "0006_rollups_without_rowid": m0006,
   "0007_raw_events_in_batches": m0007,
   "0008_rollups_folded_from_minutes": m0008,
+  "0009_analytics_own_file": m0009,
 };
 
-export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
+const ANALYTICS_SQL_BY_TAG: Record<string, string> = {
+  "0000_analytics": a0000,
+};
 
-export const MIGRATIONS: EmbeddedMigration[] = journal.entries.map((e) => {
-  const sql = SQL_BY_TAG[e.tag];
-  if (sql === undefined) throw new Error(`migration ${e.tag} is in the journal but not embedded in src/storage/migrations.ts`);
-  return { tag: e.tag, createdAt: e.when, sql };
-});
+type Journal = { entries: { tag: string; when: number }[] };
+
+function embedded(journal: Journal, sqlByTag: Record<string, string>, folder: string): EmbeddedMigration[] {
+  return journal.entries.map((e) => {
+    const sql = sqlByTag[e.tag];
+    if (sql === undefined) throw new Error(`migration ${folder}/${e.tag} is in the journal but not embedded in src/storage/migrations.ts`);
+    return { tag: e.tag, createdAt: e.when, sql };
+  });
+}
+
+export const JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
+export const ANALYTICS_JOURNAL_TAGS: string[] = analyticsJournal.entries.map((e) => e.tag);
+
+/** tollgate.db's migrations. */
+export const MIGRATIONS: EmbeddedMigration[] = embedded(journal, SQL_BY_TAG, "migrations");
+
+/** analytics.db's migrations. */
+export const ANALYTICS_MIGRATIONS: EmbeddedMigration[] = embedded(analyticsJournal, ANALYTICS_SQL_BY_TAG, "migrations/analytics");

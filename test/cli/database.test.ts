@@ -56,30 +56,35 @@ describe("a database written by a newer version", () => {
 });
 
 describe("backup while serving, then restore", () => {
-  test("the restored data dir serves every API and key that existed at the backup", async () => {
+  test("the restored data dir serves every API and key that existed at the backup, and has its analytics", async () => {
     const { dir, parent } = fresh();
-    served = await startServe({ dataDir: dir });
+    served = await startServe({ dataDir: dir, env: { TOLLGATE_ANALYTICS_FLUSH_MS: "50" } });
     const rootKey = readFileSync(join(dir, "bootstrap-root-key"), "utf8").trim();
     const api = await served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey);
     const key = await served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, recoverable: true, credits: { remaining: 10 } }, rootKey);
     expect(key.status).toBe(200);
     expect((await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey)).body.data.credits).toBe(9);
+    // Its event written (the flush runs every 50 ms), so that the backup of analytics.db has it.
+    for (let i = 0; i < 300 && eventCount(join(dir, "analytics.db")) < 1; i++) await Bun.sleep(10);
+    expect(eventCount(join(dir, "analytics.db"))).toBe(1);
 
     const backupFile = join(parent, "tollgate-backup.db");
+    const analyticsBackup = join(parent, "tollgate-backup-analytics.db");
     const backup = await runCli(["backup", backupFile], { dataDir: dir });
     expect(backup).toMatchObject({ code: 0, stdout: `${backupFile}\n` });
     expect(backup.stderr).toContain(`${join(dir, "master.key")}; keep a copy of it with the backup`);
-    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
+    for (const file of [backupFile, analyticsBackup]) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(parent).filter((f) => f.includes(".partial-"))).toEqual([]);
     // Written after the backup: must not be in the restored copy.
     const later = await served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey);
     expect(await served.stop()).toBe(0);
     served = undefined;
 
-    // The README's restore: a data dir with the backup as tollgate.db, next to the same master.key.
+    // The README's restore: a data dir with the backups as tollgate.db and analytics.db, next to the same master.key.
     const restored = join(parent, "restored");
     mkdirSync(restored, { mode: 0o700 });
     copyFileSync(backupFile, join(restored, "tollgate.db"));
+    copyFileSync(analyticsBackup, join(restored, "analytics.db"));
     copyFileSync(join(dir, "master.key"), join(restored, "master.key"));
     expect(existsSync(join(restored, "tollgate.db-wal"))).toBe(false);
 
@@ -93,8 +98,21 @@ describe("backup while serving, then restore", () => {
     const got = await served.post("/v2/keys.getKey", { keyId: key.body.data.keyId, decrypt: true }, rootKey);
     expect(got.body.data.plaintext).toBe(key.body.data.key);
     expect(await served.stop()).toBe(0);
+    // The verification of the backup and the one after the restore.
+    expect(eventCount(join(restored, "analytics.db"))).toBe(2);
   });
 });
+
+/** Verification events in the analytics.db at `path` (read-write: a WAL reader writes its index). */
+function eventCount(path: string): number {
+  if (!existsSync(path)) return 0;
+  const db = new Database(path);
+  try {
+    return db.query<{ n: number }, []>("SELECT count(*) AS n FROM verification_events").get()?.n ?? 0;
+  } finally {
+    db.close();
+  }
+}
 
 describe("backup refuses what it cannot copy faithfully", () => {
   test("a data dir without a database: exit 1, and nothing is created", async () => {

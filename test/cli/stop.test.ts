@@ -2,7 +2,7 @@
  * The graceful stop of the real `tollgate serve` (a child process), part by part: on SIGTERM or
  * SIGINT it stops accepting connections, answers the request in flight, flushes rate-limit windows,
  * credit spends and analytics events (their periodic flushes set far off, so only the stop can have
- * written them), folds the WAL into tollgate.db and exits 0; a client that never finishes its
+ * written them), folds the WALs into tollgate.db and analytics.db and exits 0; a client that never finishes its
  * request is cut off after TOLLGATE_SHUTDOWN_TIMEOUT_MS. A request is known to be in flight when
  * the server has answered its `Expect: 100-continue`: it has been read up to its body.
  */
@@ -127,7 +127,7 @@ describe("SIGTERM with a request in flight", () => {
 });
 
 describe("SIGINT", () => {
-  test("flushes rate-limit windows, credit spends and analytics events, and leaves tollgate.db complete without its WAL", async () => {
+  test("flushes rate-limit windows, credit spends and analytics events, and leaves tollgate.db and analytics.db complete without their WALs", async () => {
     data = tempDataDir();
     const env = { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_RATELIMIT_FLUSH_MS: "60000", TOLLGATE_ANALYTICS_FLUSH_MS: "60000" };
     served = await startServe({ dataDir: data.dir, env });
@@ -141,20 +141,24 @@ describe("SIGINT", () => {
     expect(await served.exitCode()).toBe(0);
     expect(served.stderr()).toContain('"signal":"SIGINT"');
 
-    const wal = join(data.dir, "tollgate.db-wal");
-    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
-    // tollgate.db alone, as an operator would copy it, holds everything.
+    // The two database files alone, as an operator would copy them, hold everything.
     const alone = join(data.parent, "alone");
     mkdirSync(alone);
-    copyFileSync(join(data.dir, "tollgate.db"), join(alone, "tollgate.db"));
+    for (const file of ["tollgate.db", "analytics.db"]) {
+      const wal = join(data.dir, `${file}-wal`);
+      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+      copyFileSync(join(data.dir, file), join(alone, file));
+    }
     const db = new Database(join(alone, "tollgate.db"), { readonly: true });
+    const analytics = new Database(join(alone, "analytics.db"), { readonly: true });
     try {
       const keyId = key.body.data.keyId;
       expect(db.query("SELECT remaining FROM keys WHERE id = ?").get(keyId)).toEqual({ remaining: 7 });
-      expect(db.query("SELECT count(*) AS n FROM verification_events WHERE key_id = ? AND outcome = 'VALID'").get(keyId)).toEqual({ n: 3 });
+      expect(analytics.query("SELECT count(*) AS n FROM verification_events WHERE key_id = ? AND outcome = 'VALID'").get(keyId)).toEqual({ n: 3 });
       expect(loggedCount(db, "user_1")).toBe(2);
     } finally {
       db.close();
+      analytics.close();
     }
   });
 });

@@ -7,7 +7,7 @@ import { EventTables } from "../../src/services/analytics/tables.ts";
 import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf } from "../../src/services/analytics/index.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import type { StoredEvent } from "../../src/services/analytics/types.ts";
-import { databasesBefore, migrationIndex } from "./support.ts";
+import { databasesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
 
 const BEFORE_0006 = migrationIndex("0006_rollups_without_rowid");
 const TABLES = GRANULARITIES.flatMap((g) => [ROLLUP_TABLES[g], TOTALS_TABLES[g]]);
@@ -85,7 +85,7 @@ test("0006 makes the rollups and totals WITHOUT ROWID, without their time indexe
 
     // Today's writer and fold, after the later migrations, still add to the copied rows; 0008
     // takes the minute rows written before it as folded, so the views count each event once.
-    applyMigrations(s.sqlite);
+    applyMigrations(s.sqlite, MIGRATIONS, UNTIL_SPLIT);
     expect(s.sqlite.query("SELECT count(*) AS n FROM verification_rollups_minute WHERE folded = 0").get()).toEqual({ n: 0 });
     for (const g of ["hour", "day", "month"] as const) expect(sumsOf(s, `verification_rollups_${g}_all`)).toEqual(before[ROLLUP_TABLES[g]]!.sums);
     writeEvents(s);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "../../src/storage/db.ts";
 import { applyMigrations, DatabaseTooNewError } from "../../src/storage/migrate.ts";
-import { JOURNAL_TAGS, MIGRATIONS } from "../../src/storage/migrations.ts";
+import { ANALYTICS_JOURNAL_TAGS, ANALYTICS_MIGRATIONS, JOURNAL_TAGS, MIGRATIONS } from "../../src/storage/migrations.ts";
 
 const dirs: string[] = [];
 function freshDb() {
@@ -20,6 +20,10 @@ test("every migration in the journal is embedded, in journal order", () => {
   expect(MIGRATIONS.map((m) => m.tag)).toEqual(JOURNAL_TAGS);
   const files = [...new Bun.Glob("*.sql").scanSync(join(import.meta.dir, "../../migrations"))].sort();
   expect(files).toEqual(JOURNAL_TAGS.map((t) => `${t}.sql`));
+  // analytics.db's, from their own folder.
+  expect(ANALYTICS_MIGRATIONS.map((m) => m.tag)).toEqual(ANALYTICS_JOURNAL_TAGS);
+  const analyticsFiles = [...new Bun.Glob("*.sql").scanSync(join(import.meta.dir, "../../migrations/analytics"))].sort();
+  expect(analyticsFiles).toEqual(ANALYTICS_JOURNAL_TAGS.map((t) => `${t}.sql`));
 });
 
 test("applies every migration once, then nothing", () => {

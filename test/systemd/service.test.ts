@@ -90,8 +90,8 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     expect(machine.show("tollgate", "ActiveState", "DynamicUser", "User")).toEqual({ ActiveState: "active", DynamicUser: "yes", User: "tollgate" });
     const uid = sh(`stat -c %u /proc/$(systemctl show -p MainPID --value tollgate)`).stdout.trim();
     expect(Number(uid)).toBeGreaterThanOrEqual(61184); // systemd's range for dynamic users
-    expect(sh(`stat -c '%a %u' ${STATE} ${STATE}/tollgate.db ${STATE}/master.key ${STATE}/bootstrap-root-key`).stdout.trim().split("\n"))
-      .toEqual([`700 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`]);
+    expect(sh(`stat -c '%a %u' ${STATE} ${STATE}/tollgate.db ${STATE}/analytics.db ${STATE}/master.key ${STATE}/bootstrap-root-key`).stdout.trim().split("\n"))
+      .toEqual([`700 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`, `600 ${uid}`]);
     rootKey = sh(`cat ${STATE}/bootstrap-root-key`).stdout.trim();
     expect(rootKey.length).toBeGreaterThan(16);
     // The allocator setting of src/cli/allocator.ts is in effect under the unit (which sets it, sparing the re-exec).
@@ -125,11 +125,11 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     expect((await post("/v2/apis.getApi", { apiId: after.body.data.apiId })).status).toBe(404);
   });
 
-  test("systemctl stop: SIGTERM, exit 0, the WAL folded into tollgate.db", async () => {
+  test("systemctl stop: SIGTERM, exit 0, the WALs folded into tollgate.db and analytics.db", async () => {
     expect(sh("systemctl stop tollgate").code).toBe(0);
     expect(machine.show("tollgate", "ActiveState", "Result", "ExecMainStatus")).toEqual({ ActiveState: "inactive", Result: "success", ExecMainStatus: "0" });
     expect(sh("journalctl -u tollgate --no-pager -o cat -n 10").stdout).toContain('"msg":"stopped"');
-    expect(sh(`stat -c %s ${STATE}/tollgate.db-wal 2>/dev/null || echo 0`).stdout.trim()).toBe("0");
+    for (const file of ["tollgate.db", "analytics.db"]) expect(sh(`stat -c %s ${STATE}/${file}-wal 2>/dev/null || echo 0`).stdout.trim()).toBe("0");
   });
 
   test("a crash is restarted (Restart=on-failure)", async () => {

@@ -1,24 +1,28 @@
-/** A migrated database in a temp dir, and event builders, for the analytics service tests. */
+/** A data dir's migrated databases in a temp dir, and event builders, for the analytics service tests. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStorage, type Storage } from "../../../src/storage/db.ts";
-import { applyMigrations } from "../../../src/storage/migrate.ts";
+import type { Storage } from "../../../src/storage/db.ts";
+import { openDataStores } from "../../../src/storage/data-dir.ts";
 import type { VerificationEvent } from "../../../src/services/analytics/index.ts";
 
 export interface TempDb {
+  /** analytics.db, where the analytics services read and write. */
   storage: Storage;
+  /** tollgate.db beside it. */
+  main: Storage;
   close(): void;
 }
 
 export function tempDb(): TempDb {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-analytics-"));
-  const storage = openStorage(join(dir, "tollgate.db"));
-  applyMigrations(storage.sqlite);
+  const { storage: main, analytics } = openDataStores(dir);
   return {
-    storage,
+    storage: analytics,
+    main,
     close() {
-      storage.close();
+      analytics.close();
+      main.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

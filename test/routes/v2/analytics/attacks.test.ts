@@ -16,9 +16,11 @@ let before = "";
 /** A root key that may read the analytics of the second API only. */
 let scoped = "";
 
-/** Everything but the analytics tables, which the attacks may read: a change anywhere else would show. */
-const fingerprint = () => JSON.stringify(["keys", "root_keys", "apis", "workspaces", "audit_logs", "verification_events", "verification_rollups_day"]
-  .map((t) => h.running.storage.sqlite.query(`SELECT count(*) AS n FROM ${t}`).get()));
+/** Row counts in both databases: a change anywhere would show. */
+const fingerprint = () => JSON.stringify([
+  ...["keys", "root_keys", "apis", "workspaces", "audit_logs"].map((t) => h.running.storage.sqlite.query(`SELECT count(*) AS n FROM ${t}`).get()),
+  ...["verification_events", "verification_rollups_day"].map((t) => h.running.analytics.sqlite.query(`SELECT count(*) AS n FROM ${t}`).get()),
+]);
 
 beforeAll(async () => {
   h = await startHarness();
@@ -186,5 +188,5 @@ describe("200: confined to the caller's rows", () => {
 
 test("after the whole corpus, nothing in the database changed", () => {
   expect(fingerprint()).toBe(before);
-  expect(h.running.storage.sqlite.query("PRAGMA quick_check").get()).toEqual({ quick_check: "ok" });
+  for (const db of [h.running.storage, h.running.analytics]) expect(db.sqlite.query("PRAGMA quick_check").get()).toEqual({ quick_check: "ok" });
 });

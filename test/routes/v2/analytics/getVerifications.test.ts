@@ -101,7 +101,7 @@ describe("200: confinement", () => {
 
 describe("200/422: row limit", () => {
   test("more than 10,000 rows are cut to 10,000; a LIMIT above it is lowered", async () => {
-    const sqlite = h.running.storage.sqlite;
+    const sqlite = h.running.analytics.sqlite;
     sqlite.transaction(() => {
       for (let i = 0; i < 10_050; i++) insertEvent(sqlite, { time: i, workspaceId: w.wsA, keySpaceId: "ks_bulk", keyId: `bulk_${i}` });
     })();

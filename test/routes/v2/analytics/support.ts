@@ -94,7 +94,7 @@ export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
   };
   const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;
   const { wsA, wsB, ks1, ks2 } = world;
-  const sqlite = h.running.storage.sqlite;
+  const sqlite = h.running.analytics.sqlite;
   // default: alice 10 VALID + 2 RATE_LIMITED and bob 5 VALID yesterday; bob 7 VALID + 1
   // USAGE_EXCEEDED three days ago; alice 100 VALID ten days ago. Totals: 125 (25 in the last 7
   // days), VALID 122 (22); alice 112 (12), bob 13 (13); api2 (ks2) 6.

@@ -1,21 +1,12 @@
+/**
+ * The analytics tables: verification events and their rollups and totals. They live in a database
+ * file of their own, `analytics.db` beside `tollgate.db`, with their own migrations
+ * (migrations/analytics/, drizzle.analytics.config.ts): the event writer's commits and the
+ * checkpoints of their WAL then never hold the write lock that credit spends, key changes and
+ * audit entries take in `tollgate.db` (see src/storage/data-dir.ts).
+ */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-
-/** One change made through the API or the CLI; written in the same transaction as the change. */
-export const auditLogs = sqliteTable("audit_logs", {
-  id: text("id").primaryKey(),
-  workspaceId: text("workspace_id").notNull(),
-  time: integer("time").notNull(),
-  event: text("event").notNull(),
-  actorType: text("actor_type").notNull(),
-  actorId: text("actor_id").notNull(),
-  actorName: text("actor_name"),
-  /** JSON array of `{type, id, name?}`. */
-  resources: text("resources", { mode: "json" }).$type<Array<{ type: string; id: string; name?: string }>>().notNull(),
-  description: text("description").notNull(),
-  remoteIp: text("remote_ip"),
-  userAgent: text("user_agent"),
-}, (t) => [index("audit_logs_workspace_time_idx").on(t.workspaceId, t.time)]);
 
 /**
  * Verifications of one workspace, for analytics, as one row per written chunk rather than one per
@@ -119,3 +110,10 @@ export const verificationTotalsPerMinute = totalsTable("verification_totals_minu
 export const verificationTotalsPerHour = totalsTable("verification_totals_hour");
 export const verificationTotalsPerDay = totalsTable("verification_totals_day");
 export const verificationTotalsPerMonth = totalsTable("verification_totals_month");
+
+/** Every analytics table, as analytics.db holds them. */
+export const ANALYTICS_TABLES = [
+  verificationEventBatches,
+  verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
+  verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
+] as const;
