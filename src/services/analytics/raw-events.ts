@@ -26,11 +26,12 @@ const MINUTE_MS = 60_000;
 
 /**
  * The most events the writer thread puts in one transaction, and so in one batch row (it makes
- * chunks smaller when events are dear, see ChunkSizer): about 5 ms of holding the write lock with
- * few keys. Each commit rewrites the pages it dirtied, so smaller chunks cost more in all (200
- * events a chunk took 11 µs an event, 1,000 about 7, one transaction a second about 5), while a
- * longer hold makes the credit spends that wait for the lock wait longer (4,000 a chunk: p99 25 ms,
- * throughput down). Retention sizes its deletes of batch rows by it.
+ * chunks smaller when events are dear, see ChunkSizer): about 5 ms of holding analytics.db's write
+ * lock with few keys. Each commit rewrites the pages it dirtied, so smaller chunks cost more in
+ * all (200 events a chunk took 11 µs an event, 1,000 about 7, one transaction a second about 5),
+ * while a longer hold makes the retention prune, which runs on the main thread, wait longer for
+ * the lock. (When the analytics tables shared tollgate.db, the credit spends waited too: 4,000 a
+ * chunk gave a p99 of 25 ms.) Retention sizes its deletes of batch rows by it.
  */
 export const MAX_CHUNK_EVENTS = 1000;
 
