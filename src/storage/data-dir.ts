@@ -43,9 +43,7 @@ export function openDataStores(dataDir: string): DataStores {
     const applied = applyMigrations(storage.sqlite, MIGRATIONS, { before: SPLIT_MIGRATION });
     analytics = openStorage(join(dataDir, ANALYTICS_DATABASE_FILE));
     applied.push(...applyMigrations(analytics.sqlite, ANALYTICS_MIGRATIONS).map((tag) => `analytics/${tag}`));
-    if (hasTable(storage.sqlite, getTableName(ANALYTICS_TABLES[0])) && isEmpty(analytics.sqlite)) {
-      copyAnalyticsRows(storage.sqlite, analytics.sqlite.filename);
-    }
+    if (hasTable(storage.sqlite, getTableName(ANALYTICS_TABLES[0]))) copyAnalyticsRows(storage.sqlite, analytics.sqlite.filename);
     applied.push(...applyMigrations(storage.sqlite, MIGRATIONS));
     return { storage, analytics, applied };
   } catch (error) {
@@ -59,16 +57,18 @@ function hasTable(sqlite: Database, table: string): boolean {
   return sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
 }
 
-function isEmpty(sqlite: Database): boolean {
-  return ANALYTICS_TABLES.every((t) => sqlite.query(`SELECT 1 FROM ${getTableName(t)} LIMIT 1`).get() === null);
-}
-
-/** Copies every analytics table's rows from `main` into the file at `analyticsPath`, in one transaction there. */
+/**
+ * Copies every analytics table's rows from `main` into the file at `analyticsPath`, in one
+ * transaction there, unless that file holds rows already (checked inside the transaction, so two
+ * processes opening the data dir at once copy once).
+ */
 function copyAnalyticsRows(main: Database, analyticsPath: string): void {
   main.run("ATTACH DATABASE ? AS analytics", [analyticsPath]);
   try {
     main.transaction(() => {
-      for (const table of ANALYTICS_TABLES.map((t) => getTableName(t))) {
+      const tables = ANALYTICS_TABLES.map((t) => getTableName(t));
+      if (tables.some((table) => main.query(`SELECT 1 FROM analytics.${table} LIMIT 1`).get() !== null)) return;
+      for (const table of tables) {
         // By name: the columns' order differs where a migration added one to the old table.
         const columns = main.query<{ name: string }, [string]>("SELECT name FROM pragma_table_info(?, 'analytics')").all(table)
           .map((c) => `"${c.name}"`).join(", ");
