@@ -9,7 +9,7 @@ import type { Clock } from "./lib/clock.ts";
 import { systemClock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
 import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, type Storage } from "./storage/db.ts";
-import { openDataStores } from "./storage/data-dir.ts";
+import { ANALYTICS_DATABASE_FILE, DATABASE_FILE, openDataStores, type DataStores } from "./storage/data-dir.ts";
 import { Checkpointer } from "./storage/checkpointer.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
@@ -55,32 +55,19 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** The data dir's databases, open and migrated. */
-export interface DataDir {
-  storage: Storage;
-  analytics: Storage;
-  close(): void;
-}
-
 /** Opens the data dir and its databases and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
-export function openDataDir(config: Config, logger: Logger): DataDir {
+export function openDataDir(config: Config, logger: Logger): DataStores {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { storage, analytics, applied } = openDataStores(config.dataDir);
-  if (applied.length > 0) logger.info("applied migrations", { migrations: applied });
-  return {
-    storage, analytics,
-    close: () => {
-      analytics.close();
-      storage.close();
-    },
-  };
+  const stores = openDataStores(config.dataDir);
+  if (stores.applied.length > 0) logger.info("applied migrations", { migrations: stores.applied });
+  return stores;
 }
 
 /**
  * Builds every service over the data dir's databases. Verification events are written on the
  * calling thread unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
  */
-export function buildServices(dataDir: Pick<DataDir, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
+export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
   const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
@@ -143,8 +130,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const clock = opts.clock ?? systemClock;
   const dataDir = openDataDir(config, logger);
   const { storage, analytics: analyticsStorage } = dataDir;
+  const files = [{ name: DATABASE_FILE, storage }, { name: ANALYTICS_DATABASE_FILE, storage: analyticsStorage }];
   // One checkpointer per file: the analytics WAL's checkpoints hold only analytics.db's write lock.
-  const checkpointers = [checkpointOffMainThread(storage), checkpointOffMainThread(analyticsStorage)];
+  const checkpointers = files.map((f) => checkpointOffMainThread(f.storage));
   const services = buildServices(dataDir, config, clock, { eventWriter: new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: false }) });
   bootstrapDataDir(services, config, logger);
   const pendingCredits = services.credits.restore();
@@ -182,7 +170,8 @@ export async function boot(opts: BootOptions): Promise<Running> {
     storage,
     analytics: analyticsStorage,
     // Order matters: no new requests and none in flight → every buffer flushed → the WALs folded
-    // into tollgate.db and analytics.db → closed. A flush before the drain could miss writes of the last requests.
+    // into tollgate.db and analytics.db → closed. A flush before the drain could miss writes of
+    // the last requests.
     async stop() {
       scheduler.stop();
       await stopAccepting(app, config.shutdownTimeoutMs, logger);
@@ -194,9 +183,9 @@ export async function boot(opts: BootOptions): Promise<Running> {
       await analytics.flushAndStop();
       ratelimitState.flushAndStop();
       for (const checkpointer of checkpointers) await checkpointer.stop();
-      for (const [file, db] of [["tollgate.db", storage], ["analytics.db", analyticsStorage]] as const) {
-        const checkpoint = checkpointWal(db);
-        if (checkpoint.busy !== 0) logger.warn(`the WAL could not be folded into ${file}; it is kept and replayed on the next start`, { ...checkpoint });
+      for (const file of files) {
+        const checkpoint = checkpointWal(file.storage);
+        if (checkpoint.busy !== 0) logger.warn(`the WAL could not be folded into ${file.name}; it is kept and replayed on the next start`, { ...checkpoint });
       }
       dataDir.close();
     },

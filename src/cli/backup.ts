@@ -17,7 +17,7 @@ export const BACKUP_HELP = `tollgate backup <file>
   keys also need the same master key: keep <data dir>/master.key (or TOLLGATE_MASTER_KEY) with the backup.`;
 
 /** Where the copy of analytics.db goes for a backup written to `file`. */
-export function analyticsBackupPath(file: string): string {
+function analyticsBackupPath(file: string): string {
   return file.endsWith(".db") ? `${file.slice(0, -".db".length)}-analytics.db` : `${file}-analytics`;
 }
 
@@ -33,7 +33,7 @@ export function backupCommand(args: string[], config: Config, logger: Logger, io
   const dbPath = join(config.dataDir, DATABASE_FILE);
   const analyticsPath = join(config.dataDir, ANALYTICS_DATABASE_FILE);
   // A data dir last opened by a version before analytics.db keeps the analytics in tollgate.db.
-  const separateAnalytics = existsSync(analyticsPath) || !existsSync(dbPath);
+  const separateAnalytics = existsSync(analyticsPath);
   try {
     backupDatabase(dbPath, target);
     try {

@@ -24,7 +24,7 @@ export const DATABASE_FILE = "tollgate.db";
 export const ANALYTICS_DATABASE_FILE = "analytics.db";
 
 /** tollgate.db's migration that drops the analytics tables, once their rows are in analytics.db. */
-const SPLIT_MIGRATION = "0009_analytics_own_file";
+export const SPLIT_MIGRATION = "0009_analytics_own_file";
 
 export interface DataStores {
   /** tollgate.db. */
@@ -33,22 +33,27 @@ export interface DataStores {
   analytics: Storage;
   /** Migrations applied while opening, analytics.db's prefixed `analytics/`. */
   applied: string[];
+  /** Closes both. */
+  close(): void;
 }
 
 /** Opens (creating when missing) and migrates both databases of `dataDir`, which must exist. */
 export function openDataStores(dataDir: string): DataStores {
   const storage = openStorage(join(dataDir, DATABASE_FILE));
   let analytics: Storage | undefined;
+  const close = () => {
+    analytics?.close();
+    storage.close();
+  };
   try {
     const applied = applyMigrations(storage.sqlite, MIGRATIONS, { before: SPLIT_MIGRATION });
     analytics = openStorage(join(dataDir, ANALYTICS_DATABASE_FILE));
     applied.push(...applyMigrations(analytics.sqlite, ANALYTICS_MIGRATIONS).map((tag) => `analytics/${tag}`));
     if (hasTable(storage.sqlite, getTableName(ANALYTICS_TABLES[0]))) copyAnalyticsRows(storage.sqlite, analytics.sqlite.filename);
     applied.push(...applyMigrations(storage.sqlite, MIGRATIONS));
-    return { storage, analytics, applied };
+    return { storage, analytics, applied, close };
   } catch (error) {
-    analytics?.close();
-    storage.close();
+    close();
     throw error;
   }
 }

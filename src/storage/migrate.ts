@@ -38,15 +38,16 @@ export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[
   sqlite.run(`CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)`);
   refuseNewerDatabase(sqlite, migrations);
   const lastApplied = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`);
-  const stopAt = opts.before === undefined ? -1 : migrations.findIndex((m) => m.tag === opts.before);
-  if (opts.before !== undefined && stopAt < 0) throw new Error(`no migration ${opts.before}`);
+  const isApplied = (m: EmbeddedMigration) => Number(lastApplied.get()?.created_at ?? -1) >= m.createdAt;
   const applied: string[] = [];
-  for (const m of stopAt < 0 ? migrations : migrations.slice(0, stopAt)) {
-    const hash = new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
-    // Checked inside the write transaction: another process may have applied it meanwhile.
+  for (const m of migrationsBefore(migrations, opts.before)) {
+    // An applied migration costs a read, not a write transaction or a hash: start-up runs this for
+    // both databases, and for tollgate.db in two steps (storage/data-dir.ts).
+    if (isApplied(m)) continue;
     sqlite.transaction(() => {
-      const last = lastApplied.get();
-      if (last && Number(last.created_at) >= m.createdAt) return;
+      // Checked again under the write lock: another process may have applied it meanwhile.
+      if (isApplied(m)) return;
+      const hash = new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
       for (const stmt of m.sql.split(BREAKPOINT)) {
         if (stmt.trim()) sqlite.run(stmt);
       }
@@ -55,4 +56,12 @@ export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[
     }).immediate();
   }
   return applied;
+}
+
+/** `migrations`, or those before the one tagged `before`. */
+function migrationsBefore(migrations: EmbeddedMigration[], before: string | undefined): EmbeddedMigration[] {
+  if (before === undefined) return migrations;
+  const at = migrations.findIndex((m) => m.tag === before);
+  if (at < 0) throw new Error(`no migration ${before}`);
+  return migrations.slice(0, at);
 }

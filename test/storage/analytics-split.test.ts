@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Database } from "bun:sqlite";
 import { getTableName } from "drizzle-orm";
-import { openDataStores, type DataStores } from "../../src/storage/data-dir.ts";
+import { openDataStores, SPLIT_MIGRATION, type DataStores } from "../../src/storage/data-dir.ts";
 import type { Storage } from "../../src/storage/db.ts";
 import { ANALYTICS_TABLES } from "../../src/storage/schema/index.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import { toStored } from "../../src/services/analytics/types.ts";
 import { event } from "../services/analytics/support.ts";
-import { databasesBefore, SPLIT_MIGRATION } from "./support.ts";
+import { databasesBefore } from "./support.ts";
 
 const TABLES = ANALYTICS_TABLES.map((t) => getTableName(t));
 const VIEWS_AND_TRIGGERS = ["verification_events", "verification_rollups_hour_all", "verification_rollups_day_all", "verification_rollups_month_all", "verification_rollups_minute_refold"];
@@ -28,10 +28,7 @@ const databases = databasesBefore(SPLIT_MIGRATION);
 const opened: DataStores[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const o of opened.splice(0)) {
-    o.analytics.close();
-    o.storage.close();
-  }
+  for (const o of opened.splice(0)) o.close();
   databases.removeAll();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -117,10 +114,7 @@ describe("a data dir from before analytics.db", () => {
     keep.run("VACUUM INTO ?", [copy]);
     keep.close();
     open(dir);
-    for (const o of opened.splice(0)) {
-      o.analytics.close();
-      o.storage.close();
-    }
+    for (const o of opened.splice(0)) o.close();
     for (const suffix of ["-wal", "-shm"]) rmSync(join(dir, `tollgate.db${suffix}`), { force: true });
     renameSync(copy, join(dir, "tollgate.db"));
 

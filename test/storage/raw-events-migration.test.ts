@@ -5,7 +5,8 @@ import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { toStored } from "../../src/services/analytics/types.ts";
-import { databasesBefore, migrationIndex, SPLIT_MIGRATION, UNTIL_SPLIT } from "./support.ts";
+import { SPLIT_MIGRATION } from "../../src/storage/data-dir.ts";
+import { databasesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
 
 const BEFORE_0007 = migrationIndex("0007_raw_events_in_batches");
 const COLUMNS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
+import { SPLIT_MIGRATION } from "../../src/storage/data-dir.ts";
 
 /** The position of migration `tag` in the journal: how many migrations come before it. */
 export function migrationIndex(tag: string): number {
@@ -17,7 +18,6 @@ export function migrationIndex(tag: string): number {
  * For the upgrade tests of the analytics tables in tollgate.db: their history there ends before
  * 0009, which drops them once their rows are in analytics.db (analytics-split.test.ts).
  */
-export const SPLIT_MIGRATION = "0009_analytics_own_file";
 export const UNTIL_SPLIT = { before: SPLIT_MIGRATION };
 
 /** Opens databases in temp dirs, each migrated up to `tag`; `removeAll` (for afterEach) deletes them. */

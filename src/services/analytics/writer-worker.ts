@@ -2,8 +2,8 @@
  * The writer thread of verification events (see WorkerEventWriter): its own connection to
  * analytics.db, batches written in short transactions by key (each sized to hold the write lock
  * for about HOLD_MS, see ChunkSizer), with a pause between them so that the main thread's
- * retention prune, the other writer of analytics.db, gets the lock promptly. Staged batches wait for the next
- * committing one and are written with it, so that a key's events of the whole flush interval
+ * retention prune, the other writer of analytics.db, gets the lock promptly. Staged batches wait
+ * for the next committing one and are written with it, so that a key's events of the whole flush interval
  * update its minute rows once. After each commit, the minute rows of minutes past are folded into
  * the hour, day and month rollups (fold.ts), in slices paced the same way.
  */

@@ -16,13 +16,12 @@ export interface TempDb {
 
 export function tempDb(): TempDb {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-analytics-"));
-  const { storage: main, analytics } = openDataStores(dir);
+  const stores = openDataStores(dir);
   return {
-    storage: analytics,
-    main,
+    storage: stores.analytics,
+    main: stores.storage,
     close() {
-      analytics.close();
-      main.close();
+      stores.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
