@@ -15,25 +15,22 @@
  * in the next message, and the decoder starts over with it. Messages between two threads keep their
  * order, so the two stay in step; a writer that is replaced starts with a new encoder.
  */
+import { NUMBERS_PER_EVENT, REFS_PER_EVENT, storedEvents, type EventColumns } from "./columns.ts";
 import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 /** Strings kept before both sides start a new dictionary: distinct keys, identities, tag sets. */
 export const MAX_DICTIONARY_STRINGS = 200_000;
-
-/** String fields of an event, by position in `refs`. */
-const REFS_PER_EVENT = 7;
-/** Number fields of an event, by position in `numbers`: time, spent credits, latency. */
-const NUMBERS_PER_EVENT = 3;
 
 export interface EncodedEvents {
   /** The dictionary starts over with this message (its strings are the first of the new one). */
   reset: boolean;
   /** Strings added to the dictionary, in index order, after those of earlier messages. */
   strings: string[];
-  /** Per event: workspace, key space, key, identity, external id, outcome, tags. */
+  /** Per event, in the order of columns.ts: workspace, key space, key, identity, external id, outcome, tags. */
   refs: Uint32Array<ArrayBuffer>;
+  /** Per event: time, spent credits, latency. */
   numbers: Float64Array<ArrayBuffer>;
-  /** JSON text: an array with each event's request id ('' when not known). */
+  /** JSON text: an array with each event's request id; '' when no event has one (verifications do not know theirs). */
   requestIds: string;
 }
 
@@ -65,6 +62,7 @@ export class EventEncoder {
     const refs = new Uint32Array(events.length * REFS_PER_EVENT);
     const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
     const requestIds = new Array<string>(events.length);
+    let anyRequestId = false;
     let r = 0;
     let n = 0;
     for (let i = 0; i < events.length; i++) {
@@ -76,14 +74,16 @@ export class EventEncoder {
       refs[r++] = intern(e.externalId);
       refs[r++] = intern(e.outcome);
       refs[r++] = this.tagsRef(e.tags, intern);
-      requestIds[i] = e.requestId ?? "";
+      const requestId = e.requestId ?? "";
+      requestIds[i] = requestId;
+      if (requestId !== "") anyRequestId = true;
       numbers[n++] = e.timeMs;
       numbers[n++] = e.spentCredits;
       numbers[n++] = e.latencyMs;
     }
     const reset = this.resetPending;
     this.resetPending = false;
-    return { reset, strings: dictionary.slice(added), refs, numbers, requestIds: JSON.stringify(requestIds) };
+    return { reset, strings: dictionary.slice(added), refs, numbers, requestIds: anyRequestId ? JSON.stringify(requestIds) : "" };
   }
 
   /** The dictionary as of the last `encode`: with a message's other fields, enough to decode it (`decodeEvents`). */
@@ -122,37 +122,27 @@ export class EventDecoder {
     return this.strings.length;
   }
 
-  decode(message: EncodedEvents): StoredEvent[] {
+  /**
+   * The message's events as columns over the dictionary. Columns decoded before and after a
+   * reset hold different dictionaries (a reset starts a new array, so those before still read).
+   */
+  decode(message: EncodedEvents): EventColumns {
     if (message.reset) this.strings = [];
     for (const s of message.strings) this.strings.push(s);
-    return decodeEvents(this.strings, message);
+    return columnsOfMessage(this.strings, message);
   }
 }
 
+/** A message's events as columns, with the dictionary it was encoded with. */
+function columnsOfMessage(strings: readonly string[], message: Pick<EncodedEvents, "refs" | "numbers" | "requestIds">): EventColumns {
+  const count = message.numbers.length / NUMBERS_PER_EVENT;
+  const requestIds = message.requestIds === "" ? undefined : JSON.parse(message.requestIds) as string[];
+  return { strings, refs: message.refs, numbers: message.numbers, requestIds, count };
+}
+
 /** The events of a message, with the dictionary it was encoded with. */
-export function decodeEvents(s: readonly string[], message: Pick<EncodedEvents, "refs" | "numbers" | "requestIds">): StoredEvent[] {
-  const { refs, numbers } = message;
-  const requestIds = JSON.parse(message.requestIds) as string[];
-  const count = numbers.length / NUMBERS_PER_EVENT;
-  const events: StoredEvent[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const r = i * REFS_PER_EVENT;
-    const n = i * NUMBERS_PER_EVENT;
-    events[i] = {
-      workspaceId: s[refs[r]!]!,
-      keySpaceId: s[refs[r + 1]!]!,
-      keyId: s[refs[r + 2]!]!,
-      identityId: s[refs[r + 3]!]!,
-      externalId: s[refs[r + 4]!]!,
-      outcome: s[refs[r + 5]!]!,
-      tags: s[refs[r + 6]!]!,
-      requestId: requestIds[i]!,
-      timeMs: numbers[n]!,
-      spentCredits: numbers[n + 1]!,
-      latencyMs: numbers[n + 2]!,
-    };
-  }
-  return events;
+export function decodeEvents(strings: readonly string[], message: Pick<EncodedEvents, "refs" | "numbers" | "requestIds">): StoredEvent[] {
+  return storedEvents(columnsOfMessage(strings, message));
 }
 
 /** A stored event as the main thread records it again (a batch the writer could not commit). */

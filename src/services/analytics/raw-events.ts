@@ -6,6 +6,11 @@
  * drops a row once all of it is past, keeps no event more than a minute too long, and a query's
  * time range reads at most a minute more on either side.
  */
+import {
+  columnsOf, EXTERNAL_ID, IDENTITY, inOrder, KEY, KEY_SPACE, LATENCY, NUMBERS_PER_EVENT, OUTCOME, REFS_PER_EVENT, SPENT, TAGS, TIME, WORKSPACE,
+  type EventColumns, type Positions,
+} from "./columns.ts";
+import { JsonBytes, utf8 } from "./json-bytes.ts";
 import type { StoredEvent } from "./types.ts";
 
 /** The fields of a stored event, by position; the workspace is the batch row's. */
@@ -35,40 +40,119 @@ const MINUTE_MS = 60_000;
  */
 export const MAX_CHUNK_EVENTS = 1000;
 
-/** `events` as batch rows, one per workspace and minute, each keeping the events' order. */
-export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
-  // Grouped by workspace, then minute; a chunk's events nearly always share both, so the maps are
-  // consulted only where the pair changes (a key made of both per event cost a third of this function).
-  const byWorkspace = new Map<string, Map<number, StoredEvent[]>>();
-  const groups: StoredEvent[][] = [];
-  let current: StoredEvent[] | undefined;
-  let workspaceId = "";
-  let minute = NaN;
-  for (const e of events) {
-    const m = Math.floor(e.timeMs / MINUTE_MS);
-    if (current === undefined || m !== minute || e.workspaceId !== workspaceId) {
-      workspaceId = e.workspaceId;
-      minute = m;
-      let minutes = byWorkspace.get(workspaceId);
-      if (!minutes) byWorkspace.set(workspaceId, (minutes = new Map()));
-      current = minutes.get(minute);
-      if (!current) {
-        minutes.set(minute, (current = []));
-        groups.push(current);
-      }
+/**
+ * Builds batch rows from event columns, their JSON written as bytes (json-bytes.ts). The strings
+ * between an event's time and its spent credits (key space, key, identity, external id, outcome,
+ * tag set) are nearly always the same for a key, so their JSON is kept per key and made again only
+ * when one of them changes.
+ */
+export class RawRowBuilder {
+  private strings: readonly string[] = [];
+  /** Per key reference: the references its middle piece was made of, and the piece. */
+  private readonly middles = new Map<number, { refs: number[]; json: Uint8Array }>();
+  private readonly json = new JsonBytes();
+
+  /** `positions` of `c` as batch rows, one per workspace and minute, each keeping the events' order. */
+  rows(c: EventColumns, positions: Positions): EventBatchRow[] {
+    if (c.strings !== this.strings) {
+      // Another dictionary (a reset, or columns of a tool's own): the references mean other strings.
+      this.strings = c.strings;
+      this.middles.clear();
     }
-    current.push(e);
+    const rows: EventBatchRow[] = [];
+    for (const group of this.groups(c, positions)) rows.push(this.row(c, group));
+    return rows;
   }
-  const rows: EventBatchRow[] = [];
-  for (const mine of groups) {
+
+  /**
+   * The positions grouped by workspace, then minute. A chunk's events nearly always share both, so
+   * the maps are consulted only where the pair changes (a key made of both per event cost a third
+   * of this work).
+   */
+  private groups(c: EventColumns, positions: Positions): number[][] {
+    const byWorkspace = new Map<number, Map<number, number[]>>();
+    const groups: number[][] = [];
+    let current: number[] | undefined;
+    let workspace = -1;
+    let minute = NaN;
+    for (let p = 0; p < positions.length; p++) {
+      const i = positions[p]!;
+      const w = c.refs[i * REFS_PER_EVENT + WORKSPACE]!;
+      const m = Math.floor(c.numbers[i * NUMBERS_PER_EVENT + TIME]! / MINUTE_MS);
+      if (current === undefined || m !== minute || w !== workspace) {
+        workspace = w;
+        minute = m;
+        let minutes = byWorkspace.get(w);
+        if (!minutes) byWorkspace.set(w, (minutes = new Map()));
+        current = minutes.get(m);
+        if (!current) {
+          minutes.set(m, (current = []));
+          groups.push(current);
+        }
+      }
+      current.push(i);
+    }
+    return groups;
+  }
+
+  private row(c: EventColumns, group: number[]): EventBatchRow {
+    const { refs, numbers, requestIds } = c;
+    const json = this.json;
+    json.reset();
+    json.byte(OPEN);
     let minTime = Infinity;
     let maxTime = -Infinity;
-    const fields = mine.map((e) => {
-      if (e.timeMs < minTime) minTime = e.timeMs;
-      if (e.timeMs > maxTime) maxTime = e.timeMs;
-      return [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs];
-    });
-    rows.push({ workspaceId: mine[0]!.workspaceId, minTime, maxTime, eventCount: mine.length, events: JSON.stringify(fields) });
+    for (let g = 0; g < group.length; g++) {
+      const i = group[g]!;
+      const n = i * NUMBERS_PER_EVENT;
+      const time = numbers[n + TIME]!;
+      if (time < minTime) minTime = time;
+      if (time > maxTime) maxTime = time;
+      if (g > 0) json.byte(COMMA);
+      json.byte(OPEN);
+      if (requestIds === undefined) json.bytes(NO_REQUEST_ID);
+      else json.string(requestIds[i]!);
+      json.byte(COMMA);
+      json.number(time);
+      json.byte(COMMA);
+      json.bytes(this.middle(refs, i * REFS_PER_EVENT));
+      json.byte(COMMA);
+      json.number(numbers[n + SPENT]!);
+      json.byte(COMMA);
+      json.milliseconds(numbers[n + LATENCY]!);
+      json.byte(CLOSE);
+    }
+    json.byte(CLOSE);
+    const workspaceId = this.strings[refs[group[0]! * REFS_PER_EVENT + WORKSPACE]!]!;
+    return { workspaceId, minTime, maxTime, eventCount: group.length, events: json.text() };
   }
-  return rows;
+
+  /** The JSON of the event's fields from key space to tag set, without brackets, as EVENT_FIELDS orders them. */
+  private middle(refs: Uint32Array, r: number): Uint8Array {
+    const key = refs[r + KEY]!;
+    const known = this.middles.get(key);
+    if (known && sameMiddle(known.refs, refs, r)) return known.json;
+    const mine = MIDDLE.map((field) => refs[r + field]!);
+    const json = utf8(mine.map((ref) => JSON.stringify(this.strings[ref]!)).join(","));
+    this.middles.set(key, { refs: mine, json });
+    return json;
+  }
+}
+
+const OPEN = "[".charCodeAt(0);
+const CLOSE = "]".charCodeAt(0);
+const COMMA = ",".charCodeAt(0);
+const NO_REQUEST_ID = utf8('""');
+
+/** The string fields of an event between its time and its spent credits, in EVENT_FIELDS' order. */
+const MIDDLE = [KEY_SPACE, KEY, IDENTITY, EXTERNAL_ID, OUTCOME, TAGS] as const;
+
+function sameMiddle(known: number[], refs: Uint32Array, r: number): boolean {
+  for (let f = 0; f < MIDDLE.length; f++) if (known[f] !== refs[r + MIDDLE[f]!]) return false;
+  return true;
+}
+
+/** `events` as batch rows, one per workspace and minute, each keeping the events' order. */
+export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
+  return new RawRowBuilder().rows(columnsOf(events), inOrder(events.length));
 }

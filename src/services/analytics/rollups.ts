@@ -9,6 +9,10 @@ import {
   verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
 } from "../../storage/schema/index.ts";
+import {
+  columnsOf, EXTERNAL_ID, IDENTITY, inOrder, KEY, KEY_SPACE, LATENCY, NUMBERS_PER_EVENT, OUTCOME, REFS_PER_EVENT, SPENT, TAGS, TIME, WORKSPACE,
+  type EventColumns, type Positions,
+} from "./columns.ts";
 import type { StoredEvent } from "./types.ts";
 
 /** The fields a rollup row is grouped by, besides its bucket. */
@@ -112,64 +116,73 @@ function addRow<R>(group: RowGroup<R>, row: R, idOf: (r: R) => string): void {
   else if (group.rows.length > SCAN_LIMIT) group.index = new Map(group.rows.map((r) => [idOf(r), r]));
 }
 
+/** A rollup row as it is aggregated: its strings as references into the columns' dictionary. */
+interface Accumulated {
+  time: number;
+  /** The event's offset in `refs` it was made from: its references are read from there. */
+  refs: number;
+  count: number;
+  spentCredits: number;
+  latencySumMs: number;
+  latencyMaxMs: number;
+}
+
+/** The references besides the key that a rollup row is keyed by (the external id follows the identity). */
+const KEYED = [OUTCOME, IDENTITY, TAGS, KEY_SPACE, WORKSPACE] as const;
+
 /**
- * Rows of one granularity by key id, each key's rows in the order made. A key's events nearly
- * always share their identity, outcome and tag set, so a key holds a row or two per bucket, and
- * the key id, a string the events share, is a cheap map key: building a key of every dimension
- * per event cost about as much as the rest of the aggregation.
+ * One row per (bucket, key, identity, outcome, tag set) of the events at `positions`: the rollup
+ * tables' primary key. Rows are grouped by key reference, and consecutive events of one key (as
+ * the writer sorts them) share one lookup; a key's events nearly always share their identity,
+ * outcome and tag set, so a key holds a row or two per bucket, found by comparing references.
  */
-type Grouped = Map<string, RowGroup<RollupRow>>;
-
-function sameDimensions(a: Dimensions, b: Dimensions): boolean {
-  return a.keyId === b.keyId && a.outcome === b.outcome && a.identityId === b.identityId && a.tags === b.tags
-    && a.keySpaceId === b.keySpaceId && a.workspaceId === b.workspaceId;
-}
-
-/** A row's fields other than its key, for the index of a key's rows. */
-const rowId = (time: number, d: Dimensions): string => `${time}\u0000${d.workspaceId}\u0000${d.keySpaceId}\u0000${d.identityId}\u0000${d.outcome}\u0000${d.tags}`;
-const rowIdOf = (r: RollupRow): string => rowId(r.time, r);
-
-/** Adds event `e` to its row of bucket `time` in a key's rows, making the row when there is none. */
-function accumulate(group: RowGroup<RollupRow>, time: number, e: StoredEvent): void {
-  const row = findRow(group, time, e, sameDimensions, rowId);
-  if (row) {
-    row.count += 1;
-    row.spentCredits += e.spentCredits;
-    row.latencySumMs += e.latencyMs;
-    row.latencyMaxMs = Math.max(row.latencyMaxMs, e.latencyMs);
-    return;
-  }
-  addRow(group, {
-    time, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId, identityId: e.identityId, externalId: e.externalId,
-    outcome: e.outcome, tags: e.tags, count: 1, spentCredits: e.spentCredits, latencySumMs: e.latencyMs, latencyMaxMs: e.latencyMs,
-  }, rowIdOf);
-}
-
-/** The events as rows of `granularity`, grouped by key; consecutive events of one key (as sorted by key) share one lookup. */
-function group(events: readonly StoredEvent[], granularity: Granularity): Grouped {
-  const out: Grouped = new Map();
-  let rows: RowGroup<RollupRow> | undefined;
-  let keyId: string | undefined;
-  for (const e of events) {
-    if (e.keyId !== keyId) {
-      keyId = e.keyId;
-      rows = out.get(keyId);
-      if (!rows) out.set(keyId, rows = { rows: [] });
+export function aggregateColumns(c: EventColumns, positions: Positions, granularity: Granularity): RollupRow[] {
+  const { refs, numbers } = c;
+  const byKey = new Map<number, RowGroup<Accumulated>>();
+  const made: Accumulated[] = [];
+  const same = (row: Accumulated, r: number): boolean => {
+    for (let f = 0; f < KEYED.length; f++) if (refs[row.refs + KEYED[f]!] !== refs[r + KEYED[f]!]) return false;
+    return true;
+  };
+  const id = (time: number, r: number): string => `${time}:${refs[r + OUTCOME]}:${refs[r + IDENTITY]}:${refs[r + TAGS]}:${refs[r + KEY_SPACE]}:${refs[r + WORKSPACE]}`;
+  const idOf = (row: Accumulated): string => id(row.time, row.refs);
+  let rows: RowGroup<Accumulated> | undefined;
+  let key = -1;
+  for (let p = 0; p < positions.length; p++) {
+    const i = positions[p]!;
+    const r = i * REFS_PER_EVENT;
+    const n = i * NUMBERS_PER_EVENT;
+    if (refs[r + KEY] !== key) {
+      key = refs[r + KEY]!;
+      rows = byKey.get(key);
+      if (!rows) byKey.set(key, rows = { rows: [] });
     }
-    accumulate(rows!, bucketStartMs(granularity, e.timeMs), e);
+    const time = bucketStartMs(granularity, numbers[n + TIME]!);
+    const spent = numbers[n + SPENT]!;
+    const latency = numbers[n + LATENCY]!;
+    const row = findRow(rows!, time, r, same, id);
+    if (row) {
+      row.count += 1;
+      row.spentCredits += spent;
+      row.latencySumMs += latency;
+      row.latencyMaxMs = Math.max(row.latencyMaxMs, latency);
+    } else {
+      const fresh = { time, refs: r, count: 1, spentCredits: spent, latencySumMs: latency, latencyMaxMs: latency };
+      addRow(rows!, fresh, idOf);
+      made.push(fresh);
+    }
   }
-  return out;
-}
-
-function rowsOf(grouped: Grouped): RollupRow[] {
-  const rows: RollupRow[] = [];
-  for (const group of grouped.values()) for (const row of group.rows) rows.push(row);
-  return rows;
+  const s = c.strings;
+  return made.map((a) => ({
+    time: a.time, workspaceId: s[refs[a.refs + WORKSPACE]!]!, keySpaceId: s[refs[a.refs + KEY_SPACE]!]!, keyId: s[refs[a.refs + KEY]!]!,
+    identityId: s[refs[a.refs + IDENTITY]!]!, externalId: s[refs[a.refs + EXTERNAL_ID]!]!, outcome: s[refs[a.refs + OUTCOME]!]!, tags: s[refs[a.refs + TAGS]!]!,
+    count: a.count, spentCredits: a.spentCredits, latencySumMs: a.latencySumMs, latencyMaxMs: a.latencyMaxMs,
+  }));
 }
 
 /** One row per (bucket, key, identity, outcome, tags) of `events`: the rollup tables' primary key. */
 export function aggregate(events: readonly StoredEvent[], granularity: Granularity): RollupRow[] {
-  return rowsOf(group(events, granularity));
+  return aggregateColumns(columnsOf(events), inOrder(events.length), granularity);
 }
 
 /** What totalsOf sums: rollup rows, or total rows of a finer granularity. */

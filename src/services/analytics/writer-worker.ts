@@ -13,6 +13,7 @@ import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables, keyOrder } from "./tables.ts";
 import { EventDecoder } from "./event-codec.ts";
+import { ColumnStage, inOrder, storedEventAt, storedEvents } from "./columns.ts";
 import type { StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
@@ -34,15 +35,17 @@ const foldSizer = new ChunkSizer(HOLD_MS, 50, 1_000);
 /** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */
 const FOLD_BUDGET_MS = 100;
 
+/** A batch staged: its events are the next `count` of the stage's. */
 interface Batch {
   id: number;
-  events: StoredEvent[];
+  count: number;
 }
 
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
 let folder: RollupFolder | undefined;
 let staged: Batch[] = [];
+const stage = new ColumnStage();
 /** Every write message is decoded, in order, also before the writer is opened: the dictionary depends on it. */
 const decoder = new EventDecoder();
 
@@ -58,7 +61,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (request.type === "close") {
-    if (tables && staged.length > 0) write(tables, takeStaged());
+    if (tables && staged.length > 0) writeStaged(tables);
     storage?.close();
     storage = undefined;
     tables = undefined;
@@ -68,12 +71,15 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   }
   const events = decoder.decode(request.events);
   if (!tables) {
-    reply({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: JSON.stringify(events) });
+    reply({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: JSON.stringify(storedEvents(events)) });
     return;
   }
-  staged.push({ id: request.id, events });
+  // A dictionary that started over: what is staged is written first, with the dictionary it reads.
+  if (stage.count > 0 && events.strings !== stage.dictionary) writeStaged(tables);
+  stage.append(events);
+  staged.push({ id: request.id, count: events.count });
   if (!request.commit) return;
-  write(tables, takeStaged());
+  writeStaged(tables);
   if (folder) fold(folder, tables.latestEventMs);
 };
 
@@ -99,53 +105,49 @@ function fold(into: RollupFolder, latestEventMs: number): void {
   }
 }
 
-function takeStaged(): Batch[] {
+/** Writes the staged batches' events, then empties the stage. */
+function writeStaged(into: EventTables): void {
   const batches = staged;
   staged = [];
-  return batches;
+  try {
+    write(into, batches);
+  } finally {
+    stage.clear();
+  }
 }
 
 /**
- * Writes the batches' events chunk after chunk; on the first failure, each batch is answered with
+ * Writes the staged events chunk after chunk; on the first failure, each batch is answered with
  * its events of that chunk and every later one (those before are committed).
  */
 function write(into: EventTables, batches: Batch[]): void {
-  const events: StoredEvent[] = [];
-  const batchOf: number[] = [];
-  for (const b of batches) {
-    for (const e of b.events) {
-      events.push(e);
-      batchOf.push(b.id);
-    }
-  }
+  const events = stage.columns();
   // One chunk keeps the order received; several are cut by key, so a key's minute rows are upserted about once.
-  const order = events.length <= sizer.size ? undefined : keyOrder(events);
-  const eventAt = (position: number): number => (order ? order[position]! : position);
-  for (let at = 0; at < events.length;) {
-    const end = Math.min(events.length, at + sizer.size);
-    const chunk: StoredEvent[] = [];
-    for (let p = at; p < end; p++) chunk.push(events[eventAt(p)]!);
+  const order = events.count <= sizer.size ? inOrder(events.count) : keyOrder(events);
+  for (let at = 0; at < events.count;) {
+    const chunk = order.subarray(at, Math.min(events.count, at + sizer.size));
     const started = performance.now();
     try {
-      into.write(chunk);
+      into.writeColumns(events, chunk);
     } catch (error) {
-      const unwritten = new Map<number, StoredEvent[]>();
-      for (let p = at; p < events.length; p++) {
-        const i = eventAt(p);
-        const mine = unwritten.get(batchOf[i]!);
-        if (mine) mine.push(events[i]!);
-        else unwritten.set(batchOf[i]!, [events[i]!]);
+      // Batch b holds the stage's events from ends[b-1] to ends[b].
+      const ends: number[] = [];
+      for (const b of batches) ends.push((ends.at(-1) ?? 0) + b.count);
+      const unwritten = batches.map((): StoredEvent[] => []);
+      for (let p = at; p < events.count; p++) {
+        const i = order[p]!;
+        unwritten[ends.findIndex((end) => i < end)]!.push(storedEventAt(events, i));
       }
-      for (const b of batches) {
-        const mine = unwritten.get(b.id);
-        if (mine === undefined) reply({ type: "written", id: b.id });
+      batches.forEach((b, index) => {
+        const mine = unwritten[index]!;
+        if (mine.length === 0) reply({ type: "written", id: b.id });
         else reply({ type: "failed", id: b.id, error: (error as Error).message, unwritten: JSON.stringify(mine) });
-      }
+      });
       return;
     }
     sizer.observe(chunk.length, performance.now() - started);
-    at = end;
-    if (at < events.length) Bun.sleepSync(PAUSE_MS);
+    at += chunk.length;
+    if (at < events.count) Bun.sleepSync(PAUSE_MS);
   }
   for (const b of batches) reply({ type: "written", id: b.id });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { EventDecoder, EventEncoder, fromStored } from "../../../src/services/analytics/event-codec.ts";
+import { storedEvents } from "../../../src/services/analytics/columns.ts";
+import { EventDecoder, EventEncoder, fromStored, type EncodedEvents } from "../../../src/services/analytics/event-codec.ts";
 import { toStored, type VerificationEvent } from "../../../src/services/analytics/types.ts";
 import { event } from "./support.ts";
 
@@ -12,13 +13,16 @@ const varied: VerificationEvent[] = [
   event({ tags: ["a", "b"] }),
 ];
 
+/** The events of a message as the writer's columns hold them, as objects. */
+const decoded = (decoder: EventDecoder, message: EncodedEvents) => storedEvents(decoder.decode(message));
+
 describe("EventEncoder and EventDecoder", () => {
   test("a batch decodes to the events as stored: every field, tags sorted into JSON, '' for no request id", () => {
-    const decoded = new EventDecoder().decode(new EventEncoder().encode(varied));
-    expect(decoded).toEqual(varied.map(toStored));
+    const events = decoded(new EventDecoder(), new EventEncoder().encode(varied));
+    expect(events).toEqual(varied.map(toStored));
     // A one-tag set whose tag reads like a JSON list is not the list.
-    expect(decoded[4]!.tags).toBe('["[\\"a\\",\\"b\\"]"]');
-    expect(decoded[5]!.tags).toBe('["a","b"]');
+    expect(events[4]!.tags).toBe('["[\\"a\\",\\"b\\"]"]');
+    expect(events[5]!.tags).toBe('["a","b"]');
   });
 
   test("a string crosses once: a later batch of the same events brings no strings and decodes the same", () => {
@@ -31,7 +35,7 @@ describe("EventEncoder and EventDecoder", () => {
     const second = encoder.encode(varied);
     expect(second.reset).toBe(false);
     expect(second.strings).toEqual([]);
-    expect(decoder.decode(second)).toEqual(varied.map(toStored));
+    expect(decoded(decoder, second)).toEqual(varied.map(toStored));
   });
 
   test("request ids, which never repeat, stay out of the dictionary and still decode with their events", () => {
@@ -43,32 +47,46 @@ describe("EventEncoder and EventDecoder", () => {
     expect(message.strings).toEqual([]);
     expect(decoder.size).toBe(encoder.dictionary.length);
     expect(encoder.dictionary.some((s) => s.startsWith("req_"))).toBe(false);
-    expect(decoder.decode(message)).toEqual(fresh.map(toStored));
+    expect(decoded(decoder, message)).toEqual(fresh.map(toStored));
   });
 
   test("the same tags in another order share one stored text", () => {
-    const decoded = new EventDecoder().decode(new EventEncoder().encode([event({ tags: ["b", "a"] }), event({ tags: ["a", "b"] })]));
-    expect(decoded.map((e) => e.tags)).toEqual(['["a","b"]', '["a","b"]']);
+    const events = decoded(new EventDecoder(), new EventEncoder().encode([event({ tags: ["b", "a"] }), event({ tags: ["a", "b"] })]));
+    expect(events.map((e) => e.tags)).toEqual(['["a","b"]', '["a","b"]']);
   });
 
   test("past its bound the dictionary starts over on both sides, and every batch still decodes", () => {
     const encoder = new EventEncoder(20);
     const decoder = new EventDecoder();
     const resets: boolean[] = [];
+    const kept: { columns: ReturnType<EventDecoder["decode"]>; events: VerificationEvent[] }[] = [];
     for (let batch = 0; batch < 6; batch++) {
       const events = Array.from({ length: 10 }, (_, i) => event({ keyId: `key_${batch}_${i}`, tags: [`t${batch}`] }));
       const message = encoder.encode(events);
       resets.push(message.reset);
-      expect(decoder.decode(message)).toEqual(events.map(toStored));
+      const columns = decoder.decode(message);
+      kept.push({ columns, events });
+      expect(storedEvents(columns)).toEqual(events.map(toStored));
       expect(decoder.size).toBeLessThanOrEqual(20 + 10 * 8);
     }
     expect(resets).toEqual([true, false, true, false, true, false]);
+    // Columns decoded before a reset keep their dictionary: a batch the writer still holds reads the same.
+    for (const { columns, events } of kept) expect(storedEvents(columns)).toEqual(events.map(toStored));
+    expect(kept[0]!.columns.strings).toBe(kept[1]!.columns.strings);
+    expect(kept[1]!.columns.strings).not.toBe(kept[2]!.columns.strings);
   });
 
   test("an empty batch is an empty message", () => {
     const message = new EventEncoder().encode([]);
     expect(message.refs.length + message.numbers.length).toBe(0);
-    expect(new EventDecoder().decode(message)).toEqual([]);
+    expect(decoded(new EventDecoder(), message)).toEqual([]);
+  });
+
+  test("a batch without request ids sends none, and its events decode with ''", () => {
+    const plain = varied.map(({ requestId: _, ...e }) => e);
+    const message = new EventEncoder().encode(plain);
+    expect(message.requestIds).toBe("");
+    expect(decoded(new EventDecoder(), message).map((e) => e.requestId)).toEqual(plain.map(() => ""));
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
 import { ChunkSizer } from "../../../src/services/analytics/chunk-sizer.ts";
+import { columnsOf } from "../../../src/services/analytics/columns.ts";
 import { keyOrder } from "../../../src/services/analytics/tables.ts";
 import { toStored } from "../../../src/services/analytics/types.ts";
 import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
@@ -13,7 +14,7 @@ describe("keyOrder", () => {
   test("orders the events by key, then time, as indexes: each exactly once, the input untouched", () => {
     const events = [3, 1, 2, 1, 3, 1, 2].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 - i }));
     const before = events.slice();
-    const order = [...keyOrder(events)];
+    const order = [...keyOrder(columnsOf(events.map(toStored)))];
     const sorted = order.map((i) => events[i]!);
     expect(sorted.map((e) => e.keyId)).toEqual(["key_1", "key_1", "key_1", "key_2", "key_2", "key_3", "key_3"]);
     expect(sorted.slice(0, 3).map((e) => e.timeMs)).toEqual([995, 997, 999]);
@@ -23,8 +24,8 @@ describe("keyOrder", () => {
 
   test("keeps the order received within a key whose events are in time order, ties included", () => {
     const events = [1, 2, 1, 2, 1].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 + Math.floor(i / 2), requestId: `req_${i}` }));
-    expect([...keyOrder(events)].map((i) => events[i]!.requestId)).toEqual(["req_0", "req_2", "req_4", "req_1", "req_3"]);
-    expect(keyOrder([])).toHaveLength(0);
+    expect([...keyOrder(columnsOf(events.map(toStored)))].map((i) => events[i]!.requestId)).toEqual(["req_0", "req_2", "req_4", "req_1", "req_3"]);
+    expect(keyOrder(columnsOf([]))).toHaveLength(0);
   });
 });
 

@@ -1,0 +1,167 @@
+/**
+ * Verification events as the writer works on them: one column of string references and one of
+ * numbers, each string an index into a dictionary the events share, as they cross from the main
+ * thread (event-codec.ts). The writer orders, aggregates and stores them from these columns, with
+ * no object per event: made per event, objects were about half of the writer's work and most of its
+ * garbage. Comparing two events' keys, identities or tag sets is comparing two integers.
+ */
+import type { StoredEvent } from "./types.ts";
+
+/** Per event in `refs`: workspace, key space, key, identity, external id, outcome, tag set (as stored). */
+export const REFS_PER_EVENT = 7;
+export const WORKSPACE = 0;
+export const KEY_SPACE = 1;
+export const KEY = 2;
+export const IDENTITY = 3;
+export const EXTERNAL_ID = 4;
+export const OUTCOME = 5;
+export const TAGS = 6;
+
+/** Per event in `numbers`: time (Unix ms), spent credits, latency (ms). */
+export const NUMBERS_PER_EVENT = 3;
+export const TIME = 0;
+export const SPENT = 1;
+export const LATENCY = 2;
+
+export interface EventColumns {
+  /** The dictionary the references index. */
+  readonly strings: readonly string[];
+  readonly refs: Uint32Array;
+  readonly numbers: Float64Array;
+  /** Each event's request id; undefined when none is known (all ''). */
+  readonly requestIds: readonly string[] | undefined;
+  readonly count: number;
+}
+
+/** Events by their index in the columns, in the order to be written. */
+export type Positions = ArrayLike<number>;
+
+/** The positions 0 … count-1: the columns in the order they hold the events. */
+export function inOrder(count: number): Uint32Array {
+  const positions = new Uint32Array(count);
+  for (let i = 0; i < count; i++) positions[i] = i;
+  return positions;
+}
+
+/** Stored events as columns, with a dictionary of their own (tools and tests; the served writer receives columns). */
+export function columnsOf(events: readonly StoredEvent[]): EventColumns {
+  const strings: string[] = [];
+  const index = new Map<string, number>();
+  const intern = (s: string): number => {
+    let i = index.get(s);
+    if (i === undefined) {
+      i = strings.length;
+      index.set(s, i);
+      strings.push(s);
+    }
+    return i;
+  };
+  const refs = new Uint32Array(events.length * REFS_PER_EVENT);
+  const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
+  let anyRequestId = false;
+  events.forEach((e, i) => {
+    const r = i * REFS_PER_EVENT;
+    refs[r + WORKSPACE] = intern(e.workspaceId);
+    refs[r + KEY_SPACE] = intern(e.keySpaceId);
+    refs[r + KEY] = intern(e.keyId);
+    refs[r + IDENTITY] = intern(e.identityId);
+    refs[r + EXTERNAL_ID] = intern(e.externalId);
+    refs[r + OUTCOME] = intern(e.outcome);
+    refs[r + TAGS] = intern(e.tags);
+    const n = i * NUMBERS_PER_EVENT;
+    numbers[n + TIME] = e.timeMs;
+    numbers[n + SPENT] = e.spentCredits;
+    numbers[n + LATENCY] = e.latencyMs;
+    if (e.requestId !== "") anyRequestId = true;
+  });
+  return { strings, refs, numbers, requestIds: anyRequestId ? events.map((e) => e.requestId) : undefined, count: events.length };
+}
+
+/** The event at index `i` of the columns, as an object: for the events a failed write hands back. */
+export function storedEventAt(c: EventColumns, i: number): StoredEvent {
+  const r = i * REFS_PER_EVENT;
+  const n = i * NUMBERS_PER_EVENT;
+  const s = c.strings;
+  return {
+    workspaceId: s[c.refs[r + WORKSPACE]!]!,
+    keySpaceId: s[c.refs[r + KEY_SPACE]!]!,
+    keyId: s[c.refs[r + KEY]!]!,
+    identityId: s[c.refs[r + IDENTITY]!]!,
+    externalId: s[c.refs[r + EXTERNAL_ID]!]!,
+    outcome: s[c.refs[r + OUTCOME]!]!,
+    tags: s[c.refs[r + TAGS]!]!,
+    requestId: c.requestIds?.[i] ?? "",
+    timeMs: c.numbers[n + TIME]!,
+    spentCredits: c.numbers[n + SPENT]!,
+    latencyMs: c.numbers[n + LATENCY]!,
+  };
+}
+
+/** Every event of the columns, in order. */
+export function storedEvents(c: EventColumns): StoredEvent[] {
+  return Array.from({ length: c.count }, (_, i) => storedEventAt(c, i));
+}
+
+/**
+ * Columns appended batch after batch, in buffers kept from one write to the next: the writer's
+ * staged events as one set of columns, without new arrays for each flush (fresh memory for them
+ * cost the writer page faults and zeroing on every flush). Every batch must share one dictionary.
+ */
+export class ColumnStage {
+  private refs = new Uint32Array(0);
+  private numbers = new Float64Array(0);
+  private requestIds: string[] | undefined;
+  private strings: readonly string[] | undefined;
+  private size = 0;
+
+  get count(): number {
+    return this.size;
+  }
+
+  /** The dictionary of the staged events; undefined while none is staged. */
+  get dictionary(): readonly string[] | undefined {
+    return this.strings;
+  }
+
+  append(c: EventColumns): void {
+    if (this.size > 0 && c.strings !== this.strings) throw new Error("columns of another dictionary cannot be staged with these");
+    this.strings = c.strings;
+    const count = this.size + c.count;
+    if (count * REFS_PER_EVENT > this.refs.length) this.grow(count);
+    this.refs.set(c.refs.subarray(0, c.count * REFS_PER_EVENT), this.size * REFS_PER_EVENT);
+    this.numbers.set(c.numbers.subarray(0, c.count * NUMBERS_PER_EVENT), this.size * NUMBERS_PER_EVENT);
+    if (c.requestIds !== undefined || this.requestIds !== undefined) {
+      this.requestIds ??= new Array<string>(this.size).fill("");
+      for (let i = 0; i < c.count; i++) this.requestIds.push(c.requestIds?.[i] ?? "");
+    }
+    this.size = count;
+  }
+
+  /** The staged events, as columns over the stage's buffers: valid until the next append or clear. */
+  columns(): EventColumns {
+    return {
+      strings: this.strings ?? [],
+      refs: this.refs.subarray(0, this.size * REFS_PER_EVENT),
+      numbers: this.numbers.subarray(0, this.size * NUMBERS_PER_EVENT),
+      requestIds: this.requestIds,
+      count: this.size,
+    };
+  }
+
+  /** Empties the stage; its buffers are kept for the next events. */
+  clear(): void {
+    this.size = 0;
+    this.requestIds = undefined;
+    this.strings = undefined;
+  }
+
+  private grow(count: number): void {
+    const capacity = Math.max(count, 2 * (this.refs.length / REFS_PER_EVENT), 1024);
+    const refs = new Uint32Array(capacity * REFS_PER_EVENT);
+    refs.set(this.refs.subarray(0, this.size * REFS_PER_EVENT));
+    const numbers = new Float64Array(capacity * NUMBERS_PER_EVENT);
+    numbers.set(this.numbers.subarray(0, this.size * NUMBERS_PER_EVENT));
+    this.refs = refs;
+    this.numbers = numbers;
+  }
+}
