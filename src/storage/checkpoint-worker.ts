@@ -1,5 +1,6 @@
 /** The checkpointer's thread (see checkpointer.ts): a checkpoint pass every interval on its own connection. */
 import { Database } from "bun:sqlite";
+import { runInBackground } from "../lib/thread-priority.ts";
 import { checkpointPass, type CheckpointOptions } from "./checkpoint-pass.ts";
 
 declare var self: Worker;
@@ -12,6 +13,7 @@ let timer: Timer | undefined;
 self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
   const request = event.data;
   if (request.type === "start") {
+    runInBackground();
     db = new Database(request.path);
     const { options } = request;
     db.run(`PRAGMA busy_timeout = ${options.restartBusyTimeoutMs}`);

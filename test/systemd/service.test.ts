@@ -108,6 +108,13 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     const counted = await until("analytics", () => post("/v2/analytics.getVerifications", { query: "SELECT count() AS n FROM key_verifications_v1" }),
       (r) => r.status === 200 && r.body.data[0]?.n === 200);
     expect(counted.body.data).toEqual([{ n: 200 }]);
+    // The event writer and the query worker lowered their threads' priority under the unit's
+    // system call filter (it allows setpriority); the thread that answers requests kept its own.
+    const niceness = sh(`cd /proc/$(systemctl show -p MainPID --value tollgate) && for t in task/*; do echo "$(basename $t) $(cut -d')' -f2 $t/stat | cut -d' ' -f18)"; done`)
+      .stdout.trim().split("\n").map((line) => line.split(" ").map(Number));
+    const mainPid = Number(machine.show("tollgate", "MainPID").MainPID);
+    expect(niceness.filter(([tid]) => tid === mainPid).map(([, nice]) => nice)).toEqual([0]);
+    expect(niceness.filter(([, nice]) => nice === 10).length).toBeGreaterThanOrEqual(2);
     // Nothing in the journal but request lines and start-up: no denied system call, no error.
     expect(sh("journalctl -u tollgate --no-pager -o cat | grep -v '\"level\":\"info\"' | grep -v '^Start\\|^Started'").stdout).toBe("");
   });

@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { AppError } from "../../errors/app-error.ts";
+import { runInBackground } from "../../lib/thread-priority.ts";
 import { compileAnalyticsQuery, initSqlParser, ParserBrokenError, TOO_COMPLEX_DETAIL } from "./query/compile.ts";
 import { executeCompiled, openAnalyticsConnection, timeoutError, type Watchdog } from "./execute.ts";
 import type { FromWorker, QueryMessage, ToWorker } from "./protocol.ts";
@@ -19,6 +20,8 @@ function serve(): void {
   self.onmessage = async (event: MessageEvent<ToWorker>) => {
     const message = event.data;
     if (message.type === "init") {
+      // A caller's query, however heavy, must not slow the verifications beside it.
+      runInBackground();
       try {
         await initSqlParser();
         db = openAnalyticsConnection(message.dbPath, watchdog);

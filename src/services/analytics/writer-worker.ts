@@ -7,6 +7,7 @@
  * update its minute rows once. After each commit, the minute rows of minutes past are folded into
  * the hour, day and month rollups (fold.ts), in slices paced the same way.
  */
+import { runInBackground } from "../../lib/thread-priority.ts";
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
 import { ChunkSizer } from "./chunk-sizer.ts";
 import { foldableBefore, RollupFolder } from "./fold.ts";
@@ -54,6 +55,8 @@ const reply = (message: WriterReply) => postMessage(message);
 self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
   if (request.type === "open") {
+    // Events are written up to a flush interval late anyway: verifications go first.
+    runInBackground();
     storage = openStorage(request.path);
     if (!request.autoCheckpoint) leaveCheckpointsToCheckpointer(storage.sqlite);
     tables = new EventTables(storage);
