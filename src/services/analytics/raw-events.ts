@@ -27,6 +27,11 @@ export interface EventBatchRow {
   events: string;
 }
 
+/** A batch row as the writer inserts it: its JSON as UTF-8 bytes (stored as TEXT). */
+export interface RawBatchRow extends Omit<EventBatchRow, "events"> {
+  events: Uint8Array;
+}
+
 const MINUTE_MS = 60_000;
 
 /**
@@ -52,14 +57,18 @@ export class RawRowBuilder {
   private readonly middles = new Map<number, { refs: number[]; json: Uint8Array }>();
   private readonly json = new JsonBytes();
 
-  /** `positions` of `c` as batch rows, one per workspace and minute, each keeping the events' order. */
-  rows(c: EventColumns, positions: Positions): EventBatchRow[] {
+  /**
+   * `positions` of `c` as batch rows, one per workspace and minute, each keeping the events' order.
+   * Their bytes are views of one buffer: valid until the next call.
+   */
+  rows(c: EventColumns, positions: Positions): RawBatchRow[] {
     if (c.strings !== this.strings) {
       // Another dictionary (a reset, or columns of a tool's own): the references mean other strings.
       this.strings = c.strings;
       this.middles.clear();
     }
-    const rows: EventBatchRow[] = [];
+    this.json.reset();
+    const rows: RawBatchRow[] = [];
     for (const group of this.groups(c, positions)) rows.push(this.row(c, group));
     return rows;
   }
@@ -95,10 +104,10 @@ export class RawRowBuilder {
     return groups;
   }
 
-  private row(c: EventColumns, group: number[]): EventBatchRow {
+  private row(c: EventColumns, group: number[]): RawBatchRow {
     const { refs, numbers, requestIds } = c;
     const json = this.json;
-    json.reset();
+    const start = json.mark;
     json.byte(OPEN);
     let minTime = Infinity;
     let maxTime = -Infinity;
@@ -124,7 +133,7 @@ export class RawRowBuilder {
     }
     json.byte(CLOSE);
     const workspaceId = this.strings[refs[group[0]! * REFS_PER_EVENT + WORKSPACE]!]!;
-    return { workspaceId, minTime, maxTime, eventCount: group.length, events: json.text() };
+    return { workspaceId, minTime, maxTime, eventCount: group.length, events: json.since(start) };
   }
 
   /** The JSON of the event's fields from key space to tag set, without brackets, as EVENT_FIELDS orders them. */
@@ -152,7 +161,8 @@ function sameMiddle(known: number[], refs: Uint32Array, r: number): boolean {
   return true;
 }
 
-/** `events` as batch rows, one per workspace and minute, each keeping the events' order. */
+/** `events` as batch rows, one per workspace and minute, each keeping the events' order, with their JSON as text. */
 export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
-  return new RawRowBuilder().rows(columnsOf(events), inOrder(events.length));
+  const text = new TextDecoder();
+  return new RawRowBuilder().rows(columnsOf(events), inOrder(events.length)).map((row) => ({ ...row, events: text.decode(row.events) }));
 }

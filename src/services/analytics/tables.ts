@@ -16,7 +16,7 @@ import { RawRowBuilder } from "./raw-events.ts";
 import { aggregateColumns, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
-type Binding = string | number;
+type Binding = string | number | Uint8Array;
 
 export class EventTables {
   private readonly insertBatch: Statement<unknown, Binding[]>;
@@ -27,7 +27,7 @@ export class EventTables {
   constructor(private readonly storage: Storage) {
     const sqlite: Database = storage.sqlite;
     this.insertBatch = sqlite.prepare<unknown, Binding[]>(
-      `INSERT INTO ${getTableName(verificationEventBatches)} (workspace_id, min_time, max_time, event_count, events) VALUES (?1, ?2, ?3, ?4, ?5)`,
+      `INSERT INTO ${getTableName(verificationEventBatches)} (workspace_id, min_time, max_time, event_count, events) VALUES (?1, ?2, ?3, ?4, CAST(?5 AS TEXT))`,
     );
     // A new row is not folded yet; a folded row that is updated passes the difference on (fold.ts).
     this.upsertMinute = sqlite.prepare<unknown, Binding[]>(

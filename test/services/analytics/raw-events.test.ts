@@ -81,6 +81,22 @@ describe("JsonBytes", () => {
   });
 });
 
+test("the writer stores each batch row's JSON as TEXT, byte for byte the text batchRows gives, several rows to a write", () => {
+  const db = tempDb();
+  try {
+    const events = Array.from({ length: 400 }, (_, i) => toStored(event({
+      workspaceId: i % 2 ? "ws_a" : "ws_b", timeMs: START + i * 300, keyId: `key_${i % 9}`, identityId: i % 3 ? "" : "id_ü😀", latencyMs: i / 7,
+    })));
+    new EventTables(db.storage).write(events);
+    const stored = db.storage.sqlite.query<{ kind: string; events: string }, []>("SELECT typeof(events) AS kind, events FROM verification_event_batches ORDER BY id").all();
+    expect(stored.length).toBeGreaterThanOrEqual(4);
+    expect(stored.map((r) => r.kind)).toEqual(stored.map(() => "text"));
+    expect(stored.map((r) => r.events)).toEqual(batchRows(events).map((r) => r.events));
+  } finally {
+    db.close();
+  }
+});
+
 test("the view reads each of EVENT_FIELDS from its position in the batch row, as batchRows writes it", () => {
   const db = tempDb();
   try {
