@@ -43,38 +43,50 @@ export function inOrder(count: number): Uint32Array {
   return positions;
 }
 
-/** Stored events as columns, with a dictionary of their own (tools and tests; the served writer receives columns). */
-export function columnsOf(events: readonly StoredEvent[]): EventColumns {
-  const strings: string[] = [];
-  const index = new Map<string, number>();
-  const intern = (s: string): number => {
-    let i = index.get(s);
+/** Strings by index, each distinct one once: the dictionary the columns' references index. */
+export class Dictionary {
+  readonly strings: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  /** The index of `s`, added when it is new. */
+  intern(s: string): number {
+    let i = this.index.get(s);
     if (i === undefined) {
-      i = strings.length;
-      index.set(s, i);
-      strings.push(s);
+      i = this.strings.length;
+      this.index.set(s, i);
+      this.strings.push(s);
     }
     return i;
-  };
+  }
+}
+
+/** An event's fields that the columns hold by position (the tag set and request id are the caller's to resolve). */
+type ColumnFields = Omit<StoredEvent, "tags" | "requestId">;
+
+/** Writes event `i` into the columns, its strings interned in `dictionary`; `tags`: the index of its stored tag set. */
+export function putEvent(refs: Uint32Array, numbers: Float64Array, i: number, e: ColumnFields, tags: number, dictionary: Dictionary): void {
+  const r = i * REFS_PER_EVENT;
+  refs[r + WORKSPACE] = dictionary.intern(e.workspaceId);
+  refs[r + KEY_SPACE] = dictionary.intern(e.keySpaceId);
+  refs[r + KEY] = dictionary.intern(e.keyId);
+  refs[r + IDENTITY] = dictionary.intern(e.identityId);
+  refs[r + EXTERNAL_ID] = dictionary.intern(e.externalId);
+  refs[r + OUTCOME] = dictionary.intern(e.outcome);
+  refs[r + TAGS] = tags;
+  const n = i * NUMBERS_PER_EVENT;
+  numbers[n + TIME] = e.timeMs;
+  numbers[n + SPENT] = e.spentCredits;
+  numbers[n + LATENCY] = e.latencyMs;
+}
+
+/** Stored events as columns, with a dictionary of their own (tools and tests; the served writer receives columns). */
+export function columnsOf(events: readonly StoredEvent[]): EventColumns {
+  const dictionary = new Dictionary();
   const refs = new Uint32Array(events.length * REFS_PER_EVENT);
   const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
-  let anyRequestId = false;
-  events.forEach((e, i) => {
-    const r = i * REFS_PER_EVENT;
-    refs[r + WORKSPACE] = intern(e.workspaceId);
-    refs[r + KEY_SPACE] = intern(e.keySpaceId);
-    refs[r + KEY] = intern(e.keyId);
-    refs[r + IDENTITY] = intern(e.identityId);
-    refs[r + EXTERNAL_ID] = intern(e.externalId);
-    refs[r + OUTCOME] = intern(e.outcome);
-    refs[r + TAGS] = intern(e.tags);
-    const n = i * NUMBERS_PER_EVENT;
-    numbers[n + TIME] = e.timeMs;
-    numbers[n + SPENT] = e.spentCredits;
-    numbers[n + LATENCY] = e.latencyMs;
-    if (e.requestId !== "") anyRequestId = true;
-  });
-  return { strings, refs, numbers, requestIds: anyRequestId ? events.map((e) => e.requestId) : undefined, count: events.length };
+  events.forEach((e, i) => putEvent(refs, numbers, i, e, dictionary.intern(e.tags), dictionary));
+  const requestIds = events.some((e) => e.requestId !== "") ? events.map((e) => e.requestId) : undefined;
+  return { strings: dictionary.strings, refs, numbers, requestIds, count: events.length };
 }
 
 /** The event at index `i` of the columns, as an object: for the events a failed write hands back. */

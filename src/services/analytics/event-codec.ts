@@ -15,7 +15,7 @@
  * in the next message, and the decoder starts over with it. Messages between two threads keep their
  * order, so the two stay in step; a writer that is replaced starts with a new encoder.
  */
-import { NUMBERS_PER_EVENT, REFS_PER_EVENT, storedEvents, type EventColumns } from "./columns.ts";
+import { Dictionary, NUMBERS_PER_EVENT, putEvent, REFS_PER_EVENT, storedEvents, type EventColumns } from "./columns.ts";
 import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 /** Strings kept before both sides start a new dictionary: distinct keys, identities, tag sets. */
@@ -36,9 +36,8 @@ export interface EncodedEvents {
 
 /** The main thread's side. */
 export class EventEncoder {
-  private readonly index = new Map<string, number>();
-  /** The strings by index; a new array when the dictionary starts over, so a batch encoded before can still be decoded. */
-  private strings: string[] = [];
+  /** A new one when the dictionary starts over, so a batch encoded before can still be decoded. */
+  private strings = new Dictionary();
   /** A one-tag set by its tag, and a larger one by its JSON text as sent, to the index of its stored text. */
   private readonly singleTags = new Map<string, number>();
   private readonly tagLists = new Map<string, number>();
@@ -47,68 +46,47 @@ export class EventEncoder {
   constructor(private readonly maxStrings = MAX_DICTIONARY_STRINGS) {}
 
   encode(events: readonly VerificationEvent[]): EncodedEvents {
-    if (this.strings.length > this.maxStrings) this.startOver();
+    if (this.strings.strings.length > this.maxStrings) this.startOver();
     const dictionary = this.strings;
-    const added = dictionary.length;
-    const intern = (s: string): number => {
-      let i = this.index.get(s);
-      if (i === undefined) {
-        i = dictionary.length;
-        this.index.set(s, i);
-        dictionary.push(s);
-      }
-      return i;
-    };
+    const added = dictionary.strings.length;
     const refs = new Uint32Array(events.length * REFS_PER_EVENT);
     const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
     const requestIds = new Array<string>(events.length);
     let anyRequestId = false;
-    let r = 0;
-    let n = 0;
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      refs[r++] = intern(e.workspaceId);
-      refs[r++] = intern(e.keySpaceId);
-      refs[r++] = intern(e.keyId);
-      refs[r++] = intern(e.identityId);
-      refs[r++] = intern(e.externalId);
-      refs[r++] = intern(e.outcome);
-      refs[r++] = this.tagsRef(e.tags, intern);
+      putEvent(refs, numbers, i, e, this.tagsRef(e.tags), dictionary);
       const requestId = e.requestId ?? "";
       requestIds[i] = requestId;
       if (requestId !== "") anyRequestId = true;
-      numbers[n++] = e.timeMs;
-      numbers[n++] = e.spentCredits;
-      numbers[n++] = e.latencyMs;
     }
     const reset = this.resetPending;
     this.resetPending = false;
-    return { reset, strings: dictionary.slice(added), refs, numbers, requestIds: anyRequestId ? JSON.stringify(requestIds) : "" };
+    return { reset, strings: dictionary.strings.slice(added), refs, numbers, requestIds: anyRequestId ? JSON.stringify(requestIds) : "" };
   }
 
   /** The dictionary as of the last `encode`: with a message's other fields, enough to decode it (`decodeEvents`). */
   get dictionary(): readonly string[] {
-    return this.strings;
+    return this.strings.strings;
   }
 
-  private tagsRef(tags: readonly string[], intern: (s: string) => number): number {
-    if (tags.length === 0) return intern("[]");
+  private tagsRef(tags: readonly string[]): number {
+    if (tags.length === 0) return this.strings.intern("[]");
     const byTag = tags.length === 1;
     const key = byTag ? tags[0]! : JSON.stringify(tags);
     const known = byTag ? this.singleTags : this.tagLists;
     let i = known.get(key);
     if (i === undefined) {
-      i = intern(storedTags(tags));
+      i = this.strings.intern(storedTags(tags));
       known.set(key, i);
     }
     return i;
   }
 
   private startOver(): void {
-    this.index.clear();
     this.singleTags.clear();
     this.tagLists.clear();
-    this.strings = [];
+    this.strings = new Dictionary();
     this.resetPending = true;
   }
 }

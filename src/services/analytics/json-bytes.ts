@@ -7,7 +7,6 @@
  */
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 const ZERO = 48;
 const DOT = 46;
@@ -36,11 +35,6 @@ export class JsonBytes {
    */
   since(mark: number): Uint8Array {
     return this.buffer.subarray(mark, this.at);
-  }
-
-  /** The text written since the last reset. */
-  text(): string {
-    return decoder.decode(this.since(0));
   }
 
   /** Makes room for `bytes` more. */

@@ -10,7 +10,7 @@ import {
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
 } from "../../storage/schema/index.ts";
 import {
-  columnsOf, EXTERNAL_ID, IDENTITY, inOrder, KEY, KEY_SPACE, LATENCY, NUMBERS_PER_EVENT, OUTCOME, REFS_PER_EVENT, SPENT, TAGS, TIME, WORKSPACE,
+  columnsOf, IDENTITY, inOrder, KEY, KEY_SPACE, LATENCY, NUMBERS_PER_EVENT, OUTCOME, REFS_PER_EVENT, SPENT, storedEventAt, TAGS, TIME, WORKSPACE,
   type EventColumns, type Positions,
 } from "./columns.ts";
 import type { StoredEvent } from "./types.ts";
@@ -172,12 +172,10 @@ export function aggregateColumns(c: EventColumns, positions: Positions, granular
       made.push(fresh);
     }
   }
-  const s = c.strings;
-  return made.map((a) => ({
-    time: a.time, workspaceId: s[refs[a.refs + WORKSPACE]!]!, keySpaceId: s[refs[a.refs + KEY_SPACE]!]!, keyId: s[refs[a.refs + KEY]!]!,
-    identityId: s[refs[a.refs + IDENTITY]!]!, externalId: s[refs[a.refs + EXTERNAL_ID]!]!, outcome: s[refs[a.refs + OUTCOME]!]!, tags: s[refs[a.refs + TAGS]!]!,
-    count: a.count, spentCredits: a.spentCredits, latencySumMs: a.latencySumMs, latencyMaxMs: a.latencyMaxMs,
-  }));
+  return made.map((a) => {
+    const { workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags } = storedEventAt(c, a.refs / REFS_PER_EVENT);
+    return { time: a.time, workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags, count: a.count, spentCredits: a.spentCredits, latencySumMs: a.latencySumMs, latencyMaxMs: a.latencyMaxMs };
+  });
 }
 
 /** One row per (bucket, key, identity, outcome, tags) of `events`: the rollup tables' primary key. */
