@@ -5,10 +5,12 @@
  * no object per event: made per event, objects were about half of the writer's work and most of its
  * garbage. Comparing two events' keys, identities or tag sets is comparing two integers.
  */
-import type { StoredEvent } from "./types.ts";
+import type { EventSubject, StoredEvent } from "./types.ts";
 
 /** Per event in `refs`: workspace, key space, key, identity, external id, outcome, tag set (as stored). */
 export const REFS_PER_EVENT = 7;
+/** The first five of an event's references are its subject's. */
+export const SUBJECT_REFS = 5;
 export const WORKSPACE = 0;
 export const KEY_SPACE = 1;
 export const KEY = 2;
@@ -31,6 +33,12 @@ export interface EventColumns {
   /** Each event's request id; undefined when none is known (all ''). */
   readonly requestIds: readonly string[] | undefined;
   readonly count: number;
+}
+
+/** Columns as the main thread hands them over: views of buffers of their own, which may be transferred to another thread. */
+export interface EventBatch extends EventColumns {
+  readonly refs: Uint32Array<ArrayBuffer>;
+  readonly numbers: Float64Array<ArrayBuffer>;
 }
 
 /** Events by their index in the columns, in the order to be written. */
@@ -60,17 +68,21 @@ export class Dictionary {
   }
 }
 
-/** An event's fields that the columns hold by position (the tag set and request id are the caller's to resolve). */
-type ColumnFields = Omit<StoredEvent, "tags" | "requestId">;
+/** Writes the references of a subject's five strings into `into` from `at`, in the order of an event's first five. */
+export function putSubject(into: Uint32Array, at: number, s: EventSubject, dictionary: Dictionary): void {
+  into[at + WORKSPACE] = dictionary.intern(s.workspaceId);
+  into[at + KEY_SPACE] = dictionary.intern(s.keySpaceId);
+  into[at + KEY] = dictionary.intern(s.keyId);
+  into[at + IDENTITY] = dictionary.intern(s.identityId);
+  into[at + EXTERNAL_ID] = dictionary.intern(s.externalId);
+}
 
-/** Writes event `i` into the columns, its strings interned in `dictionary`; `tags`: the index of its stored tag set. */
-export function putEvent(refs: Uint32Array, numbers: Float64Array, i: number, e: ColumnFields, tags: number, dictionary: Dictionary): void {
+/** An event's fields that follow its subject's in the columns (the tag set is the caller's to resolve). */
+type OtherFields = Pick<StoredEvent, "outcome" | "timeMs" | "spentCredits" | "latencyMs">;
+
+/** Writes event `i`'s outcome, tag set (`tags`: the index of its stored text) and numbers; its subject's references are the caller's to write. */
+export function putEvent(refs: Uint32Array, numbers: Float64Array, i: number, e: OtherFields, tags: number, dictionary: Dictionary): void {
   const r = i * REFS_PER_EVENT;
-  refs[r + WORKSPACE] = dictionary.intern(e.workspaceId);
-  refs[r + KEY_SPACE] = dictionary.intern(e.keySpaceId);
-  refs[r + KEY] = dictionary.intern(e.keyId);
-  refs[r + IDENTITY] = dictionary.intern(e.identityId);
-  refs[r + EXTERNAL_ID] = dictionary.intern(e.externalId);
   refs[r + OUTCOME] = dictionary.intern(e.outcome);
   refs[r + TAGS] = tags;
   const n = i * NUMBERS_PER_EVENT;
@@ -84,7 +96,10 @@ export function columnsOf(events: readonly StoredEvent[]): EventColumns {
   const dictionary = new Dictionary();
   const refs = new Uint32Array(events.length * REFS_PER_EVENT);
   const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
-  events.forEach((e, i) => putEvent(refs, numbers, i, e, dictionary.intern(e.tags), dictionary));
+  events.forEach((e, i) => {
+    putSubject(refs, i * REFS_PER_EVENT, e, dictionary);
+    putEvent(refs, numbers, i, e, dictionary.intern(e.tags), dictionary);
+  });
   const requestIds = events.some((e) => e.requestId !== "") ? events.map((e) => e.requestId) : undefined;
   return { strings: dictionary.strings, refs, numbers, requestIds, count: events.length };
 }
@@ -175,5 +190,58 @@ export class ColumnStage {
     numbers.set(this.numbers.subarray(0, this.size * NUMBERS_PER_EVENT));
     this.refs = refs;
     this.numbers = numbers;
+  }
+}
+
+/** A pair of column buffers, as ColumnArrays hands them out: room for `numbers.length / NUMBERS_PER_EVENT` events. */
+export interface ArrayPair {
+  refs: Uint32Array<ArrayBuffer>;
+  numbers: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * Column buffers used again: the main thread's buffer takes its arrays from here, the copies of
+ * batches in flight too, and the writer gives back both once it is done with them. Fresh buffers
+ * for every batch and copy cost the main thread about 0.2 µs an event in the server (the
+ * allocations and the collections they bring on); reused ones, nothing measurable.
+ */
+export class ColumnArrays {
+  private readonly spare: ArrayPair[] = [];
+
+  /** `minEvents`: the least a pair holds, so that pairs fit most batches; `keep`: spare pairs kept at most. */
+  constructor(private readonly minEvents = 2560, private readonly keep = 32) {}
+
+  /** Spare pairs now. */
+  get spares(): number {
+    return this.spare.length;
+  }
+
+  /** A pair with room for `events` events at least (its contents are whatever it held before). */
+  take(events: number): ArrayPair {
+    for (let i = this.spare.length - 1; i >= 0; i--) {
+      const pair = this.spare[i]!;
+      if (pair.numbers.length < events * NUMBERS_PER_EVENT) continue;
+      this.spare[i] = this.spare[this.spare.length - 1]!;
+      this.spare.pop();
+      return pair;
+    }
+    const capacity = Math.max(events, this.minEvents);
+    return { refs: new Uint32Array(capacity * REFS_PER_EVENT), numbers: new Float64Array(capacity * NUMBERS_PER_EVENT) };
+  }
+
+  /** Takes back the whole buffers under `refs` and `numbers` (views of them will do), no longer read. */
+  give(refs: Uint32Array, numbers: Float64Array): void {
+    if (this.spare.length >= this.keep || refs.buffer.byteLength === 0) return;
+    this.spare.push({ refs: new Uint32Array(refs.buffer as ArrayBuffer), numbers: new Float64Array(numbers.buffer as ArrayBuffer) });
+  }
+
+  /** `c` copied into a pair of these buffers; `give` its arrays back once it is not read. */
+  copy(c: EventColumns): EventColumns {
+    const pair = this.take(c.count);
+    const refs = pair.refs.subarray(0, c.count * REFS_PER_EVENT);
+    const numbers = pair.numbers.subarray(0, c.count * NUMBERS_PER_EVENT);
+    refs.set(c.refs.subarray(0, c.count * REFS_PER_EVENT));
+    numbers.set(c.numbers.subarray(0, c.count * NUMBERS_PER_EVENT));
+    return { ...c, refs, numbers };
   }
 }

@@ -1,25 +1,21 @@
 /**
- * How a batch of verification events crosses from the main thread to the writer thread: numbers in
- * typed arrays, strings that repeat as indexes into a dictionary both sides keep. The main thread
- * sends each of those once (ids, outcomes, tag sets as their stored JSON text); after that an event
- * costs it a few map look-ups and array writes, and the message is two typed arrays, the strings
- * that are new, and the events' request ids as one JSON text. Serialising each batch to JSON
- * instead took most of the pipeline's main-thread cost (the text of every event, and the
- * collections its allocation brought on). Request ids never repeat, so they travel on their own:
- * through the dictionary each was a map insertion on both sides and grew it to its bound within
- * seconds under load (encoding took 1.2 µs an event with them in it, 0.13 without). One text
+ * How a batch of verification events crosses from the main thread to the writer thread: the
+ * columns the main thread buffered them in (event-buffer.ts), numbers in typed arrays whose buffers
+ * are transferred, strings as indexes into a dictionary that both sides keep. Each message brings
+ * the strings the writer thread does not have yet (after the first, nearly always none) and the
+ * events' request ids as one JSON text. Serialising each batch to JSON instead took most of the
+ * pipeline's main-thread cost (the text of every event, and the collections its allocation brought
+ * on). Request ids never repeat, so they travel on their own, not through the dictionary: there each
+ * was a map insertion on both sides and grew it to its bound within seconds under load. One text
  * rather than a list of strings, so that a batch the main thread keeps until its commit holds one
  * string, not one per event (see WorkerEventWriter).
  *
- * The dictionary is bounded: past MAX_DICTIONARY_STRINGS the encoder starts a new one and says so
- * in the next message, and the decoder starts over with it. Messages between two threads keep their
- * order, so the two stay in step; a writer that is replaced starts with a new encoder.
+ * A dictionary starts over when the buffer's outgrows its bound; the next message says so, and the
+ * decoder starts over with it. Messages between two threads keep their order, so the two stay in
+ * step; a writer that is replaced starts with a new encoder, whose first message resets.
  */
-import { Dictionary, NUMBERS_PER_EVENT, putEvent, REFS_PER_EVENT, storedEvents, type EventColumns } from "./columns.ts";
-import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
-
-/** Strings kept before both sides start a new dictionary: distinct keys, identities, tag sets. */
-export const MAX_DICTIONARY_STRINGS = 200_000;
+import { NUMBERS_PER_EVENT, storedEvents, type EventBatch, type EventColumns } from "./columns.ts";
+import { subjectOf, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 export interface EncodedEvents {
   /** The dictionary starts over with this message (its strings are the first of the new one). */
@@ -34,60 +30,22 @@ export interface EncodedEvents {
   requestIds: string;
 }
 
-/** The main thread's side. */
+/** The main thread's side: what the writer thread's decoder has of the dictionary, and each message with what it lacks. */
 export class EventEncoder {
-  /** A new one when the dictionary starts over, so a batch encoded before can still be decoded. */
-  private strings = new Dictionary();
-  /** A one-tag set by its tag, and a larger one by its JSON text as sent, to the index of its stored text. */
-  private readonly singleTags = new Map<string, number>();
-  private readonly tagLists = new Map<string, number>();
-  private resetPending = true;
+  /** The dictionary the decoder mirrors, and how many of its strings it has. */
+  private strings: readonly string[] | undefined;
+  private sent = 0;
 
-  constructor(private readonly maxStrings = MAX_DICTIONARY_STRINGS) {}
-
-  encode(events: readonly VerificationEvent[]): EncodedEvents {
-    if (this.strings.strings.length > this.maxStrings) this.startOver();
-    const dictionary = this.strings;
-    const added = dictionary.strings.length;
-    const refs = new Uint32Array(events.length * REFS_PER_EVENT);
-    const numbers = new Float64Array(events.length * NUMBERS_PER_EVENT);
-    const requestIds = new Array<string>(events.length);
-    let anyRequestId = false;
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      putEvent(refs, numbers, i, e, this.tagsRef(e.tags), dictionary);
-      const requestId = e.requestId ?? "";
-      requestIds[i] = requestId;
-      if (requestId !== "") anyRequestId = true;
+  /** The message for `c`: its typed arrays themselves (the caller transfers their buffers). */
+  encode(c: EventBatch): EncodedEvents {
+    const reset = c.strings !== this.strings;
+    if (reset) {
+      this.strings = c.strings;
+      this.sent = 0;
     }
-    const reset = this.resetPending;
-    this.resetPending = false;
-    return { reset, strings: dictionary.strings.slice(added), refs, numbers, requestIds: anyRequestId ? JSON.stringify(requestIds) : "" };
-  }
-
-  /** The dictionary as of the last `encode`: with a message's other fields, enough to decode it (`decodeEvents`). */
-  get dictionary(): readonly string[] {
-    return this.strings.strings;
-  }
-
-  private tagsRef(tags: readonly string[]): number {
-    if (tags.length === 0) return this.strings.intern("[]");
-    const byTag = tags.length === 1;
-    const key = byTag ? tags[0]! : JSON.stringify(tags);
-    const known = byTag ? this.singleTags : this.tagLists;
-    let i = known.get(key);
-    if (i === undefined) {
-      i = this.strings.intern(storedTags(tags));
-      known.set(key, i);
-    }
-    return i;
-  }
-
-  private startOver(): void {
-    this.singleTags.clear();
-    this.tagLists.clear();
-    this.strings = new Dictionary();
-    this.resetPending = true;
+    const strings = c.strings.slice(this.sent);
+    this.sent = c.strings.length;
+    return { reset, strings, refs: c.refs, numbers: c.numbers, requestIds: c.requestIds === undefined ? "" : JSON.stringify(c.requestIds) };
   }
 }
 
@@ -107,23 +65,18 @@ export class EventDecoder {
   decode(message: EncodedEvents): EventColumns {
     if (message.reset) this.strings = [];
     for (const s of message.strings) this.strings.push(s);
-    return columnsOfMessage(this.strings, message);
+    const requestIds = message.requestIds === "" ? undefined : JSON.parse(message.requestIds) as string[];
+    return { strings: this.strings, refs: message.refs, numbers: message.numbers, requestIds, count: message.numbers.length / NUMBERS_PER_EVENT };
   }
 }
 
-/** A message's events as columns, with the dictionary it was encoded with. */
-function columnsOfMessage(strings: readonly string[], message: Pick<EncodedEvents, "refs" | "numbers" | "requestIds">): EventColumns {
-  const count = message.numbers.length / NUMBERS_PER_EVENT;
-  const requestIds = message.requestIds === "" ? undefined : JSON.parse(message.requestIds) as string[];
-  return { strings, refs: message.refs, numbers: message.numbers, requestIds, count };
-}
-
-/** The events of a message, with the dictionary it was encoded with. */
-export function decodeEvents(strings: readonly string[], message: Pick<EncodedEvents, "refs" | "numbers" | "requestIds">): StoredEvent[] {
-  return storedEvents(columnsOfMessage(strings, message));
+/** The events of columns, as the main thread records them (a batch given back, or buffered again). */
+export function eventsOf(c: EventColumns): VerificationEvent[] {
+  return storedEvents(c).map(fromStored);
 }
 
 /** A stored event as the main thread records it again (a batch the writer could not commit). */
 export function fromStored(e: StoredEvent): VerificationEvent {
-  return { ...e, tags: JSON.parse(e.tags) as string[] };
+  const { requestId, timeMs, outcome, spentCredits, latencyMs } = e;
+  return { requestId, timeMs, subject: subjectOf(e), outcome, tags: JSON.parse(e.tags) as string[], spentCredits, latencyMs };
 }

@@ -1,30 +1,31 @@
 /**
- * The verification event pipeline. Recording is a synchronous push onto an in-memory buffer (the
- * verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
+ * The verification event pipeline. Recording writes the event into an in-memory buffer of columns
+ * (event-buffer.ts; the verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
  * each event with its rollups and totals in the same transaction, so they always equal the raw
  * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
  * Under load, every `flushAt` events are also handed over early, on the next turn of the event loop,
- * as a staged batch: encoding for the writer thread (event-codec.ts) blocks the event loop for
- * about 0.4 µs an event in the server, so slices keep that pause short (a second's worth at 40,000
- * verifications a second would be many ms) and the events held in memory few. Each hand-over also
- * costs a fixed 100-150 µs (the message to the writer thread), so a slice is 2,000 events, not
- * fewer: measured in the server, encoding and message 0.86 µs an event with 500, 0.52 with 2,000,
- * for a pause of about a millisecond. The writer commits staged batches with the next flush, so a
+ * as a staged batch, so that the events held in memory stay few. Each hand-over costs a fixed
+ * 100-150 µs (the message to the writer thread), so a slice is 2,000 events, not fewer: measured in
+ * the server when batches were still encoded at hand-over, encoding and message took 0.86 µs an event
+ * with 500, 0.52 with 2,000. The writer commits staged batches with the next flush, so a
  * busy key still costs one rollup upsert per bucket and flush interval. A full buffer is handed
  * over at once rather than dropping events.
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
+import { EventBuffer } from "./event-buffer.ts";
+import type { EventBatch } from "./columns.ts";
+import { eventsOf } from "./event-codec.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 
-/** Buffer bound: about 100k small objects, a few tens of MB at most. */
+/** Buffer bound: 100k events, 5 MB of columns. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
 /** Events after which a flush is started without waiting for the timer. */
 export const DEFAULT_FLUSH_AT = 2000;
 
 export class VerificationEventSink implements VerificationRecorder {
-  private buffer: VerificationEvent[] = [];
+  private readonly buffer: EventBuffer;
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
@@ -40,17 +41,20 @@ export class VerificationEventSink implements VerificationRecorder {
   constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
+    // Sized for a hand-over's worth, with room for the events recorded before it runs.
+    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, this.flushAt + (this.flushAt >> 2)), arrays: deps.writer.arrays });
   }
 
   record(event: VerificationEvent): void {
-    this.buffer.push(event);
-    if (this.buffer.length >= this.maxBuffered) this.onFull();
-    else if (this.buffer.length >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
+    this.buffer.put(event);
+    const count = this.buffer.count;
+    if (count >= this.maxBuffered) this.onFull();
+    else if (count >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
   get pending(): number {
-    return this.buffer.length + this.inFlight;
+    return this.buffer.count + this.inFlight;
   }
 
   /**
@@ -76,10 +80,10 @@ export class VerificationEventSink implements VerificationRecorder {
     // A flush also waits for batches already handed over by another (the timer's, an early one):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (this.buffer.length === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
-    const size = this.buffer.length;
-    const written = this.writeBatch(this.buffer, stage);
-    this.buffer = [];
+    if (this.buffer.count === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
+    const batch = this.buffer.take();
+    const size = batch.count;
+    const written = this.writeBatch(batch, stage);
     this.inFlight += size;
     // Message order: this commit covers every batch staged before it.
     this.staged = stage;
@@ -89,10 +93,8 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /**
-   * Waits for a batch handed over (and, for a flush, for the earlier ones). The batch itself is not
-   * held meanwhile, up to a flush interval for a staged one: events kept that long outlive the young
-   * generation and are left to full collections. A failed write names the events it did not commit
-   * (EventBatchWriter's contract), and those are buffered again.
+   * Waits for a batch handed over (and, for a flush, for the earlier ones). A failed write names the
+   * events it did not commit (EventBatchWriter's contract), and those are buffered again.
    */
   private async settled(written: Promise<void>, earlier: Promise<void> | undefined, size: number): Promise<number> {
     try {
@@ -102,7 +104,7 @@ export class VerificationEventSink implements VerificationRecorder {
       return size;
     } catch (error) {
       this.failing = true;
-      if (error instanceof EventWriteError) this.buffer = error.unwritten.concat(this.buffer);
+      if (error instanceof EventWriteError) this.buffer.putAhead(error.unwritten);
       else this.droppedCount += size;
       throw error;
     } finally {
@@ -111,11 +113,11 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: VerificationEvent[], stage: boolean): Promise<void> {
+  private writeBatch(batch: EventBatch, stage: boolean): Promise<void> {
     try {
       return this.deps.writer.write(batch, { stage });
     } catch (error) {
-      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, batch));
+      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, eventsOf(batch)));
     }
   }
 
@@ -148,8 +150,8 @@ export class VerificationEventSink implements VerificationRecorder {
     }
     // The writer fails, or already holds a full buffer it cannot commit: verification must go on
     // and memory must stay bounded, so the oldest half is dropped and counted for the log.
-    const drop = this.buffer.length - Math.floor(this.maxBuffered / 2);
-    this.buffer.splice(0, drop);
+    const drop = this.buffer.count - Math.floor(this.maxBuffered / 2);
+    this.buffer.dropOldest(drop);
     this.droppedCount += drop;
   }
 }

@@ -14,7 +14,7 @@ import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables, keyOrder } from "./tables.ts";
 import { EventDecoder } from "./event-codec.ts";
-import { ColumnStage, inOrder, storedEventAt, storedEvents } from "./columns.ts";
+import { ColumnStage, inOrder, storedEventAt, storedEvents, type ArrayPair } from "./columns.ts";
 import type { StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
@@ -36,10 +36,11 @@ const foldSizer = new ChunkSizer(HOLD_MS, 50, 1_000);
 /** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */
 const FOLD_BUDGET_MS = 100;
 
-/** A batch staged: its events are the next `count` of the stage's. */
+/** A batch staged: its events are the next `count` of the stage's; `spare`, its message's buffers, given back with the answer. */
 interface Batch {
   id: number;
   count: number;
+  spare: ArrayPair;
 }
 
 let storage: Storage | undefined;
@@ -50,7 +51,10 @@ const stage = new ColumnStage();
 /** Every write message is decoded, in order, also before the writer is opened: the dictionary depends on it. */
 const decoder = new EventDecoder();
 
-const reply = (message: WriterReply) => postMessage(message);
+/** Answers a batch, and gives its message's buffers back to the main thread (the stage holds a copy of its events). */
+function answer(b: Batch, message: { type: "written" } | { type: "failed"; error: string; unwritten: string }): void {
+  postMessage({ ...message, id: b.id, spare: b.spare } satisfies WriterReply, [b.spare.refs.buffer, b.spare.numbers.buffer]);
+}
 
 self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
@@ -69,18 +73,19 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     storage = undefined;
     tables = undefined;
     folder = undefined;
-    reply({ type: "closed" });
+    postMessage({ type: "closed" } satisfies WriterReply);
     return;
   }
   const events = decoder.decode(request.events);
+  const batch = { id: request.id, count: events.count, spare: { refs: request.events.refs, numbers: request.events.numbers } };
   if (!tables) {
-    reply({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: JSON.stringify(storedEvents(events)) });
+    answer(batch, { type: "failed", error: "the writer was not opened", unwritten: JSON.stringify(storedEvents(events)) });
     return;
   }
   // A dictionary that started over: what is staged is written first, with the dictionary it reads.
   if (stage.count > 0 && events.strings !== stage.dictionary) writeStaged(tables);
   stage.append(events);
-  staged.push({ id: request.id, count: events.count });
+  staged.push(batch);
   if (!request.commit) return;
   writeStaged(tables);
   if (folder) fold(folder, tables.latestEventMs);
@@ -143,8 +148,8 @@ function write(into: EventTables, batches: Batch[]): void {
       }
       batches.forEach((b, index) => {
         const mine = unwritten[index]!;
-        if (mine.length === 0) reply({ type: "written", id: b.id });
-        else reply({ type: "failed", id: b.id, error: (error as Error).message, unwritten: JSON.stringify(mine) });
+        if (mine.length === 0) answer(b, { type: "written" });
+        else answer(b, { type: "failed", error: (error as Error).message, unwritten: JSON.stringify(mine) });
       });
       return;
     }
@@ -152,5 +157,5 @@ function write(into: EventTables, batches: Batch[]): void {
     at += chunk.length;
     if (at < events.count) Bun.sleepSync(PAUSE_MS);
   }
-  for (const b of batches) reply({ type: "written", id: b.id });
+  for (const b of batches) answer(b, { type: "written" });
 }

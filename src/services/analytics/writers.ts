@@ -2,21 +2,25 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection, so the SQLite work of analytics never runs on the thread that answers
- * verifications; the main thread only encodes the batch (event-codec.ts).
+ * verifications; the main thread only sends the batch's columns across (event-codec.ts).
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { decodeEvents, EventEncoder, fromStored, type EncodedEvents } from "./event-codec.ts";
-import { toStored, type StoredEvent, type VerificationEvent } from "./types.ts";
+import { ColumnArrays, inOrder, type ArrayPair, type EventBatch, type EventColumns } from "./columns.ts";
+import { EventEncoder, eventsOf, fromStored, type EncodedEvents } from "./event-codec.ts";
+import type { StoredEvent, VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
   /**
    * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
    * those that are not. `stage`: the writer may hold the batch until the next write without it and
-   * commit both together, so that their rollups are aggregated as one.
+   * commit both together, so that their rollups are aggregated as one. The batch is the writer's
+   * from then on: its buffers may be transferred to another thread.
    */
-  write(events: readonly VerificationEvent[], opts?: { stage?: boolean }): Promise<void>;
+  write(batch: EventBatch, opts?: { stage?: boolean }): Promise<void>;
+  /** Where the writer gives back the buffers of batches it is done with, for the next batches to use. */
+  readonly arrays?: ColumnArrays;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -40,13 +44,13 @@ export class SqliteEventWriter implements EventBatchWriter {
    * Then folds every minute row into the coarser rollups, so that each rollup table holds all its
    * counts (this writer serves tools and tests, where a write is small and rare).
    */
-  write(events: readonly VerificationEvent[]): Promise<void> {
+  write(batch: EventBatch): Promise<void> {
     try {
       // Prepared on first use: a CLI process builds this writer too and never writes an event.
       this.tables ??= new EventTables(this.storage);
-      this.tables.write(events.map(toStored));
+      this.tables.writeColumns(batch, inOrder(batch.count));
     } catch (error) {
-      return Promise.reject(new EventWriteError((error as Error).message, events));
+      return Promise.reject(new EventWriteError((error as Error).message, eventsOf(batch)));
     }
     // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
     try {
@@ -73,18 +77,15 @@ export type WriterRequest =
 
 /** Messages from the writer worker. */
 export type WriterReply =
-  | { type: "written"; id: number }
+  /** `spare`: the batch's buffers, transferred back, once the worker no longer reads them. */
+  | { type: "written"; id: number; spare?: ArrayPair }
   /** `unwritten`: the events not committed, as stored, in JSON. */
-  | { type: "failed"; id: number; error: string; unwritten: string }
+  | { type: "failed"; id: number; error: string; unwritten: string; spare?: ArrayPair }
   | { type: "closed" };
 
 interface Waiter {
-  /**
-   * The batch as sent, to give its events back should the worker die. Not the event objects:
-   * a staged batch waits up to a flush interval for its commit, and events held that long
-   * outlive the young generation and are left to full collections.
-   */
-  sent: { dictionary: readonly string[]; encoded: EncodedEvents };
+  /** A copy of the batch as sent, to give its events back should the worker die. */
+  sent: EventColumns;
   resolve(): void;
   reject(error: EventWriteError): void;
 }
@@ -95,6 +96,8 @@ export class WorkerEventWriter implements EventBatchWriter {
   private encoder = new EventEncoder();
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
+  /** The buffers of batches in flight come back here, and the copies kept of them are made in these. */
+  readonly arrays = new ColumnArrays();
   private closed: (() => void) | undefined;
 
   /**
@@ -105,16 +108,16 @@ export class WorkerEventWriter implements EventBatchWriter {
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(events: readonly VerificationEvent[], opts: { stage?: boolean } = {}): Promise<void> {
+  write(batch: EventBatch, opts: { stage?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
-    const encoded = this.encoder.encode(events);
+    const encoded = this.encoder.encode(batch);
     // This side keeps the typed arrays for onCrash as copies (a memcpy) and transfers the originals:
     // a 500-event message took 220-330 µs of this thread with its arrays copied into it, about 100
     // with them transferred (a bare test, one message every 5 ms).
-    const kept: EncodedEvents = { ...encoded, refs: encoded.refs.slice(), numbers: encoded.numbers.slice() };
+    const kept = this.arrays.copy(batch);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { sent: { dictionary: this.encoder.dictionary, encoded: kept }, resolve, reject });
+      this.waiting.set(id, { sent: kept, resolve, reject });
       worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, [encoded.refs.buffer, encoded.numbers.buffer]);
     });
   }
@@ -148,10 +151,13 @@ export class WorkerEventWriter implements EventBatchWriter {
       this.closed?.();
       return;
     }
+    if (reply.spare) this.arrays.give(reply.spare.refs, reply.spare.numbers);
     const waiter = this.waiting.get(reply.id);
+    if (!waiter) return;
     this.waiting.delete(reply.id);
-    if (reply.type === "written") waiter?.resolve();
-    else waiter?.reject(new EventWriteError(reply.error, (JSON.parse(reply.unwritten) as StoredEvent[]).map(fromStored)));
+    this.arrays.give(waiter.sent.refs, waiter.sent.numbers);
+    if (reply.type === "written") waiter.resolve();
+    else waiter.reject(new EventWriteError(reply.error, (JSON.parse(reply.unwritten) as StoredEvent[]).map(fromStored)));
   }
 
   /**
@@ -162,7 +168,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     this.worker?.terminate();
     this.worker = undefined;
     for (const { sent, reject } of this.waiting.values()) {
-      reject(new EventWriteError(message, decodeEvents(sent.dictionary, sent.encoded).map(fromStored)));
+      reject(new EventWriteError(message, eventsOf(sent)));
     }
     this.waiting.clear();
     this.closed?.();

@@ -145,11 +145,7 @@ export class VerificationService {
   private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),
-      workspaceId: snap.workspaceId,
-      keySpaceId: snap.keySpaceId,
-      keyId: snap.keyId,
-      identityId: snap.identity?.id ?? "",
-      externalId: snap.identity?.externalId ?? "",
+      subject: snap.subject,
       outcome: result.code,
       tags: input.tags ?? NO_TAGS,
       spentCredits,

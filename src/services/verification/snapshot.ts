@@ -10,6 +10,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { LRUCache } from "lru-cache";
 import type { RatelimitConfig } from "../identities/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
+import type { EventSubject } from "../analytics/index.ts";
 import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
 
 export interface KeySnapshot {
@@ -33,6 +34,8 @@ export interface KeySnapshot {
   held: HeldPermissions;
   identity: { id: string; externalId: string; meta: Record<string, unknown> | null; ratelimits: RatelimitConfig[] } | null;
   ratelimits: RatelimitConfig[];
+  /** Whom this key's verifications are counted for: one object, passed with every event of the snapshot. */
+  subject: EventSubject;
 }
 
 interface SnapshotRow {
@@ -135,10 +138,13 @@ const id = (value: string): string => sharedValue(`i${value}`, () => value);
 function toSnapshot(row: SnapshotRow): KeySnapshot {
   const { permissions, held } = heldSet(row.permissions);
   const [apiId, apiDeletedAt] = row.api === null ? [null, null] : (JSON.parse(row.api) as [string, number | null]);
+  const identity = parseObject(row.identity) as KeySnapshot["identity"];
+  const workspaceId = id(row.workspace_id);
+  const keySpaceId = id(row.key_space_id);
   return {
     keyId: row.id,
-    workspaceId: id(row.workspace_id),
-    keySpaceId: id(row.key_space_id),
+    workspaceId,
+    keySpaceId,
     apiId: apiId === null ? null : id(apiId),
     apiDeleted: apiId === null || apiDeletedAt !== null,
     name: row.name,
@@ -150,9 +156,10 @@ function toSnapshot(row: SnapshotRow): KeySnapshot {
     roles: sharedList<string>("r", row.roles, false),
     permissions,
     held,
-    identity: parseObject(row.identity) as KeySnapshot["identity"],
+    identity,
     // A key's own limits are shared only when it has none (the common case): their ids differ otherwise.
     ratelimits: row.ratelimits === "[]" ? sharedList<RatelimitConfig>("l", row.ratelimits, true) : (JSON.parse(row.ratelimits) as RatelimitConfig[]),
+    subject: { workspaceId, keySpaceId, keyId: row.id, identityId: identity?.id ?? "", externalId: identity?.externalId ?? "" },
   };
 }
 

@@ -1,6 +1,6 @@
 /** Event columns (columns.ts): what the writer thread orders, aggregates and stores. */
 import { describe, expect, test } from "bun:test";
-import { ColumnStage, columnsOf, inOrder, storedEventAt, storedEvents } from "../../../src/services/analytics/columns.ts";
+import { ColumnArrays, ColumnStage, columnsOf, inOrder, NUMBERS_PER_EVENT, REFS_PER_EVENT, storedEventAt, storedEvents } from "../../../src/services/analytics/columns.ts";
 import { toStored } from "../../../src/services/analytics/types.ts";
 import { event } from "./support.ts";
 
@@ -67,5 +67,46 @@ describe("ColumnStage", () => {
     expect(storedEvents(stage.columns())).toEqual(stored(10, { outcome: "DISABLED" }));
     expect(() => stage.append(columnsOf(stored(1)))).toThrow("another dictionary");
     expect(stage.count).toBe(10);
+  });
+});
+
+describe("ColumnArrays", () => {
+  test("a pair given back is taken again for a batch it fits, and kept for a later one when it does not", () => {
+    const arrays = new ColumnArrays(8, 4);
+    const small = arrays.take(3);
+    expect(small.numbers.length).toBe(8 * NUMBERS_PER_EVENT);
+    expect(small.refs.length).toBe(8 * REFS_PER_EVENT);
+    // Given back as views, as a batch's columns are.
+    arrays.give(small.refs.subarray(0, 3 * REFS_PER_EVENT), small.numbers.subarray(0, 3 * NUMBERS_PER_EVENT));
+    expect(arrays.spares).toBe(1);
+    const big = arrays.take(20);
+    expect(big.numbers.length).toBe(20 * NUMBERS_PER_EVENT);
+    expect(arrays.spares).toBe(1);
+    const again = arrays.take(5);
+    expect(again.refs.buffer).toBe(small.refs.buffer);
+    expect(again.numbers.length).toBe(8 * NUMBERS_PER_EVENT);
+    expect(arrays.spares).toBe(0);
+  });
+
+  test("keeps a bounded number of spares, and none whose buffer was transferred away", () => {
+    const arrays = new ColumnArrays(4, 2);
+    const pairs = [arrays.take(1), arrays.take(1), arrays.take(1)];
+    for (const p of pairs) arrays.give(p.refs, p.numbers);
+    expect(arrays.spares).toBe(2);
+    const taken = arrays.take(1);
+    structuredClone(taken.refs.buffer, { transfer: [taken.refs.buffer] });
+    arrays.give(taken.refs, taken.numbers);
+    expect(arrays.spares).toBe(1);
+  });
+
+  test("copy holds the columns' values in a pair of its own, taken back with give", () => {
+    const arrays = new ColumnArrays(4, 2);
+    const events = [event({ keyId: "k1", latencyMs: 2 }), event({ keyId: "k2", spentCredits: 3 })].map(toStored);
+    const c = columnsOf(events);
+    const copy = arrays.copy(c);
+    expect(copy.refs.buffer).not.toBe(c.refs.buffer);
+    expect(storedEvents(copy)).toEqual(events);
+    arrays.give(copy.refs, copy.numbers);
+    expect(arrays.take(2).refs.buffer).toBe(copy.refs.buffer as ArrayBuffer);
   });
 });

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter, type VerificationEvent } from "../../../src/services/analytics/index.ts";
+import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
+import type { EventBatch } from "../../../src/services/analytics/columns.ts";
+import { eventsOf } from "../../../src/services/analytics/event-codec.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -108,7 +110,7 @@ describe("failures", () => {
 
   test("only what the writer did not commit is buffered again", async () => {
     const partly: EventBatchWriter = {
-      write: (events: readonly VerificationEvent[]) => Promise.reject(new EventWriteError("half", events.slice(1))),
+      write: (batch: EventBatch) => Promise.reject(new EventWriteError("half", eventsOf(batch).slice(1))),
       close: () => Promise.resolve(),
     };
     const sink = new VerificationEventSink({ writer: partly });
@@ -122,9 +124,9 @@ describe("failures", () => {
     let broken = true;
     const written: string[] = [];
     const throwing: EventBatchWriter = {
-      write: (events: readonly VerificationEvent[]) => {
+      write: (batch: EventBatch) => {
         if (broken) throw new Error("not now");
-        written.push(...events.map((e) => e.keyId));
+        written.push(...eventsOf(batch).map((e) => e.subject.keyId));
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -219,7 +221,7 @@ describe("early flush", () => {
     const calls: Array<[number, boolean]> = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e, opts) => { calls.push([e.length, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+      writer: { write: (e, opts) => { calls.push([e.count, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
     });
     sink.record(event());
     sink.record(event());

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../../src/storage/db.ts";
 import { openDataStores } from "../../../src/storage/data-dir.ts";
-import type { VerificationEvent } from "../../../src/services/analytics/index.ts";
+import { subjectOf, type EventSubject, type VerificationEvent } from "../../../src/services/analytics/types.ts";
+import type { EventBatch } from "../../../src/services/analytics/columns.ts";
+import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
 
 export interface TempDb {
   /** analytics.db, where the analytics services read and write. */
@@ -27,8 +29,12 @@ export function tempDb(): TempDb {
   };
 }
 
-export function event(overrides: Partial<VerificationEvent> = {}): VerificationEvent {
-  return {
+/** An event's fields as the tests vary them: the subject's flat among the others. */
+export type EventFields = Partial<Omit<VerificationEvent, "subject"> & EventSubject>;
+
+/** An event, its subject made of the flat fields (a new subject object each time). */
+export function event(overrides: EventFields = {}): VerificationEvent {
+  const f = {
     timeMs: Date.UTC(2026, 2, 15, 12, 30, 15),
     workspaceId: "ws_a",
     keySpaceId: "ks_a",
@@ -36,11 +42,20 @@ export function event(overrides: Partial<VerificationEvent> = {}): VerificationE
     identityId: "",
     externalId: "",
     outcome: "VALID",
-    tags: [],
+    tags: [] as readonly string[],
     spentCredits: 0,
     latencyMs: 1,
     ...overrides,
   };
+  const e: VerificationEvent = { timeMs: f.timeMs, subject: subjectOf(f), outcome: f.outcome, tags: f.tags, spentCredits: f.spentCredits, latencyMs: f.latencyMs };
+  if (f.requestId !== undefined) e.requestId = f.requestId;
+  return e;
+}
+
+/** Events as the sink hands them to a writer; `buffer` keeps one dictionary across batches, as the sink's does. */
+export function batchOf(events: readonly VerificationEvent[], buffer = new EventBuffer({ capacity: events.length })): EventBatch {
+  for (const e of events) buffer.put(e);
+  return buffer.take();
 }
 
 /** Row count of a table. */

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
+import { event } from "../../../services/analytics/support.ts";
 import { keySpaceOf, runQuery } from "./support.ts";
 
 const MIN = 60_000;
@@ -48,7 +49,7 @@ beforeAll(async () => {
   ];
   const sink = h.running.services.verificationEvents;
   for (const { agoMs, ...e } of events) {
-    sink.record({ workspaceId, keySpaceId: ks1, tags: [], spentCredits: 0, ...e, timeMs: NOW - agoMs });
+    sink.record(event({ workspaceId, keySpaceId: ks1, ...e, timeMs: NOW - agoMs }));
   }
   await sink.flush();
 });
