@@ -1,27 +1,35 @@
 /**
  * What the verification event pipeline costs keys.verifyKey: the same `tollgate serve` on copies of
- * the same data dir, with TOLLGATE_ANALYTICS=on and =off, measured in alternating rounds in one run
- * (wrk, 50 connections, loopback), for two workloads: a plain key (the all-in-memory hot path) and
- * a permission query with a credit spend. Each round first verifies every key once, so the rounds
- * measure cached keys, where the pipeline's share of a verification is largest. Prints a Markdown
- * table, the median ratio per workload, and how many events the "on" server wrote. Target: the
- * pipeline costs less than 5% throughput. Throughput on a shared 2-core machine swings by tens of
- * percent between rounds, so each round also reports the server's CPU time per request (all its
- * threads, from /proc, the event writer's last flush included): the difference between on and off is
- * what the pipeline costs, whatever else runs on the machine.
+ * the same data dir, with TOLLGATE_ANALYTICS=on and =off, for two workloads: a plain key (the
+ * all-in-memory hot path) and a permission query with a credit spend. Target: the pipeline costs
+ * less than 5% throughput.
+ *
+ * How: both servers run for the whole workload, and they take turns in short slices (wrk, 50
+ * connections, loopback), in the order off-on, on-off, off-on, …; the one not measured is paused
+ * (SIGSTOP), so that all its threads, the event writer's included, work only in its own slices and
+ * none of its work lands in the other's. This machine's speed swings by tens of percent over tens of
+ * seconds; slices of a few seconds put both servers through the same swings, where rounds of a fresh
+ * server each (this benchmark before) gave per-round ratios from 0.67 to 1.44. Servers that run
+ * throughout are also past their JIT warm-up, as a service is. Each workload first verifies every
+ * key once on both, so the slices measure cached keys, where the pipeline's share of a verification
+ * is largest. The result is the ratio of all requests answered in all slices, with the per-pair
+ * ratios' quartiles for the spread, and each server's CPU time per request (all its threads, and its
+ * main thread, from /proc; the "on" server's last flush included).
  */
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ANALYTICS_DATABASE_FILE } from "../src/storage/data-dir.ts";
 import { openStorage } from "../src/storage/db.ts";
-import { cpuMs, formatRow, median, postRandomBodiesLua, startServer, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { cpuMs, median, postRandomBodiesLua, startServer, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 import { seedKeys, type Seeded } from "./seed.ts";
 
 /** Its own variable: BENCH_KEYS is verify.ts's list of key counts, and `bun run bench` passes it to every suite. */
 const KEY_COUNT = Number(process.env.BENCH_OVERHEAD_KEYS ?? 1_000);
 if (!Number.isInteger(KEY_COUNT) || KEY_COUNT < 1) throw new Error(`BENCH_OVERHEAD_KEYS must be a positive integer, got ${process.env.BENCH_OVERHEAD_KEYS}`);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
+/** Slices per server: BENCH_SLICES, else as long in all as BENCH_ROUNDS rounds of BENCH_SECONDS (the other suites' settings), 10 at least. */
+const SLICES = Number(process.env.BENCH_SLICES ?? Math.max(10, Math.round((Number(process.env.BENCH_ROUNDS ?? 3) * Number(process.env.BENCH_SECONDS ?? 10)) / SLICE_SECONDS)));
+if (![SLICES, SLICE_SECONDS].every((n) => Number.isInteger(n) && n >= 1)) throw new Error("BENCH_SLICES and BENCH_SLICE_SECONDS must be positive integers");
 
 /** A data dir seeded with `KEY_COUNT` keys, and a copy of it for the "off" server. */
 function seededPair(credits: number | undefined): { keys: Seeded; on: string; off: string } {
@@ -50,56 +58,97 @@ function inOrderLua(random: string): string {
   return walk;
 }
 
-type Round = WrkResult & { cpuUsPerRequest: number; mainThreadUsPerRequest: number };
+interface Totals {
+  requests: number;
+  cpuMs: number;
+  mainMs: number;
+  perSlice: WrkResult[];
+}
 
-/** One measured round against a fresh server on `dataDir`. */
-async function round(dataDir: string, analytics: "on" | "off", lua: string): Promise<Round> {
-  const server = await startServer(["bun", "run", join("src", "main.ts"), "serve"], {
-    TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "info", TOLLGATE_ANALYTICS: analytics,
-  });
+const pause = (server: { pid: number }) => process.kill(server.pid, "SIGSTOP");
+const resume = (server: { pid: number }) => process.kill(server.pid, "SIGCONT");
+
+/** One slice of `server`: resumed, measured, paused again. */
+async function slice(server: { url: string; pid: number }, lua: string, totals: Totals, mode: string): Promise<void> {
+  resume(server);
   try {
-    await wrk(server.url, inOrderLua(lua), { seconds: 3 });
     const cpuBefore = cpuMs(server.pid);
     const mainBefore = cpuMs(server.pid, server.pid);
-    const result = await wrk(server.url, lua, { seconds: SECONDS });
-    // Failed requests cost less than verifications: a round with any would understate the pipeline.
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`analytics ${analytics}: ${result.non2xx} non-2xx answers and ${result.errors} socket errors`);
-    // Events are written up to a flush interval late: let the last flush happen before reading the CPU.
-    await Bun.sleep(1500);
-    const requests = result.requestsPerSec * SECONDS;
-    const cpuUsPerRequest = ((cpuMs(server.pid) - cpuBefore) * 1000) / requests;
-    const mainThreadUsPerRequest = ((cpuMs(server.pid, server.pid) - mainBefore) * 1000) / requests;
-    return { ...result, cpuUsPerRequest, mainThreadUsPerRequest };
+    const result = await wrk(server.url, lua, { seconds: SLICE_SECONDS });
+    // Failed requests cost less than verifications: a slice with any would understate the pipeline.
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`analytics ${mode}: ${result.non2xx} non-2xx answers and ${result.errors} socket errors`);
+    totals.cpuMs += cpuMs(server.pid) - cpuBefore;
+    totals.mainMs += cpuMs(server.pid, server.pid) - mainBefore;
+    totals.requests += result.requests;
+    totals.perSlice.push(result);
   } finally {
-    await server.stop();
+    pause(server);
   }
 }
 
+const quartiles = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { q1: s[Math.floor((s.length - 1) / 4)]!, median: median(s), q3: s[Math.ceil((3 * (s.length - 1)) / 4)]! };
+};
+
 async function workload(name: string, lua: string, dirs: { on: string; off: string }): Promise<void> {
-  const results: Record<"on" | "off", Round[]> = { on: [], off: [] };
-  for (let i = 0; i < ROUNDS; i++) {
-    // Alternate which goes first, so drift over the run (thermal, page cache) hits both alike.
-    const order: Array<"on" | "off"> = i % 2 === 0 ? ["on", "off"] : ["off", "on"];
-    for (const mode of order) results[mode].push(await round(dirs[mode], mode, lua));
+  const modes = ["off", "on"] as const;
+  const servers = { off: undefined as Child | undefined, on: undefined as Child | undefined };
+  try {
+    for (const mode of modes) {
+      const server = await startServer(["bun", "run", join("src", "main.ts"), "serve"], {
+        TOLLGATE_DATA_DIR: dirs[mode], TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "info", TOLLGATE_ANALYTICS: mode,
+      });
+      servers[mode] = server;
+      await wrk(server.url, inOrderLua(lua), { seconds: 3 });
+      await wrk(server.url, lua, { seconds: 3 });
+      // The warm-up's last events are written before the slices start.
+      await Bun.sleep(1500);
+      pause(server);
+    }
+    const totals: Record<"on" | "off", Totals> = { on: { requests: 0, cpuMs: 0, mainMs: 0, perSlice: [] }, off: { requests: 0, cpuMs: 0, mainMs: 0, perSlice: [] } };
+    for (let i = 0; i < SLICES; i++) {
+      for (const mode of i % 2 === 0 ? modes : [...modes].reverse()) await slice(servers[mode]!, lua, totals[mode], mode);
+    }
+    // The events of the last slice are written up to a flush interval later: that CPU counts too.
+    const on = servers.on!;
+    resume(on);
+    const cpuBefore = cpuMs(on.pid);
+    const mainBefore = cpuMs(on.pid, on.pid);
+    await Bun.sleep(1500);
+    totals.on.cpuMs += cpuMs(on.pid) - cpuBefore;
+    totals.on.mainMs += cpuMs(on.pid, on.pid) - mainBefore;
+    report(name, totals);
+  } finally {
+    for (const server of Object.values(servers)) {
+      if (!server) continue;
+      resume(server);
+      await server.stop();
+    }
   }
-  console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${ROUNDS} rounds of ${SECONDS} s)\n`);
-  console.log(`${TABLE_HEADER.replace(" |\n", " | server CPU µs/request | main thread µs/request |\n")} --- | --- |`);
+}
+
+function report(name: string, totals: Record<"on" | "off", Totals>): void {
+  const seconds = SLICES * SLICE_SECONDS;
+  console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${SLICES} slices of ${SLICE_SECONDS} s per server, taking turns)\n`);
+  console.log("| server | requests/s | slice requests/s (q1, median, q3) | p99 ms, median slice | server CPU µs/request | main thread µs/request |\n| --- | --- | --- | --- | --- | --- |");
   for (const mode of ["off", "on"] as const) {
-    results[mode].forEach((r, i) => console.log(`${formatRow(`analytics ${mode}, round ${i + 1}`, r)} ${r.cpuUsPerRequest.toFixed(1)} | ${r.mainThreadUsPerRequest.toFixed(1)} |`));
+    const t = totals[mode];
+    const rps = quartiles(t.perSlice.map((r) => r.requestsPerSec));
+    console.log(`| analytics ${mode} | ${(t.requests / seconds).toFixed(0)} | ${rps.q1.toFixed(0)}, ${rps.median.toFixed(0)}, ${rps.q3.toFixed(0)} | ${median(t.perSlice.map((r) => r.p99Ms)).toFixed(2)} | ${((t.cpuMs * 1000) / t.requests).toFixed(1)} | ${((t.mainMs * 1000) / t.requests).toFixed(1)} |`);
   }
-  const on = median(results.on.map((r) => r.requestsPerSec));
-  const off = median(results.off.map((r) => r.requestsPerSec));
-  const cpuOn = median(results.on.map((r) => r.cpuUsPerRequest));
-  const cpuOff = median(results.off.map((r) => r.cpuUsPerRequest));
-  console.log(`\nmedian requests/s: off ${off.toFixed(0)}, on ${on.toFixed(0)}; on/off ${(on / off).toFixed(3)} (overhead ${((1 - on / off) * 100).toFixed(1)}%, target < 5%)`);
-  // A round's two servers run back to back, so their ratio is less exposed to the machine's drift
-  // over the whole run than the ratio of the medians; the spread shows how far one run can be trusted.
-  const pairs = results.on.map((r, i) => r.requestsPerSec / results.off[i]!.requestsPerSec);
-  console.log(`on/off per round (its two servers back to back): ${pairs.map((p) => p.toFixed(3)).join(", ")}; median ${median(pairs).toFixed(3)} (overhead ${((1 - median(pairs)) * 100).toFixed(1)}%)`);
-  const mainOn = median(results.on.map((r) => r.mainThreadUsPerRequest));
-  const mainOff = median(results.off.map((r) => r.mainThreadUsPerRequest));
-  console.log(`median main-thread CPU per request (what bounds throughput when the writer thread has a core of its own): off ${mainOff.toFixed(1)} µs, on ${mainOn.toFixed(1)} µs (+${((mainOn / mainOff - 1) * 100).toFixed(1)}%)`);
-  console.log(`median server CPU per request: off ${cpuOff.toFixed(1)} µs, on ${cpuOn.toFixed(1)} µs; the pipeline costs ${(cpuOn - cpuOff).toFixed(1)} µs (${((cpuOn / cpuOff - 1) * 100).toFixed(1)}% of the server's CPU)`);
+  const ratio = totals.on.requests / totals.off.requests;
+  console.log(`\non/off, all requests of all slices: ${ratio.toFixed(3)} (overhead ${((1 - ratio) * 100).toFixed(1)}%, target < 5%)`);
+  // A pair's two slices run back to back: their ratio shows how far one measurement can be trusted.
+  const pairs = quartiles(totals.on.perSlice.map((r, i) => r.requestsPerSec / totals.off.perSlice[i]!.requestsPerSec));
+  console.log(`on/off per pair of slices: q1 ${pairs.q1.toFixed(3)}, median ${pairs.median.toFixed(3)}, q3 ${pairs.q3.toFixed(3)}`);
+  const per = (t: Totals, ms: number) => (ms * 1000) / t.requests;
+  const cpuOff = per(totals.off, totals.off.cpuMs);
+  const cpuOn = per(totals.on, totals.on.cpuMs);
+  const mainOff = per(totals.off, totals.off.mainMs);
+  const mainOn = per(totals.on, totals.on.mainMs);
+  console.log(`main-thread CPU per request (what bounds throughput when the writer thread has a core of its own): off ${mainOff.toFixed(1)} µs, on ${mainOn.toFixed(1)} µs (+${(mainOn - mainOff).toFixed(1)} µs, ${((mainOn / mainOff - 1) * 100).toFixed(1)}%)`);
+  console.log(`server CPU per request: off ${cpuOff.toFixed(1)} µs, on ${cpuOn.toFixed(1)} µs; the pipeline costs ${(cpuOn - cpuOff).toFixed(1)} µs (${((cpuOn / cpuOff - 1) * 100).toFixed(1)}% of the server's CPU)`);
 }
 
 async function main() {
