@@ -201,9 +201,10 @@ export interface ArrayPair {
 
 /**
  * Column buffers used again: the main thread's buffer takes its arrays from here, the copies of
- * batches in flight too, and the writer gives back both once it is done with them. Fresh buffers
- * for every batch and copy cost the main thread about 0.2 µs an event in the server (the
- * allocations and the collections they bring on); reused ones, nothing measurable.
+ * batches in flight too, and the writer gives back both once it is done with them. In CPU
+ * profiles of the server under load, copying each batch into fresh buffers took about 0.2 µs an
+ * event of the main thread (the allocation and the collections it brings on), and copying into
+ * kept ones under 0.1.
  */
 export class ColumnArrays {
   private readonly spare: ArrayPair[] = [];
