@@ -135,6 +135,8 @@ export function storedEvents(c: EventColumns): StoredEvent[] {
  * cost the writer page faults and zeroing on every flush). Every batch must share one dictionary.
  */
 export class ColumnStage {
+  /** The stage only grows: a pair it outgrows is not kept. */
+  private readonly arrays = new ColumnArrays(1024, 0);
   private refs = new Uint32Array(0);
   private numbers = new Float64Array(0);
   private requestIds: string[] | undefined;
@@ -183,13 +185,8 @@ export class ColumnStage {
   }
 
   private grow(count: number): void {
-    const capacity = Math.max(count, 2 * (this.refs.length / REFS_PER_EVENT), 1024);
-    const refs = new Uint32Array(capacity * REFS_PER_EVENT);
-    refs.set(this.refs.subarray(0, this.size * REFS_PER_EVENT));
-    const numbers = new Float64Array(capacity * NUMBERS_PER_EVENT);
-    numbers.set(this.numbers.subarray(0, this.size * NUMBERS_PER_EVENT));
-    this.refs = refs;
-    this.numbers = numbers;
+    const capacity = Math.max(count, 2 * (this.refs.length / REFS_PER_EVENT));
+    ({ refs: this.refs, numbers: this.numbers } = this.arrays.grow({ refs: this.refs, numbers: this.numbers }, this.size, capacity));
   }
 }
 
@@ -238,11 +235,22 @@ export class ColumnArrays {
 
   /** `c` copied into a pair of these buffers; `give` its arrays back once it is not read. */
   copy(c: EventColumns): EventColumns {
-    const pair = this.take(c.count);
-    const refs = pair.refs.subarray(0, c.count * REFS_PER_EVENT);
-    const numbers = pair.numbers.subarray(0, c.count * NUMBERS_PER_EVENT);
-    refs.set(c.refs.subarray(0, c.count * REFS_PER_EVENT));
-    numbers.set(c.numbers.subarray(0, c.count * NUMBERS_PER_EVENT));
-    return { ...c, refs, numbers };
+    const pair = this.holding(c.count, c, c.count);
+    return { ...c, refs: pair.refs.subarray(0, c.count * REFS_PER_EVENT), numbers: pair.numbers.subarray(0, c.count * NUMBERS_PER_EVENT) };
+  }
+
+  /** A pair with room for `events` events, holding the first `used` of `pair`, which is given back. */
+  grow(pair: ArrayPair, used: number, events: number): ArrayPair {
+    const bigger = this.holding(events, pair, used);
+    this.give(pair.refs, pair.numbers);
+    return bigger;
+  }
+
+  /** A pair with room for `events` events, its first `used` copied from `from`. */
+  private holding(events: number, from: Pick<EventColumns, "refs" | "numbers">, used: number): ArrayPair {
+    const pair = this.take(events);
+    pair.refs.set(from.refs.subarray(0, used * REFS_PER_EVENT));
+    pair.numbers.set(from.numbers.subarray(0, used * NUMBERS_PER_EVENT));
+    return pair;
   }
 }

@@ -163,12 +163,7 @@ export class EventBuffer {
   }
 
   private grow(events: number): void {
-    const { refs, numbers } = this.arrays.take(Math.max(events, this.capacity));
-    refs.set(this.refs.subarray(0, this.size * REFS_PER_EVENT));
-    numbers.set(this.numbers.subarray(0, this.size * NUMBERS_PER_EVENT));
-    this.arrays.give(this.refs, this.numbers);
-    this.refs = refs;
-    this.numbers = numbers;
+    ({ refs: this.refs, numbers: this.numbers } = this.arrays.grow({ refs: this.refs, numbers: this.numbers }, this.size, Math.max(events, this.capacity)));
   }
 
   private forgetSubjects(): void {

@@ -38,7 +38,7 @@ export class JsonBytes {
   }
 
   /** Makes room for `bytes` more. */
-  reserve(bytes: number): void {
+  private reserve(bytes: number): void {
     if (this.at + bytes <= this.buffer.length) return;
     const bigger = new Uint8Array(Math.max(this.buffer.length * 2, this.at + bytes));
     bigger.set(this.buffer.subarray(0, this.at));
