@@ -74,9 +74,11 @@ function copyAnalyticsRows(main: Database, analyticsPath: string): void {
       const tables = ANALYTICS_TABLES.map((t) => getTableName(t));
       if (tables.some((table) => main.query(`SELECT 1 FROM analytics.${table} LIMIT 1`).get() !== null)) return;
       for (const table of tables) {
-        // By name: the columns' order differs where a migration added one to the old table.
-        const columns = main.query<{ name: string }, [string]>("SELECT name FROM pragma_table_info(?, 'analytics')").all(table)
-          .map((c) => `"${c.name}"`).join(", ");
+        // By name: the columns' order differs where a migration added one to the old table. Those
+        // that analytics.db's later migrations added take their defaults, which describe the old rows.
+        const columns = main.query<{ name: string }, [string]>(
+          "SELECT name FROM pragma_table_info(?1, 'analytics') WHERE name IN (SELECT name FROM pragma_table_info(?1, 'main'))",
+        ).all(table).map((c) => `"${c.name}"`).join(", ");
         main.run(`INSERT INTO analytics.${table} (${columns}) SELECT ${columns} FROM main.${table}`);
       }
     }).immediate();

@@ -16,6 +16,7 @@ import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type:
 import m0008 from "../../migrations/0008_rollups_folded_from_minutes.sql" with { type: "text" };
 import m0009 from "../../migrations/0009_analytics_own_file.sql" with { type: "text" };
 import a0000 from "../../migrations/analytics/0000_analytics.sql" with { type: "text" };
+import a0001 from "../../migrations/analytics/0001_raw_events_slim.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -39,6 +40,7 @@ const SQL_BY_TAG: Record<string, string> = {
 
 const ANALYTICS_SQL_BY_TAG: Record<string, string> = {
   "0000_analytics": a0000,
+  "0001_raw_events_slim": a0001,
 };
 
 type Journal = { entries: { tag: string; when: number }[] };

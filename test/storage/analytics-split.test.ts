@@ -12,12 +12,12 @@ import { Database } from "bun:sqlite";
 import { getTableName } from "drizzle-orm";
 import { openDataStores, SPLIT_MIGRATION, type DataStores } from "../../src/storage/data-dir.ts";
 import type { Storage } from "../../src/storage/db.ts";
-import { ANALYTICS_TABLES } from "../../src/storage/schema/index.ts";
+import { ANALYTICS_TABLES, verificationEventBatches } from "../../src/storage/schema/index.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import { toStored } from "../../src/services/analytics/types.ts";
 import { event } from "../services/analytics/support.ts";
-import { databasesBefore } from "./support.ts";
+import { databasesBefore, eventTablesBefore } from "./support.ts";
 
 const TABLES = ANALYTICS_TABLES.map((t) => getTableName(t));
 const VIEWS_AND_TRIGGERS = ["verification_events", "verification_rollups_hour_all", "verification_rollups_day_all", "verification_rollups_month_all", "verification_rollups_minute_refold"];
@@ -33,9 +33,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** 600 events over 3 keys and 2 workspaces across 20 minutes, written and partly folded as the old writer did, in `s`. */
-function writeEvents(s: Storage, from = START): void {
-  const tables = new EventTables(s);
+/** 600 events over 3 keys and 2 workspaces across 20 minutes, written and partly folded as the old writer did (or by `tables`), in `s`. */
+function writeEvents(s: Storage, from = START, tables = eventTablesBefore(s)): void {
   for (let chunk = 0; chunk < 6; chunk++) {
     tables.write(Array.from({ length: 100 }, (_, i) => toStored(event({
       timeMs: from + (chunk * 100 + i) * 2000, workspaceId: i % 2 ? "ws_a" : "ws_b", keyId: `key_${i % 3}`,
@@ -53,6 +52,13 @@ function contents(sqlite: Database) {
     events: sqlite.query("SELECT * FROM verification_events ORDER BY batch_id, position").all(),
     days: sqlite.query('SELECT time, key_id, outcome, sum("count") AS n FROM verification_rollups_day_all GROUP BY 1, 2, 3 ORDER BY 1, 2, 3').all(),
   };
+}
+
+/** `contents` of a tollgate.db from before the split, as they read once moved: the raw rows marked as of the first layout. */
+function moved(before: ReturnType<typeof contents>): ReturnType<typeof contents> {
+  const raw = getTableName(verificationEventBatches);
+  const rows = before.tables[raw]!.map((row) => ({ ...(row as object), layout: 1, key_space_id: "" }));
+  return { ...before, tables: { ...before.tables, [raw]: rows } };
 }
 
 const schemaOf = (sqlite: Database) =>
@@ -76,8 +82,8 @@ describe("a data dir from before analytics.db", () => {
     old.close();
 
     const { storage, analytics, applied } = open(dir);
-    expect(applied).toEqual(["analytics/0000_analytics", SPLIT_MIGRATION]);
-    expect(contents(analytics.sqlite)).toEqual(before);
+    expect(applied).toEqual(["analytics/0000_analytics", "analytics/0001_raw_events_slim", SPLIT_MIGRATION]);
+    expect(contents(analytics.sqlite)).toEqual(moved(before));
     expect(namesIn(storage.sqlite, [...TABLES, ...VIEWS_AND_TRIGGERS])).toEqual([]);
     for (const db of [storage, analytics]) expect(db.sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
 
@@ -120,7 +126,7 @@ describe("a data dir from before analytics.db", () => {
 
     const { storage, analytics, applied } = open(dir);
     expect(applied).toEqual([SPLIT_MIGRATION]);
-    expect(contents(analytics.sqlite)).toEqual(before);
+    expect(contents(analytics.sqlite)).toEqual(moved(before));
     expect(namesIn(storage.sqlite, TABLES)).toEqual([]);
   });
 
@@ -133,7 +139,7 @@ describe("a data dir from before analytics.db", () => {
     const newerDir = mkdtempSync(join(tmpdir(), "tollgate-split-newer-"));
     dirs.push(newerDir);
     const newer = open(newerDir);
-    writeEvents(newer.analytics, START + 3_600_000);
+    writeEvents(newer.analytics, START + 3_600_000, new EventTables(newer.analytics));
     const newerContents = contents(newer.analytics.sqlite);
     newer.analytics.sqlite.run("VACUUM INTO ?", [join(dir, "analytics.db")]);
     expect(existsSync(join(dir, "analytics.db"))).toBe(true);

@@ -3,11 +3,10 @@ import { afterEach, expect, test } from "bun:test";
 import type { Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
-import { EventTables } from "../../src/services/analytics/tables.ts";
 import { aggregate, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, totalsOf } from "../../src/services/analytics/index.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
 import type { StoredEvent } from "../../src/services/analytics/types.ts";
-import { databasesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
+import { databasesBefore, eventTablesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
 
 const BEFORE_0006 = migrationIndex("0006_rollups_without_rowid");
 const TABLES = GRANULARITIES.flatMap((g) => [ROLLUP_TABLES[g], TOTALS_TABLES[g]]);
@@ -46,7 +45,7 @@ function writeOldRollups(s: Storage): void {
 
 /** The events written by today's writer, and folded into every rollup. */
 function writeEvents(s: Storage): void {
-  const tables = new EventTables(s);
+  const tables = eventTablesBefore(s);
   for (let i = 0; i < events.length; i += 1000) tables.write(events.slice(i, i + 1000));
   new RollupFolder(s).foldAll(Number.MAX_SAFE_INTEGER);
 }

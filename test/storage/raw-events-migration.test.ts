@@ -3,9 +3,8 @@ import { afterEach, expect, test } from "bun:test";
 import type { Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
-import { EventTables } from "../../src/services/analytics/tables.ts";
 import { SPLIT_MIGRATION } from "../../src/storage/data-dir.ts";
-import { databasesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
+import { databasesBefore, eventTablesBefore, migrationIndex, UNTIL_SPLIT } from "./support.ts";
 
 const BEFORE_0007 = migrationIndex("0007_raw_events_in_batches");
 const COLUMNS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";
@@ -48,7 +47,7 @@ test("0007 moves every raw event into batch rows of 1,000 per workspace, in the 
     expect(s.sqlite.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
 
     // The writer adds rows after the moved ones.
-    new EventTables(s).write([{
+    eventTablesBefore(s).write([{
       timeMs: START, requestId: "req_new", workspaceId: "ws_odd", keySpaceId: "ks_0", keyId: "key_0", identityId: "", externalId: "", outcome: "VALID", tags: "[]", spentCredits: 0, latencyMs: 1,
     }]);
     expect(eventsOf(s, "batch_id DESC, position DESC LIMIT 1")).toEqual([expect.objectContaining({ request_id: "req_new", workspace_id: "ws_odd" })]);

@@ -6,6 +6,11 @@ import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { SPLIT_MIGRATION } from "../../src/storage/data-dir.ts";
+import type { Database, Statement } from "bun:sqlite";
+import { storedEventAt, type EventColumns, type Positions } from "../../src/services/analytics/columns.ts";
+import type { RawBatchRow, RawRowWriter } from "../../src/services/analytics/raw-events.ts";
+import { EventTables } from "../../src/services/analytics/tables.ts";
+import type { StoredEvent } from "../../src/services/analytics/types.ts";
 
 /** The position of migration `tag` in the journal: how many migrations come before it. */
 export function migrationIndex(tag: string): number {
@@ -35,4 +40,43 @@ export function databasesBefore(tag: string): { open(): Storage; removeAll(): vo
       for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Raw batch rows of the first layout, as the event writer wrote them before analytics.db's
+ * migration 0001 (and into tollgate.db before the split): one row per workspace and minute, each
+ * event every field in this order, its key space among them.
+ */
+export class LayoutOneRows implements RawRowWriter {
+  private readonly statement: Statement<unknown, [string, number, number, number, string]>;
+
+  constructor(sqlite: Database) {
+    this.statement = sqlite.prepare("INSERT INTO verification_event_batches (workspace_id, min_time, max_time, event_count, events) VALUES (?, ?, ?, ?, ?)");
+  }
+
+  rows(c: EventColumns, positions: Positions): RawBatchRow[] {
+    const groups = new Map<string, StoredEvent[]>();
+    for (let p = 0; p < positions.length; p++) {
+      const e = storedEventAt(c, positions[p]!);
+      const key = `${e.workspaceId} ${Math.floor(e.timeMs / 60_000)}`;
+      groups.set(key, [...(groups.get(key) ?? []), e]);
+    }
+    return [...groups.values()].map((events) => {
+      const times = events.map((e) => e.timeMs);
+      const fields = events.map((e) => [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs]);
+      return {
+        workspaceId: events[0]!.workspaceId, keySpaceId: "", minTime: Math.min(...times), maxTime: Math.max(...times), eventCount: events.length,
+        events: new TextEncoder().encode(JSON.stringify(fields)),
+      };
+    });
+  }
+
+  insert(b: RawBatchRow): void {
+    this.statement.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, new TextDecoder().decode(b.events));
+  }
+}
+
+/** The event writer's tables as they were before analytics.db's migration 0001: its raw rows of the first layout. */
+export function eventTablesBefore(s: Storage): EventTables {
+  return new EventTables(s, new LayoutOneRows(s.sqlite));
 }

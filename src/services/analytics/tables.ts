@@ -1,5 +1,5 @@
 /**
- * Writing events to SQLite: the raw events (a batch row per workspace, raw-events.ts) and the
+ * Writing events to SQLite: the raw events (a batch row per workspace, key space and minute, raw-events.ts) and the
  * upserts of their minute rollup and four totals in one transaction, so the minute rollup and the
  * totals always equal the raw events committed; the hour, day and month rollups are folded from
  * the minute rows later (fold.ts). A large batch can be split into chunks by key, so each
@@ -7,28 +7,24 @@
  * per batch.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { getTableName } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
-import { verificationEventBatches } from "../../storage/schema/index.ts";
 import { columnsOf, inOrder, KEY, NUMBERS_PER_EVENT, REFS_PER_EVENT, TIME, type EventColumns, type Positions } from "./columns.ts";
-import { RawRowBuilder } from "./raw-events.ts";
+import { RawRows, type RawRowWriter } from "./raw-events.ts";
 import { aggregateColumns, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
-type Binding = string | number | Uint8Array;
+type Binding = string | number;
 
 export class EventTables {
-  private readonly insertBatch: Statement<unknown, Binding[]>;
   private readonly upsertMinute: Statement<unknown, Binding[]>;
   private readonly totals: Record<Granularity, Statement<unknown, Binding[]>>;
-  private readonly rawRows = new RawRowBuilder();
+  private readonly rawRows: RawRowWriter;
 
-  constructor(private readonly storage: Storage) {
+  /** `rawRows`: how the raw events are stored; the writer's own layout unless given (the upgrade tests give an older one). */
+  constructor(private readonly storage: Storage, rawRows?: RawRowWriter) {
     const sqlite: Database = storage.sqlite;
-    this.insertBatch = sqlite.prepare<unknown, Binding[]>(
-      `INSERT INTO ${getTableName(verificationEventBatches)} (workspace_id, min_time, max_time, event_count, events) VALUES (?1, ?2, ?3, ?4, CAST(?5 AS TEXT))`,
-    );
+    this.rawRows = rawRows ?? new RawRows(sqlite);
     // A new row is not folded yet; a folded row that is updated passes the difference on (fold.ts).
     this.upsertMinute = sqlite.prepare<unknown, Binding[]>(
       `INSERT INTO ${ROLLUP_TABLES.minute} (time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, "count", spent_credits, latency_sum_ms, latency_max_ms, folded)
@@ -61,7 +57,7 @@ export class EventTables {
     const minuteTotals = totalsOf(minutes);
     const totals = GRANULARITIES.map((g) => (g === "minute" ? minuteTotals : totalsOf(minuteTotals, g)));
     inTransaction(this.storage, () => {
-      for (const b of batches) this.insertBatch.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, b.events);
+      for (const b of batches) this.rawRows.insert(b);
       for (const r of minutes) {
         this.upsertMinute.run(r.time, r.workspaceId, r.keySpaceId, r.keyId, r.identityId, r.externalId, r.outcome, r.tags, r.count, r.spentCredits, r.latencySumMs, r.latencyMaxMs);
       }

@@ -12,10 +12,12 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
  * Verifications of one workspace, for analytics, as one row per written chunk rather than one per
  * event: a row costs the event writer about as much as a single event row did, so an event costs a
  * few hundred nanoseconds instead of 7–8 µs (a row and its index entry each). `events` is a JSON
- * array of EVENT_FIELDS arrays (src/services/analytics/raw-events.ts), in the order written;
- * `min_time` and `max_time` bound their times, so a query with a time range, and the retention
- * prune, read only the rows that can hold its events. The view `verification_events` (migration
- * 0007) shows them one row per event.
+ * array with an array per event, laid out as `layout` says (src/services/analytics/raw-events.ts):
+ * 1 for the rows written before analytics.db's migration 0001, every field of every event; 2 since,
+ * one key space a row (`key_space_id`), times from `min_time` on and fields at their default left
+ * off, about half the bytes. `min_time` and `max_time` bound the events' times, so a query with a
+ * time range, and the retention prune, read only the rows that can hold its events. The view
+ * `verification_events` (that migration) shows both layouts one row per event.
  */
 export const verificationEventBatches = sqliteTable("verification_event_batches", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -24,10 +26,16 @@ export const verificationEventBatches = sqliteTable("verification_event_batches"
   maxTime: integer("max_time").notNull(),
   eventCount: integer("event_count").notNull(),
   events: text("events").notNull(),
+  layout: integer("layout").notNull().default(1),
+  /** The events' key space in layout 2; '' in layout 1, where each event names its own. */
+  keySpaceId: text("key_space_id").notNull().default(""),
 }, (t) => [
   // Every query is confined to a workspace and most read the recent past; retention prunes by
-  // workspace too. `max_time`: a range's lower bound finds the first row that can reach it.
-  index("verification_event_batches_workspace_time_idx").on(t.workspaceId, t.maxTime),
+  // workspace too. `max_time`: a range's lower bound finds the first row that can reach it. The
+  // layout and key space: a query skips the rows of the other layout's arm of the view, and of key
+  // spaces it may not read, in the index; they are stored after `events`, so reading them from the
+  // row would read all of it.
+  index("verification_event_batches_workspace_time_idx").on(t.workspaceId, t.maxTime, t.layout, t.keySpaceId),
 ]);
 
 /**

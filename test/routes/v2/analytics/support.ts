@@ -3,7 +3,7 @@
  * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`.
  */
 import type { Database } from "bun:sqlite";
-import { batchRows } from "../../../../src/services/analytics/raw-events.ts";
+import { batchRows, RAW_LAYOUT } from "../../../../src/services/analytics/raw-events.ts";
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
@@ -54,8 +54,8 @@ export function insertEvent(sqlite: Database, v: Verification): void {
     spentCredits: v.spentCredits ?? 0, latencyMs: v.latencyMs ?? 1,
   }]);
   sqlite.run(
-    "INSERT INTO verification_event_batches (workspace_id, min_time, max_time, event_count, events) VALUES (?, ?, ?, ?, ?)",
-    [row!.workspaceId, row!.minTime, row!.maxTime, row!.eventCount, row!.events],
+    `INSERT INTO verification_event_batches (workspace_id, key_space_id, min_time, max_time, event_count, events, layout) VALUES (?, ?, ?, ?, ?, ?, ${RAW_LAYOUT})`,
+    [row!.workspaceId, row!.keySpaceId, row!.minTime, row!.maxTime, row!.eventCount, row!.events],
   );
 }
 

@@ -57,15 +57,17 @@ test("queries that need the rollup's keys search the rollup by primary key, and 
   ]);
 });
 
-test("the raw events search their batch rows by workspace and the range's lower bound", () => {
+test("the raw events search their batch rows by workspace and the range's lower bound, in each layout's arm of the view", () => {
+  const arms = (search: string) => [
+    "COMPOUND QUERY", "LEFT-MOST SUBQUERY", search, "SCAN e VIRTUAL TABLE INDEX 1:", "UNION ALL", search, "SCAN e VIRTUAL TABLE INDEX 1:",
+  ];
   expect(plan(`SELECT key_id, count() AS n FROM key_verifications_v1 WHERE time > now() - INTERVAL 1 HOUR AND outcome = 'VALID' GROUP BY key_id`, ["ks_1"]))
     .toEqual([
-      "SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=? AND max_time>?)",
-      "SCAN e VIRTUAL TABLE INDEX 1:",
-      "USE TEMP B-TREE FOR GROUP BY",
+      "CO-ROUTINE verification_events",
+      ...arms("SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=? AND max_time>?)"),
+      "SCAN verification_events", "USE TEMP B-TREE FOR GROUP BY",
     ]);
   expect(plan(`SELECT count() FROM key_verifications_v1`)).toEqual([
-    "SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=?)",
-    "SCAN e VIRTUAL TABLE INDEX 1:",
+    "CO-ROUTINE verification_events", ...arms("SEARCH b USING INDEX verification_event_batches_workspace_time_idx (workspace_id=?)"), "SCAN verification_events",
   ]);
 });
