@@ -10,7 +10,10 @@
  * none of its work lands in the other's. This machine's speed swings by tens of percent over tens of
  * seconds; slices of a few seconds put both servers through the same swings, where rounds of a fresh
  * server each (this benchmark before) gave per-round ratios from 0.67 to 1.44. Servers that run
- * throughout are also past their JIT warm-up, as a service is. Each workload first verifies every
+ * throughout are also past their JIT warm-up, as a service is. A server's speed also depends on its
+ * process (how its code was compiled, where its memory landed: the same on/off pair measured 0.92
+ * in one run and 0.96 in the next), so each mode runs BENCH_OVERHEAD_PROCESSES servers, each on its
+ * own copy of the data dir, and the slices go round them. Each workload first verifies every
  * key once on both, so the slices measure cached keys, where the pipeline's share of a verification
  * is largest. The result is the ratio of all requests answered in all slices, with the per-pair
  * ratios' quartiles for the spread, and each server's CPU time per request (all its threads, and its
@@ -31,13 +34,31 @@ const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const SLICES = Number(process.env.BENCH_SLICES ?? Math.max(10, Math.round((Number(process.env.BENCH_ROUNDS ?? 3) * Number(process.env.BENCH_SECONDS ?? 10)) / SLICE_SECONDS)));
 if (![SLICES, SLICE_SECONDS].every((n) => Number.isInteger(n) && n >= 1)) throw new Error("BENCH_SLICES and BENCH_SLICE_SECONDS must be positive integers");
 
-/** A data dir seeded with `KEY_COUNT` keys, and a copy of it for the "off" server. */
-function seededPair(credits: number | undefined): { keys: Seeded; on: string; off: string } {
-  const on = tempDir("tollgate-bench-analytics-on-");
-  const keys = seedKeys(on, KEY_COUNT, { identities: true, credits, templates: KEY_COUNT });
-  const off = tempDir("tollgate-bench-analytics-off-");
-  cpSync(on, off, { recursive: true });
-  return { keys, on, off };
+/** Servers per mode, each a process of its own on a copy of the data dir. */
+const PROCESSES = Number(process.env.BENCH_OVERHEAD_PROCESSES ?? 2);
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1) throw new Error(`BENCH_OVERHEAD_PROCESSES must be a positive integer, got ${process.env.BENCH_OVERHEAD_PROCESSES}`);
+
+/** The workloads to run: `plain`, `spend` or both (the default), comma-separated. */
+const WORKLOADS = (process.env.BENCH_OVERHEAD_WORKLOADS ?? "plain,spend").split(",");
+if (WORKLOADS.some((w) => w !== "plain" && w !== "spend")) throw new Error(`BENCH_OVERHEAD_WORKLOADS takes plain and spend, got ${process.env.BENCH_OVERHEAD_WORKLOADS}`);
+
+const MODES = ["off", "on"] as const;
+type Mode = (typeof MODES)[number];
+
+/** A data dir seeded with `KEY_COUNT` keys, and copies of it: one per server of each mode. */
+function seededDirs(credits: number | undefined): { keys: Seeded; dirs: Record<Mode, string[]> } {
+  const seeded = tempDir("tollgate-bench-analytics-");
+  const keys = seedKeys(seeded, KEY_COUNT, { identities: true, credits, templates: KEY_COUNT });
+  const dirs = { off: [] as string[], on: [] as string[] };
+  for (const mode of MODES) {
+    for (let i = 0; i < PROCESSES; i++) {
+      const dir = tempDir(`tollgate-bench-analytics-${mode}-`);
+      cpSync(seeded, dir, { recursive: true });
+      dirs[mode].push(dir);
+    }
+  }
+  rmSync(seeded, { recursive: true, force: true });
+  return { keys, dirs };
 }
 
 function eventsWritten(dataDir: string): number {
@@ -63,13 +84,17 @@ interface Totals {
   cpuMs: number;
   mainMs: number;
   perSlice: WrkResult[];
+  /** Requests per server of the mode, by its index. */
+  perProcess: number[];
 }
+
+const noTotals = (): Totals => ({ requests: 0, cpuMs: 0, mainMs: 0, perSlice: [], perProcess: Array.from({ length: PROCESSES }, () => 0) });
 
 const pause = (server: { pid: number }) => process.kill(server.pid, "SIGSTOP");
 const resume = (server: { pid: number }) => process.kill(server.pid, "SIGCONT");
 
 /** One slice of `server`: resumed, measured, paused again. */
-async function slice(server: { url: string; pid: number }, lua: string, totals: Totals, mode: string): Promise<void> {
+async function slice(server: { url: string; pid: number }, lua: string, totals: Totals, mode: string, index: number): Promise<void> {
   resume(server);
   try {
     const cpuBefore = cpuMs(server.pid);
@@ -80,6 +105,7 @@ async function slice(server: { url: string; pid: number }, lua: string, totals: 
     totals.cpuMs += cpuMs(server.pid) - cpuBefore;
     totals.mainMs += cpuMs(server.pid, server.pid) - mainBefore;
     totals.requests += result.requests;
+    totals.perProcess[index]! += result.requests;
     totals.perSlice.push(result);
   } finally {
     pause(server);
@@ -91,46 +117,50 @@ const quartiles = (xs: readonly number[]) => {
   return { q1: s[Math.floor((s.length - 1) / 4)]!, median: median(s), q3: s[Math.ceil((3 * (s.length - 1)) / 4)]! };
 };
 
-async function workload(name: string, lua: string, dirs: { on: string; off: string }): Promise<void> {
-  const modes = ["off", "on"] as const;
-  const servers = { off: undefined as Child | undefined, on: undefined as Child | undefined };
+async function workload(name: string, lua: string, dirs: Record<Mode, string[]>): Promise<void> {
+  const servers: Record<Mode, Child[]> = { off: [], on: [] };
   try {
-    for (const mode of modes) {
-      const server = await startServer(["bun", "run", join("src", "main.ts"), "serve"], {
-        TOLLGATE_DATA_DIR: dirs[mode], TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "info", TOLLGATE_ANALYTICS: mode,
-      });
-      servers[mode] = server;
-      await wrk(server.url, inOrderLua(lua), { seconds: 3 });
-      await wrk(server.url, lua, { seconds: 3 });
-      // The warm-up's last events are written before the slices start.
-      await Bun.sleep(1500);
-      pause(server);
+    for (let i = 0; i < PROCESSES; i++) {
+      for (const mode of MODES) {
+        const server = await startServer(["bun", "run", join("src", "main.ts"), "serve"], {
+          TOLLGATE_DATA_DIR: dirs[mode][i]!, TOLLGATE_PORT: "0", TOLLGATE_LOG_LEVEL: "info", TOLLGATE_ANALYTICS: mode,
+        });
+        servers[mode].push(server);
+        await wrk(server.url, inOrderLua(lua), { seconds: 3 });
+        await wrk(server.url, lua, { seconds: 3 });
+        // The warm-up's last events are written before the slices start.
+        await Bun.sleep(1500);
+        pause(server);
+      }
     }
-    const totals: Record<"on" | "off", Totals> = { on: { requests: 0, cpuMs: 0, mainMs: 0, perSlice: [] }, off: { requests: 0, cpuMs: 0, mainMs: 0, perSlice: [] } };
+    const totals: Record<Mode, Totals> = { on: noTotals(), off: noTotals() };
     for (let i = 0; i < SLICES; i++) {
-      for (const mode of i % 2 === 0 ? modes : [...modes].reverse()) await slice(servers[mode]!, lua, totals[mode], mode);
+      // Pair i measures the servers of index i % PROCESSES, in turn off-on and on-off.
+      const index = i % PROCESSES;
+      for (const mode of Math.floor(i / PROCESSES) % 2 === 0 ? MODES : [...MODES].reverse()) await slice(servers[mode][index]!, lua, totals[mode], mode, index);
     }
-    // The events of the last slice are written up to a flush interval later: that CPU counts too.
-    const on = servers.on!;
-    resume(on);
-    const cpuBefore = cpuMs(on.pid);
-    const mainBefore = cpuMs(on.pid, on.pid);
-    await Bun.sleep(1500);
-    totals.on.cpuMs += cpuMs(on.pid) - cpuBefore;
-    totals.on.mainMs += cpuMs(on.pid, on.pid) - mainBefore;
+    // The events of the last slices are written up to a flush interval later: that CPU counts too.
+    for (const on of servers.on) {
+      resume(on);
+      const cpuBefore = cpuMs(on.pid);
+      const mainBefore = cpuMs(on.pid, on.pid);
+      await Bun.sleep(1500);
+      totals.on.cpuMs += cpuMs(on.pid) - cpuBefore;
+      totals.on.mainMs += cpuMs(on.pid, on.pid) - mainBefore;
+      pause(on);
+    }
     report(name, totals);
   } finally {
-    for (const server of Object.values(servers)) {
-      if (!server) continue;
+    for (const server of [...servers.off, ...servers.on]) {
       resume(server);
       await server.stop();
     }
   }
 }
 
-function report(name: string, totals: Record<"on" | "off", Totals>): void {
+function report(name: string, totals: Record<Mode, Totals>): void {
   const seconds = SLICES * SLICE_SECONDS;
-  console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${SLICES} slices of ${SLICE_SECONDS} s per server, taking turns)\n`);
+  console.log(`\n### keys.verifyKey, ${name} (${KEY_COUNT} keys, 50 connections, ${SLICES} slices of ${SLICE_SECONDS} s per mode over ${PROCESSES} server(s) each, taking turns)\n`);
   console.log("| server | requests/s | slice requests/s (q1, median, q3) | p99 ms, median slice | server CPU µs/request | main thread µs/request |\n| --- | --- | --- | --- | --- | --- |");
   for (const mode of ["off", "on"] as const) {
     const t = totals[mode];
@@ -142,6 +172,7 @@ function report(name: string, totals: Record<"on" | "off", Totals>): void {
   // A pair's two slices run back to back: their ratio shows how far one measurement can be trusted.
   const pairs = quartiles(totals.on.perSlice.map((r, i) => r.requestsPerSec / totals.off.perSlice[i]!.requestsPerSec));
   console.log(`on/off per pair of slices: q1 ${pairs.q1.toFixed(3)}, median ${pairs.median.toFixed(3)}, q3 ${pairs.q3.toFixed(3)}`);
+  if (PROCESSES > 1) console.log(`on/off per pair of servers: ${totals.on.perProcess.map((n, i) => (n / totals.off.perProcess[i]!).toFixed(3)).join(", ")}`);
   const per = (t: Totals, ms: number) => (ms * 1000) / t.requests;
   const cpuOff = per(totals.off, totals.off.cpuMs);
   const cpuOn = per(totals.on, totals.on.cpuMs);
@@ -153,17 +184,17 @@ function report(name: string, totals: Record<"on" | "off", Totals>): void {
 
 async function main() {
   const started = performance.now();
-  const plain = seededPair(undefined);
-  const metered = seededPair(1_000_000_000);
+  const plain = seededDirs(undefined);
+  const metered = seededDirs(1_000_000_000);
   console.error(`seeded ${2 * KEY_COUNT} keys in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const plainLua = postRandomBodiesLua("/v2/keys.verifyKey", plain.keys.rootKey, plain.keys.keys.map((key) => JSON.stringify({ key, tags: ["bench"] })));
   const meteredLua = postRandomBodiesLua("/v2/keys.verifyKey", metered.keys.rootKey,
     metered.keys.keys.map((key) => JSON.stringify({ key, permissions: "documents.read", credits: { cost: 1 }, tags: ["bench"] })));
-  await workload("plain key", plainLua, plain);
-  await workload("permission query + credit spend", meteredLua, metered);
-  const written = (mode: "on" | "off") => eventsWritten(plain[mode]) + eventsWritten(metered[mode]);
+  if (WORKLOADS.includes("plain")) await workload("plain key", plainLua, plain.dirs);
+  if (WORKLOADS.includes("spend")) await workload("permission query + credit spend", meteredLua, metered.dirs);
+  const written = (mode: Mode) => [...plain.dirs[mode], ...metered.dirs[mode]].reduce((n, dir) => n + eventsWritten(dir), 0);
   console.log(`\nevents written by the 'on' servers: ${written("on")}; by the 'off' servers: ${written("off")}`);
-  for (const dir of [plain.on, plain.off, metered.on, metered.off]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [...MODES.flatMap((m) => plain.dirs[m]), ...MODES.flatMap((m) => metered.dirs[m])]) rmSync(dir, { recursive: true, force: true });
 }
 
 await main();
