@@ -29,7 +29,11 @@ export const MAX_DICTIONARY_STRINGS = 200_000;
 export const MAX_REMEMBERED_SUBJECTS = 100_000;
 
 export interface EventBufferOptions {
-  /** Events the columns are sized for at least; they grow past it. */
+  /**
+   * Events the columns are sized for at least; they grow past it. After each `take`, the new
+   * columns are sized for a quarter more than the batch taken, so that a steady flow of events
+   * fills them without growing them (each growth copies the columns).
+   */
   capacity: number;
   /** Where the columns' buffers come from (a writer gives back those of the batches it is done with). */
   arrays?: ColumnArrays;
@@ -105,7 +109,7 @@ export class EventBuffer {
       requestIds: this.requestIds,
       count: this.size,
     };
-    ({ refs: this.refs, numbers: this.numbers } = this.arrays.take(this.capacity));
+    ({ refs: this.refs, numbers: this.numbers } = this.arrays.take(Math.max(this.capacity, this.size + (this.size >> 2))));
     this.requestIds = undefined;
     this.size = 0;
     if (this.dictionary.strings.length > this.maxStrings) this.startOver();

@@ -3,13 +3,16 @@
  * (event-buffer.ts; the verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
  * each event with its rollups and totals in the same transaction, so they always equal the raw
  * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
- * Under load, every `flushAt` events are also handed over early, on the next turn of the event loop,
- * as a staged batch, so that the events held in memory stay few. Each hand-over costs a fixed
- * 100-150 µs (the message to the writer thread), so a slice is 2,000 events, not fewer: measured in
- * the server when batches were still encoded at hand-over, encoding and message took 0.86 µs an event
- * with 500, 0.52 with 2,000. The writer commits staged batches with the next flush, so a
- * busy key still costs one rollup upsert per bucket and flush interval. A full buffer is handed
- * over at once rather than dropping events.
+ * Past `flushAt` events the buffer is also handed over early, on the next turn of the event loop,
+ * as a staged batch (the writer commits staged batches with the next flush, so a busy key still
+ * costs one rollup upsert per bucket and flush interval), and a full buffer at once rather than
+ * dropping events. Each hand-over is a message the writer thread wakes for, stages and later
+ * answers: handing over every 2,000 events (about 17 a second under `wrk`) took 3.6% of the plain
+ * key's throughput in the server, every 8,000 2.5% and every 32,000, where the timer's flush is
+ * nearly the only one, 0.3% (analytics off, then on at each, in the same slices). But the fewer
+ * the hand-overs, the more events each copies and the writer stages at once: at 50,000 the p99
+ * under `wrk` rose by 1.3 ms with analytics on, at 10,000 by 0.6–0.7, within the 0.4–1.1 seen at
+ * 2,000 (BENCHMARKS.md).
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
@@ -21,8 +24,11 @@ import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 /** Buffer bound: 100k events, 5 MB of columns. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
-/** Events after which a flush is started without waiting for the timer. */
-export const DEFAULT_FLUSH_AT = 2000;
+/** Events after which a flush is started without waiting for the timer: about a third of a second of verifications on a 2-core machine. */
+export const DEFAULT_FLUSH_AT = 10_000;
+
+/** Events the buffer's columns hold at first (130 kB). */
+const INITIAL_CAPACITY = 2560;
 
 export class VerificationEventSink implements VerificationRecorder {
   private readonly buffer: EventBuffer;
@@ -41,8 +47,8 @@ export class VerificationEventSink implements VerificationRecorder {
   constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
-    // Sized for a hand-over's worth, with room for the events recorded before it runs.
-    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, this.flushAt + (this.flushAt >> 2)), arrays: deps.writer.arrays });
+    // Sized from the batches handed over (see EventBuffer), from a small start: an idle service holds little.
+    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, INITIAL_CAPACITY), arrays: deps.writer.arrays });
   }
 
   record(event: VerificationEvent): void {

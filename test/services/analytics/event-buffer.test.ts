@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { storedEvents } from "../../../src/services/analytics/columns.ts";
+import { ColumnArrays, storedEvents } from "../../../src/services/analytics/columns.ts";
 import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
 import { toStored, type EventSubject, type VerificationEvent } from "../../../src/services/analytics/types.ts";
 import { event } from "./support.ts";
@@ -52,6 +52,28 @@ describe("EventBuffer", () => {
     expect(storedEvents(taken)).toEqual(first.map(toStored));
     expect(taken.requestIds).toEqual(["", "", "", "req_3", ""]);
     expect(stored(buffer).map((e) => e.keyId)).toEqual(["key_later"]);
+  });
+
+  test("after a take, its new columns hold a quarter more than the batch taken (the capacity at least), so a steady flow does not grow them", () => {
+    const asked: number[] = [];
+    class Recording extends ColumnArrays {
+      override take(events: number) {
+        asked.push(events);
+        return super.take(events);
+      }
+    }
+    const buffer = new EventBuffer({ capacity: 4, arrays: new Recording(1) });
+    for (let i = 0; i < 100; i++) buffer.put(event({ keyId: `key_${i}` }));
+    buffer.take();
+    const afterFirst = asked.length;
+    for (let i = 0; i < 125; i++) buffer.put(event({ keyId: `key_${i}` }));
+    buffer.put(event());
+    buffer.take();
+    // 100 taken: columns for 125, filled without growing until the 126th; then 126 taken, and one.
+    expect(asked.slice(afterFirst - 1)).toEqual([125, 250, 157]);
+    buffer.put(event());
+    buffer.take();
+    expect(asked.at(-1)).toBe(4);
   });
 
   test("putAhead buffers events given back before those buffered since", () => {
