@@ -11,7 +11,7 @@
  * key's throughput in the server, every 8,000 2.5% and every 32,000, where the timer's flush is
  * nearly the only one, 0.3% (analytics off, then on at each, in the same slices). But the fewer
  * the hand-overs, the more events each copies and the writer stages at once: at 50,000 the p99
- * under `wrk` rose by 1.3 ms with analytics on, at 10,000 by 0.6–0.7, within the 0.4–1.1 seen at
+ * under `wrk` rose by 1.3 ms with analytics on, at 10,000 by 0.6–0.9, within the 0.4–1.1 seen at
  * 2,000 (BENCHMARKS.md).
  */
 import type { EventBatchWriter } from "./writers.ts";
