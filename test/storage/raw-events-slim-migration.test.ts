@@ -11,11 +11,10 @@ import { applyMigrations } from "../../src/storage/migrate.ts";
 import { ANALYTICS_MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { toStored, type StoredEvent } from "../../src/services/analytics/types.ts";
-import { event } from "../services/analytics/support.ts";
+import { event, viewRow, VIEW_COLUMNS } from "../services/analytics/support.ts";
 import { eventTablesBefore } from "./support.ts";
 
 const START = Date.UTC(2026, 5, 1, 10, 0, 0);
-const COLUMNS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";
 const MIGRATION = "0001_raw_events_slim";
 
 const dirs: string[] = [];
@@ -41,11 +40,10 @@ function events(from: number): StoredEvent[] {
   })));
 }
 
-const viewOf = (s: Storage, where = "1") => s.sqlite.query(`SELECT ${COLUMNS} FROM verification_events WHERE ${where} ORDER BY time, key_id, request_id`).all();
-const expected = (list: StoredEvent[]) => list.map((e) => ({
-  request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
-  external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency_ms: e.latencyMs,
-})).sort((a, b) => a.time - b.time || (a.key_id < b.key_id ? -1 : a.key_id > b.key_id ? 1 : 0) || (a.request_id < b.request_id ? -1 : 1));
+const viewOf = (s: Storage, where = "1") => s.sqlite.query(`SELECT ${VIEW_COLUMNS} FROM verification_events WHERE ${where} ORDER BY time, key_id, request_id`).all();
+const byText = (a: unknown, b: unknown) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0);
+const expected = (list: StoredEvent[]) => list.map(viewRow).sort((a, b) =>
+  (a.time as number) - (b.time as number) || byText(a.key_id, b.key_id) || (byText(a.request_id, b.request_id) < 0 ? -1 : 1));
 
 test("0001 keeps the rows written before it, which read as before beside those written after it, which take a third fewer bytes", () => {
   const s = analyticsBefore();

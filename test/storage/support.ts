@@ -59,7 +59,9 @@ export class LayoutOneRows implements RawRowWriter {
     for (let p = 0; p < positions.length; p++) {
       const e = storedEventAt(c, positions[p]!);
       const key = `${e.workspaceId} ${Math.floor(e.timeMs / 60_000)}`;
-      groups.set(key, [...(groups.get(key) ?? []), e]);
+      const group = groups.get(key);
+      if (group) group.push(e);
+      else groups.set(key, [e]);
     }
     return [...groups.values()].map((events) => {
       const times = events.map((e) => e.timeMs);

@@ -203,11 +203,14 @@ export interface ArrayPair {
  * event of the main thread (the allocation and the collections it brings on), and copying into
  * kept ones under 0.1.
  */
+/** The least a pair of ColumnArrays holds by default (130 kB), so that pairs fit most batches. */
+export const MIN_PAIR_EVENTS = 2560;
+
 export class ColumnArrays {
   private readonly spare: ArrayPair[] = [];
 
-  /** `minEvents`: the least a pair holds, so that pairs fit most batches; `keep`: spare pairs kept at most. */
-  constructor(private readonly minEvents = 2560, private readonly keep = 32) {}
+  /** `minEvents`: the least a pair holds; `keep`: spare pairs kept at most. */
+  constructor(private readonly minEvents = MIN_PAIR_EVENTS, private readonly keep = 32) {}
 
   /** Spare pairs now. */
   get spares(): number {

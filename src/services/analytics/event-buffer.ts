@@ -152,7 +152,7 @@ export class EventBuffer {
 
   private tagsRef(tags: readonly string[]): number {
     if (tags.length === 0) {
-      if (this.noTags < 0) this.noTags = this.dictionary.intern("[]");
+      if (this.noTags < 0) this.noTags = this.dictionary.intern(storedTags(tags));
       return this.noTags;
     }
     const byTag = tags.length === 1;

@@ -17,7 +17,7 @@
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
 import { EventBuffer } from "./event-buffer.ts";
-import type { EventBatch } from "./columns.ts";
+import { MIN_PAIR_EVENTS, type EventBatch } from "./columns.ts";
 import { eventsOf } from "./event-codec.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 
@@ -26,9 +26,6 @@ export const DEFAULT_MAX_BUFFERED = 100_000;
 
 /** Events after which a flush is started without waiting for the timer: about a third of a second of verifications on a 2-core machine. */
 export const DEFAULT_FLUSH_AT = 10_000;
-
-/** Events the buffer's columns hold at first (130 kB). */
-const INITIAL_CAPACITY = 2560;
 
 export class VerificationEventSink implements VerificationRecorder {
   private readonly buffer: EventBuffer;
@@ -48,7 +45,7 @@ export class VerificationEventSink implements VerificationRecorder {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
     // Sized from the batches handed over (see EventBuffer), from a small start: an idle service holds little.
-    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, INITIAL_CAPACITY), arrays: deps.writer.arrays });
+    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, MIN_PAIR_EVENTS), arrays: deps.writer.arrays });
   }
 
   record(event: VerificationEvent): void {

@@ -11,7 +11,8 @@ import { JsonBytes } from "../../../src/services/analytics/json-bytes.ts";
 import { batchRows, EVENT_FIELDS, OPTIONAL_DEFAULTS } from "../../../src/services/analytics/raw-events.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
 import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
-import { event, tempDb, type TempDb } from "./support.ts";
+import { event, tempDb, viewRow, VIEW_COLUMNS, type TempDb } from "./support.ts";
+import { eventTablesBefore } from "../../storage/support.ts";
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 5, 15, 12, 0, 0);
@@ -142,18 +143,8 @@ test("the view reads every field of each event, those left off as their defaults
   }
 });
 
-/** The fields of an event as the view shows them. */
-const VIEW_FIELDS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";
-
 function viewRows(sqlite: Database): unknown[] {
-  return sqlite.query(`SELECT ${VIEW_FIELDS} FROM verification_events ORDER BY batch_id, position`).all();
-}
-
-function viewRow(e: StoredEvent): Record<string, unknown> {
-  return {
-    request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
-    external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency_ms: e.latencyMs,
-  };
+  return sqlite.query(`SELECT ${VIEW_COLUMNS} FROM verification_events ORDER BY batch_id, position`).all();
 }
 
 test("rows of the first layout, written before analytics.db's migration 0001, read alike beside the new ones, in the view and key_verifications_v1", async () => {
@@ -164,11 +155,7 @@ test("rows of the first layout, written before analytics.db's migration 0001, re
       toStored(event({ requestId: "req_old", keyId: "key_old", identityId: "id_o", externalId: "ext_o", tags: ["t"], timeMs: START + 1, spentCredits: 3, latencyMs: 1.5 })),
       toStored(event({ keyId: "key_old2", keySpaceId: "ks_other", outcome: "RATE_LIMITED", timeMs: START + 2 })),
     ];
-    // Layout 1: every field of every event, in this order, the key space in each event.
-    const json = JSON.stringify(old.map((e) => [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs]));
-    db.storage.sqlite.run("INSERT INTO verification_event_batches (workspace_id, min_time, max_time, event_count, events) VALUES (?, ?, ?, 2, ?)", [
-      old[0]!.workspaceId, START + 1, START + 2, json,
-    ]);
+    eventTablesBefore(db.storage).write(old);
     expect(db.storage.sqlite.query("SELECT layout, key_space_id FROM verification_event_batches").get()).toEqual({ layout: 1, key_space_id: "" });
     const newer = [toStored(event({ keyId: "key_new", timeMs: START + 3 })), toStored(event({ keyId: "key_new", keySpaceId: "ks_other", timeMs: START + 4 }))];
     new EventTables(db.storage).write(newer);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../../src/storage/db.ts";
 import { openDataStores } from "../../../src/storage/data-dir.ts";
-import { subjectOf, type EventSubject, type VerificationEvent } from "../../../src/services/analytics/types.ts";
+import { subjectOf, type EventSubject, type StoredEvent, type VerificationEvent } from "../../../src/services/analytics/types.ts";
 import type { EventBatch } from "../../../src/services/analytics/columns.ts";
 import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
 
@@ -50,6 +50,17 @@ export function event(overrides: EventFields = {}): VerificationEvent {
   const e: VerificationEvent = { timeMs: f.timeMs, subject: subjectOf(f), outcome: f.outcome, tags: f.tags, spentCredits: f.spentCredits, latencyMs: f.latencyMs };
   if (f.requestId !== undefined) e.requestId = f.requestId;
   return e;
+}
+
+/** The columns of the view `verification_events` that hold an event's fields. */
+export const VIEW_COLUMNS = "request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms";
+
+/** A stored event as the view `verification_events` shows it (VIEW_COLUMNS). */
+export function viewRow(e: StoredEvent): Record<string, unknown> {
+  return {
+    request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
+    external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency_ms: e.latencyMs,
+  };
 }
 
 /** Events as the sink hands them to a writer; `buffer` keeps one dictionary across batches, as the sink's does. */
