@@ -3,7 +3,7 @@
  * Returns a handle whose stop() closes the listener and the database. The only place that
  * builds concrete implementations.
  */
-import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { systemClock } from "./lib/clock.ts";
@@ -23,7 +23,8 @@ import { VerificationService, type KeySnapshot } from "./services/verification/i
 import { KeyCache } from "./services/key-cache/index.ts";
 import { CreditLedger } from "./services/credits/index.ts";
 import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
-import { bootstrapWorkspace, loadMasterKey } from "./bootstrap.ts";
+import { BOOTSTRAP_KEY_FILE, bootstrapWorkspace, loadMasterKey, MASTER_KEY_FILE } from "./bootstrap.ts";
+import { createPrivateDir, tightenModes } from "./storage/private-files.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
@@ -57,7 +58,7 @@ export interface Running {
 
 /** Opens the data dir and its databases and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
 export function openDataDir(config: Config, logger: Logger): DataStores {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  createPrivateDir(config.dataDir);
   const stores = openDataStores(config.dataDir);
   if (stores.applied.length > 0) logger.info("applied migrations", { migrations: stores.applied });
   return stores;
@@ -124,10 +125,27 @@ function checkpointOffMainThread(storage: Storage): Checkpointer {
   return new Checkpointer(storage.sqlite.filename, CHECKPOINTS);
 }
 
+/** The files whose content is a secret: readable by others before this start is worth a warning. */
+const SECRET_FILES = [MASTER_KEY_FILE, BOOTSTRAP_KEY_FILE];
+
+/** Narrows the modes of a data dir written by an older version (storage/private-files.ts) and says so. */
+function tightenDataDir(dataDir: string, logger: Logger): void {
+  const exposed = tightenModes(dataDir);
+  const narrowed = exposed.filter((f) => f.narrowed).map((f) => f.name);
+  if (narrowed.length > 0) logger.info("made the data dir's files private to their owner (0600)", { dataDir, files: narrowed });
+  for (const f of exposed) {
+    if (!SECRET_FILES.includes(f.name) || (f.modeBefore & 0o044) === 0) continue;
+    const was = `${join(dataDir, f.name)} was readable by other users (mode ${f.modeBefore.toString(8).padStart(4, "0")})`;
+    logger.warn(f.narrowed ? `${was}; it is 0600 now, but whoever read it before may hold the key` : `${was} and belongs to another user: make it 0600`);
+  }
+}
+
 /** Starts the service; resolves once it listens. */
 export async function boot(opts: BootOptions): Promise<Running> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
+  createPrivateDir(config.dataDir);
+  tightenDataDir(config.dataDir, logger);
   const dataDir = openDataDir(config, logger);
   const { storage, analytics: analyticsStorage } = dataDir;
   const files = [{ name: DATABASE_FILE, storage }, { name: ANALYTICS_DATABASE_FILE, storage: analyticsStorage }];

@@ -7,8 +7,9 @@
  * meanwhile: `file` is either a complete backup or absent, and nothing is overwritten.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync } from "node:fs";
+import { closeSync, existsSync, linkSync, openSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_FILE_MODE, syncPath } from "./private-files.ts";
 
 export class BackupError extends Error {
   constructor(message: string) {
@@ -23,7 +24,7 @@ export function backupDatabase(dbPath: string, file: string): void {
   if (existsSync(file)) throw new BackupError(`${file} already exists; choose a new file`);
   const partial = `${file}.partial-${process.pid}`;
   // Created empty first so that the copy never exists with wider permissions; VACUUM INTO accepts an empty file.
-  closeSync(openSync(partial, "wx", 0o600));
+  closeSync(openSync(partial, "wx", PRIVATE_FILE_MODE));
   try {
     // Read-write (not readonly): a reader of a WAL database needs to write its shared-memory index.
     const source = new Database(dbPath, { readwrite: true, create: false });
@@ -50,14 +51,5 @@ function checkCopy(file: string): void {
     if (result.join() !== "ok") throw new BackupError(`the copy failed its integrity check: ${result.slice(0, 3).join("; ")}`);
   } finally {
     copy.close();
-  }
-}
-
-function syncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

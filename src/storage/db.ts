@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema/index.ts";
+import { createEmptyPrivateFile } from "./private-files.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
 
@@ -14,8 +15,12 @@ export interface Storage {
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** Opens (creating when missing) the database at `path`: WAL, synchronous=NORMAL, busy_timeout, foreign keys. */
+/**
+ * Opens (creating when missing) the database at `path`: WAL, synchronous=NORMAL, busy_timeout,
+ * foreign keys. A new file is created 0600 before SQLite opens it: SQLite gives -wal and -shm its mode.
+ */
 export function openStorage(path: string, opts: { readonly?: boolean } = {}): Storage {
+  if (!opts.readonly) createEmptyPrivateFile(path);
   const sqlite = opts.readonly ? new Database(path, { readonly: true }) : new Database(path, { create: true, strict: true });
   // First, so that another process opening the same file at the same moment waits instead of failing.
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -116,6 +121,6 @@ export function tryInTransaction<T>(storage: Storage, fn: () => T): { done: true
 }
 
 /** SQLITE_BUSY: another connection holds the lock this statement needs. */
-function isBusy(error: unknown): boolean {
+export function isBusy(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "SQLITE_BUSY";
 }
