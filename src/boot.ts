@@ -1,7 +1,7 @@
 /**
- * The composition root: open the database → migrate → bootstrap → services → app → listen.
- * Returns a handle whose stop() closes the listener and the database. The only place that
- * builds concrete implementations.
+ * The composition root: lock the data dir → open the database → migrate → bootstrap → services →
+ * app → listen. Returns a handle whose stop() closes the listener and the database and releases
+ * the lock. The only place that builds concrete implementations.
  */
 import { join } from "node:path";
 import type { Config } from "./config.ts";
@@ -24,6 +24,7 @@ import { KeyCache } from "./services/key-cache/index.ts";
 import { CreditLedger } from "./services/credits/index.ts";
 import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { BOOTSTRAP_KEY_FILE, bootstrapWorkspace, loadMasterKey, MASTER_KEY_FILE } from "./bootstrap.ts";
+import { lockDataDir, type InstanceLock } from "./storage/instance-lock.ts";
 import { createPrivateDir, tightenModes } from "./storage/private-files.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
@@ -140,19 +141,56 @@ function tightenDataDir(dataDir: string, logger: Logger): void {
   }
 }
 
-/** Starts the service; resolves once it listens. */
+/** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */
+function listenAlone(app: ReturnType<typeof createApp>, config: Config): void {
+  try {
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024, reusePort: false });
+  } catch (error) {
+    const address = `${displayHost(config.host)}:${config.port}`;
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`cannot listen on ${address}: address in use (another process listens there)`);
+    throw new Error(`cannot listen on ${address}: ${(error as Error).message}`);
+  }
+}
+
+function displayHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * Starts the service; resolves once it listens. Holds the data dir's lock from before it opens a
+ * database until stop(); a data dir in use (DataDirInUseError) or an address in use fails the
+ * start with nothing left running, open or held.
+ */
 export async function boot(opts: BootOptions): Promise<Running> {
+  createPrivateDir(opts.config.dataDir);
+  const lock = lockDataDir(opts.config.dataDir);
+  try {
+    return await startLocked(opts, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Running> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  createPrivateDir(config.dataDir);
   tightenDataDir(config.dataDir, logger);
   const dataDir = openDataDir(config, logger);
   const { storage, analytics: analyticsStorage } = dataDir;
+  // Services (which start no thread) and the bootstrap before anything that runs: a failure
+  // here leaves only the databases to close.
+  let services: Services;
+  try {
+    services = buildServices(dataDir, config, clock, { eventWriter: new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: false }) });
+    bootstrapDataDir(services, config, logger);
+  } catch (error) {
+    dataDir.close();
+    throw error;
+  }
   const files = [{ name: DATABASE_FILE, storage }, { name: ANALYTICS_DATABASE_FILE, storage: analyticsStorage }];
   // One checkpointer per file: the analytics WAL's checkpoints hold only analytics.db's write lock.
   const checkpointers = files.map((f) => checkpointOffMainThread(f.storage));
-  const services = buildServices(dataDir, config, clock, { eventWriter: new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: false }) });
-  bootstrapDataDir(services, config, logger);
   const pendingCredits = services.credits.restore();
   if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });
   const refillDeps = { storage, cache: services.keyCache, credits: services.credits };
@@ -174,22 +212,15 @@ export async function boot(opts: BootOptions): Promise<Running> {
     metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
     analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage),
   });
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
-  const server = app.server;
-  if (!server) throw new Error("the HTTP server did not start");
-  const port = server.port ?? config.port;
-  const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  baseUrl = `http://${displayHost}:${port}`;
-  logger.info("tollgate listening", { url: baseUrl, dataDir: config.dataDir });
-  return {
-    url: baseUrl,
-    port,
+  const running: Running = {
+    url: "",
+    port: 0,
     services,
     storage,
     analytics: analyticsStorage,
     // Order matters: no new requests and none in flight → every buffer flushed → the WALs folded
-    // into tollgate.db and analytics.db → closed. A flush before the drain could miss writes of
-    // the last requests.
+    // into tollgate.db and analytics.db → closed → the lock released. A flush before the drain
+    // could miss writes of the last requests.
     async stop() {
       scheduler.stop();
       await stopAccepting(app, config.shutdownTimeoutMs, logger);
@@ -206,6 +237,18 @@ export async function boot(opts: BootOptions): Promise<Running> {
         if (checkpoint.busy !== 0) logger.warn(`the WAL could not be folded into ${file.name}; it is kept and replayed on the next start`, { ...checkpoint });
       }
       dataDir.close();
+      lock.release();
     },
   };
+  try {
+    listenAlone(app, config);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
+  running.port = app.server?.port ?? config.port;
+  baseUrl = `http://${displayHost(config.host)}:${running.port}`;
+  running.url = baseUrl;
+  logger.info("tollgate listening", { url: baseUrl, dataDir: config.dataDir });
+  return running;
 }

@@ -1,6 +1,6 @@
 /**
  * The data dir is private to the service's user even under a permissive umask (022): the dir
- * 0700; the databases, their -wal and -shm, master.key, bootstrap-root-key 0600;
+ * 0700; the databases, their -wal and -shm, master.key, bootstrap-root-key and serve.lock 0600;
  * backups 0600. A data dir of an older version (0755, files 0644) is narrowed at start, and a
  * master.key that others could read is a warning naming the file, never showing the key.
  */
@@ -18,7 +18,7 @@ const UMASK_022: Program = { command: ["sh", "-c", 'umask 022 && exec "$@"', "sh
 
 const DATA_DIR_FILES = [
   "analytics.db", "analytics.db-shm", "analytics.db-wal", "bootstrap-root-key", "master.key",
-  "tollgate.db", "tollgate.db-shm", "tollgate.db-wal",
+  "serve.lock", "tollgate.db", "tollgate.db-shm", "tollgate.db-wal",
 ];
 
 let data: ReturnType<typeof tempDataDir> | undefined;

@@ -3,10 +3,14 @@
  * what changed since the last periodic flush. The TestClock does not move across the restarts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { boot } from "../../../../src/boot.ts";
 import { loadConfig } from "../../../../src/config.ts";
 import { silentLogger } from "../../../../src/lib/logger.ts";
 import { RatelimitStore } from "../../../../src/services/ratelimit/index.ts";
+import { backupDatabase } from "../../../../src/storage/backup.ts";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { createApi, createKey } from "../../../support/contract.ts";
 import { MINUTE, uniq } from "./support.ts";
@@ -64,8 +68,11 @@ describe("crash (no stop): what the last periodic flush saved survives", () => {
     // The periodic flush, run now instead of waiting for its timer.
     new RatelimitStore({ storage: h.running.storage, limiter: h.running.services.limiter }).flush(h.clock.now());
     await h.post("/v2/ratelimit.limit", limitBody(ns, "after-flush"));
-    // A second instance on the same data dir while the first never stopped: what a restart after kill -9 sees.
-    const config = loadConfig({ TOLLGATE_DATA_DIR: h.dataDir, TOLLGATE_PORT: "0" });
+    // What a restart after kill -9 sees: tollgate.db as committed now, while the first never
+    // stopped. A copy of it, since the running first holds its data dir (one serve per data dir).
+    const crashed = mkdtempSync(join(tmpdir(), "tollgate-crashed-"));
+    backupDatabase(join(h.dataDir, "tollgate.db"), join(crashed, "tollgate.db"));
+    const config = loadConfig({ TOLLGATE_DATA_DIR: crashed, TOLLGATE_PORT: "0" });
     const second = await boot({ config, logger: silentLogger, clock: h.clock });
     try {
       const post = (identifier: string) => fetch(`${second.url}/v2/ratelimit.limit`, {
@@ -77,6 +84,7 @@ describe("crash (no stop): what the last periodic flush saved survives", () => {
       expect((await post("after-flush")).data.remaining).toBe(3);
     } finally {
       await second.stop();
+      rmSync(crashed, { recursive: true, force: true });
     }
   });
 });
