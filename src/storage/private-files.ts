@@ -5,8 +5,9 @@
  * directory synced: `link()`, which fails when the name exists, where racing processes must agree
  * on one file (the loser reads the winner's); `rename()` where the caller alone may write it.
  *
- * Nothing here opens a file that may be open already: closing any descriptor of a file drops every
- * POSIX lock this process holds on it, SQLite's included (see instance-lock.ts).
+ * Nothing here opens a database or serve.lock once it exists (an O_EXCL create that fails opens
+ * nothing): closing any descriptor of a file drops every POSIX lock this process holds on it,
+ * SQLite's included (see instance-lock.ts).
  */
 import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
