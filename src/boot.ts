@@ -154,9 +154,11 @@ export async function boot(opts: BootOptions): Promise<Running> {
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
     metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
-    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage),
+    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
   });
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024 });
+  // No body size limit of Bun's own: it would answer a body over it with an empty 413 before any
+  // route sees it (no envelope, no log); the routes' limits stop every body (http/body-reader.ts).
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: config.http.idleTimeoutSeconds });
   const server = app.server;
   if (!server) throw new Error("the HTTP server did not start");
   const port = server.port ?? config.port;

@@ -5,7 +5,7 @@
  */
 import { ValidationError } from "elysia";
 import { AppError, type FieldError } from "../errors/app-error.ts";
-import { ERROR_CATALOGUE, errorTypePath } from "../errors/catalogue.ts";
+import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
 
@@ -45,6 +45,9 @@ function toAppError(error: unknown, code: string | number): AppError {
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }
 
+/** `Retry-After` of the errors that say when to come back. */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, string>> = { overloaded: "1" };
+
 /** Routes whose every error the upstream API document (and so the SDK) declares as problem+json. */
 const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
 
@@ -62,8 +65,12 @@ function wantsProblemJson(request: Request, status: number, schemaError: boolean
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
 
-/** Builds the renderer for one app: `docsUrl` is the base of `type` URLs. */
-export function createErrorRenderer(docsUrl: () => string, logger: Logger): ErrorRenderer {
+/**
+ * Builds the renderer for one app: `docsUrl` is the base of `type` URLs. An error answer to a
+ * request whose body may still be on its way (`bodyLeftUnread`) closes the connection: the client
+ * may be sending megabytes more, which would otherwise be read only to be thrown away.
+ */
+export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false): ErrorRenderer {
   return {
     render(error, code, request, requestId) {
       const appError = toAppError(error, code);
@@ -83,7 +90,13 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger): Erro
         },
       };
       const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json" } : undefined);
+      const retryAfter = RETRY_AFTER_SECONDS[appError.code];
+      const headers = {
+        ...(problem ? { "content-type": "application/problem+json" } : {}),
+        ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+        ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
+      };
+      return jsonResponse(body, kind.status, requestId, headers);
     },
   };
 }
