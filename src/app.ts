@@ -38,7 +38,7 @@ export interface AppOptions {
   /** The databases' sizes for /metrics; boot.ts passes the real ones. */
   databaseSizeBytes?: () => number;
   analyticsDatabaseSizeBytes?: () => number;
-  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: loopback only). */
+  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
   trustedProxies?: readonly AddressRange[];
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
@@ -56,7 +56,7 @@ export function createApp(opts: AppOptions) {
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
   };
-  const trustedProxies = new AddressAllowList(opts.trustedProxies ?? LOOPBACK);
+  const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
   const authenticate = (request: Request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
     // `app` is assigned below, long before a request arrives.
     remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),

@@ -35,7 +35,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Client addresses that may read GET /metrics. */
   metricsAllow: AddressRange[];
-  /** Proxies whose X-Forwarded-For names the client in the audit log. */
+  /**
+   * Proxies whose X-Forwarded-For names the client in the audit log. None by default: trusting
+   * loopback would let any local process write any address into the audit log.
+   */
   trustedProxies: AddressRange[];
   /** Bounds of every connection and request (http/body-reader.ts, http/in-flight.ts, boot.ts). */
   http: HttpBounds;
@@ -186,7 +189,7 @@ export function loadConfig(env: Env): Config {
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
-    trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "127.0.0.0/8,::1"),
+    trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
     http: {
       idleTimeoutSeconds: int(r, "TOLLGATE_IDLE_TIMEOUT_SECONDS", DEFAULT_HTTP_BOUNDS.idleTimeoutSeconds, 1, 255),
       bodyTimeoutMs: int(r, "TOLLGATE_BODY_TIMEOUT_MS", DEFAULT_HTTP_BOUNDS.bodyTimeoutMs, 100, 600_000),
@@ -221,7 +224,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
-  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes (default 127.0.0.0/8,::1)"],
+  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
   ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
   ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
   ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],

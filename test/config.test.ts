@@ -33,7 +33,7 @@ describe("defaults", () => {
       keyCacheSize: 200_000,
       shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
-      trustedProxies: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
+      trustedProxies: [],
       http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * 1024 * 1024 },
     });
   });
@@ -82,7 +82,7 @@ describe("valid values", () => {
       TOLLGATE_KEY_CACHE_SIZE: "0",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
       TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
-      TOLLGATE_TRUSTED_PROXIES: "none",
+      TOLLGATE_TRUSTED_PROXIES: "10.0.0.1",
       TOLLGATE_IDLE_TIMEOUT_SECONDS: "255",
       TOLLGATE_BODY_TIMEOUT_MS: "100",
       TOLLGATE_MAX_REQUESTS_IN_FLIGHT: "1",
@@ -109,11 +109,14 @@ describe("valid values", () => {
         { address: "192.0.2.7", prefix: 32, family: "ipv4" },
         { address: "fd00::", prefix: 8, family: "ipv6" },
       ],
-      trustedProxies: [],
+      trustedProxies: [{ address: "10.0.0.1", prefix: 32, family: "ipv4" }],
       http: { idleTimeoutSeconds: 255, bodyTimeoutMs: 100, maxRequestsInFlight: 1, bodyBufferBytes: 10 * 1024 * 1024 },
     });
   });
 
+  test("TOLLGATE_TRUSTED_PROXIES=none trusts no proxy, as the default does", () => {
+    expect(loadConfig({ TOLLGATE_TRUSTED_PROXIES: "none" }).trustedProxies).toEqual([]);
+  });
 
   test("port 0 (any free port) and the bounds 65535 are allowed", () => {
     expect(loadConfig({ TOLLGATE_PORT: "0" }).port).toBe(0);
