@@ -12,7 +12,7 @@ import type { Logger } from "./lib/logger.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
-import { declaredBodyLimits, DEFAULT_BODY_LIMIT_BYTES } from "./http/body-limits.ts";
+import { RouteBodies } from "./http/route-bodies.ts";
 import { BodyReader } from "./http/body-reader.ts";
 import { admitRequest } from "./http/in-flight.ts";
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
@@ -72,8 +72,8 @@ export function createApp(opts: AppOptions) {
     services: opts.services,
     principal: (request) => checkedBeforeBody.get(request) ?? authenticate(request),
   };
-  // Filled once every route is registered (below).
-  const bodyLimits = new Map<string, number>();
+  // Learnt once every route is registered (below).
+  const routeBodies = new RouteBodies();
 
   const hot = hotV2Routes(deps);
   const logOptions = { logger: opts.logger, contexts, metrics };
@@ -91,10 +91,14 @@ export function createApp(opts: AppOptions) {
     })
     // Every body is read as JSON whatever its content type, so a missing header is not a 500. Elysia
     // calls this only for a request with a body: one without cannot be held open by its client.
-    .onParse(({ request, route, server }) => {
+    .onParse(async ({ request, route, server }) => {
       admitRequest(server, bounds.maxRequestsInFlight);
-      const read = { limitBytes: bodyLimits.get(route) ?? DEFAULT_BODY_LIMIT_BYTES, startedAtMs: contexts.of(request).startedAtMs };
-      return parseJsonBody(bodies, request, read);
+      const read = { limitBytes: routeBodies.limitBytes(route), startedAtMs: contexts.of(request).startedAtMs };
+      const body = await parseJsonBody(bodies, request, read);
+      // Elysia validates the body again, but a body that fails reaches it no more (see http/validation.ts).
+      // A missing body is Elysia's to judge: it knows which routes may go without one.
+      if (body !== undefined) routeBodies.validate(route, body);
+      return body;
     })
     .onError(({ error, code, request, set }) => {
       const response = errors.render(error, code, request, contexts.of(request).requestId);
@@ -116,7 +120,7 @@ export function createApp(opts: AppOptions) {
     .use(operations)
     .use(openApiRoutes())
     .use(v2Routes(deps));
-  for (const [path, limitBytes] of declaredBodyLimits(app.routes)) bodyLimits.set(path, limitBytes);
+  routeBodies.learn(app.routes);
   return app;
 }
 

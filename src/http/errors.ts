@@ -8,6 +8,7 @@ import { AppError, type FieldError } from "../errors/app-error.ts";
 import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
+import { failedValidation, fieldErrors, type MappedError } from "./validation.ts";
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
@@ -15,26 +16,14 @@ export interface ErrorRenderer {
 
 /** Turns an Elysia validation error into field errors naming each field (`body.credits.remaining`). */
 function validationErrors(error: ValidationError): FieldError[] {
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const e of error.all) {
-    const path = "path" in e && typeof e.path === "string" ? e.path : "";
-    const location = `${error.type}${path.split("/").filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}`;
-    const message = "summary" in e && typeof e.summary === "string" && e.summary ? e.summary : e.message;
-    const key = `${location}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ location, message });
-  }
-  return out;
+  return fieldErrors(error.type, error.all as MappedError[]);
 }
 
 /** Normalises anything thrown into an AppError; unexpected errors become `unexpected_error`. */
 function toAppError(error: unknown, code: string | number): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof ValidationError || code === "VALIDATION") {
-    const errors = error instanceof ValidationError ? validationErrors(error) : [];
-    return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
+    return failedValidation(error instanceof ValidationError ? validationErrors(error) : []);
   }
   // Elysia wraps whatever the body parser throws in a ParseError; the parser's own AppError (413, 400) wins.
   if (code === "PARSE") {

@@ -9,11 +9,10 @@
  * at the end of the event-loop turn (see `endOfTurn`).
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { ValidationError } from "elysia";
 import { parseJsonBody } from "./body.ts";
 import type { BodyReader } from "./body-reader.ts";
 import { admitRequest, type PendingRequests } from "./in-flight.ts";
+import { BodyValidator } from "./validation.ts";
 import type { Ok } from "./envelope.ts";
 import type { ErrorRenderer } from "./errors.ts";
 import { jsonTextResponse } from "./json.ts";
@@ -25,7 +24,7 @@ import { newRequestInfo } from "./request-context.ts";
 export interface HotRoute<S extends TSchema = TSchema> {
   path: string;
   body: S;
-  /** The largest body the route reads (see body-limits.ts). */
+  /** The largest body the route reads (see route-bodies.ts). */
   bodyLimitBytes: number;
   /** Runs after the body passed `body`; throws AppError for a failure. */
   handle(body: Static<S>, request: Request): Ok | Promise<Ok>;
@@ -73,7 +72,7 @@ export function endOfTurn(): Promise<void> {
 }
 
 function handler(route: HotRoute, lane: HotLane): (request: Request, server: PendingRequests) => Promise<Response> {
-  const validator = TypeCompiler.Compile(route.body);
+  const validator = new BodyValidator(route.body);
   return async (request, server) => {
     const info = newRequestInfo();
     let response: Response;
@@ -81,7 +80,7 @@ function handler(route: HotRoute, lane: HotLane): (request: Request, server: Pen
       admitRequest(server, lane.maxRequestsInFlight);
       // The answer waits for the end of the turn anyway (endOfTurn): an await more or less costs nothing.
       const body = await parseJsonBody(lane.bodies, request, { limitBytes: route.bodyLimitBytes, startedAtMs: info.startedAtMs });
-      if (!validator.Check(body)) throw new ValidationError("body", route.body, body);
+      validator.check(body);
       const result = await route.handle(body, request);
       lane.metrics.observeResult(route.path, result);
       response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/body-limits.ts";
+import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
 import type { RouteDeps } from "../../deps.ts";
