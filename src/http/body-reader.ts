@@ -6,9 +6,12 @@
  * EARLY_AUTH_BODY_BYTES (declared, or found while reading) is read only after the root key in the
  * header has been checked, so an unknown key never makes the service buffer megabytes.
  *
- * The deadline's timer is armed only once a first part of the body has arrived and more is due:
- * most bodies come whole with their headers, and a timer per request would cost every hot
- * request. A client that sends nothing at all is closed by the connection's idle timeout.
+ * A declared body is read by Bun in one piece (`text()`, bounded by its Content-Length); a chunked
+ * one as a stream, which costs several microseconds more per request. Either way the deadline's
+ * timer is armed only when the body is not all there yet (at the end of the event-loop turn, or
+ * after its first part): most bodies come whole with their headers, and a timer per request would
+ * cost every hot request. A chunked body that sends nothing at all is closed by the connection's
+ * idle timeout.
  *
  * A request whose body was left unread, in part or whole, is answered with `Connection: close`
  * (see `leftUnread`): the client may still be sending, and Bun would otherwise go on reading
@@ -54,11 +57,18 @@ function timedOut(timeoutMs: number): AppError {
   return new AppError("request_timeout", { detail: `The request body did not arrive within ${timeoutMs} ms.` });
 }
 
+function clientClosed(cause: unknown): AppError {
+  return new AppError("client_closed_request", { detail: "The connection closed before the request body arrived.", cause });
+}
+
+const NOT_YET = Symbol("not yet");
+
 export class BodyReader {
   private bufferedBytes = 0;
   /** Requests whose body reading stopped before its end. */
   private readonly cutShort = new WeakSet<Request>();
   private readonly decoder = new TextDecoder();
+  private turnEnd: Promise<typeof NOT_YET> | undefined;
 
   /** `authenticate` throws the root key's 400/401/403 AppError; it runs before a large body is read. */
   constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request) => void) {}
@@ -68,12 +78,16 @@ export class BodyReader {
     const declared = declaredLength(request);
     if (declared !== undefined && declared > read.limitBytes) throw tooLarge(read.limitBytes);
     if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) this.authenticate(request);
-    const body = request.body;
-    if (body === null || declared === 0) return "";
+    if (declared === 0) return "";
     const reserved = { bytes: 0 };
     try {
-      if (declared !== undefined) this.reserve(reserved, declared);
-      return this.decode(await this.readChunks(request, body, read, declared, reserved));
+      if (declared !== undefined) {
+        this.reserve(reserved, declared);
+        return await this.readDeclared(request, read);
+      }
+      // `request.body` only here: Bun builds a stream object for it, which a declared body does without.
+      const body = request.headers.has("transfer-encoding") ? request.body : null;
+      return body === null ? "" : this.decode(await this.readChunks(request, body, read, reserved));
     } finally {
       this.bufferedBytes -= reserved.bytes;
     }
@@ -96,7 +110,34 @@ export class BodyReader {
     reserved.bytes += bytes;
   }
 
-  private async readChunks(request: Request, body: ReadableStream<Uint8Array>, read: BodyRead, declared: number | undefined, reserved: { bytes: number }): Promise<Uint8Array[]> {
+  /** Resolves at the end of the current event-loop turn (one setImmediate per turn, shared). */
+  private endOfTurn(): Promise<typeof NOT_YET> {
+    return (this.turnEnd ??= new Promise((resolve) => setImmediate(() => {
+      this.turnEnd = undefined;
+      resolve(NOT_YET);
+    })));
+  }
+
+  /** A body of declared length: read whole by Bun, with a deadline only when it is not all there by the end of the turn. */
+  private async readDeclared(request: Request, read: BodyRead): Promise<string> {
+    const text = request.text();
+    const early = await Promise.race([text, this.endOfTurn()]).catch((cause: unknown) => { throw clientClosed(cause); });
+    if (early !== NOT_YET) return early;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timedOut(this.bounds.timeoutMs)), Math.max(0, read.startedAtMs + this.bounds.timeoutMs - performance.now()));
+    });
+    try {
+      return await Promise.race([text.catch((cause: unknown) => { throw clientClosed(cause); }), expired]);
+    } catch (error) {
+      this.cutShort.add(request);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async readChunks(request: Request, body: ReadableStream<Uint8Array>, read: BodyRead, reserved: { bytes: number }): Promise<Uint8Array[]> {
     const reader = body.getReader();
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -104,18 +145,15 @@ export class BodyReader {
     let expired = false;
     try {
       for (;;) {
-        const next = await reader.read().catch((cause: unknown) => {
-          throw new AppError("client_closed_request", { detail: "The connection closed before the request body arrived.", cause });
-        });
+        const next = await reader.read().catch((cause: unknown) => { throw clientClosed(cause); });
         if (expired) throw timedOut(this.bounds.timeoutMs);
         if (next.done) return chunks;
         const before = total;
         total += next.value.byteLength;
         if (total > read.limitBytes) throw tooLarge(read.limitBytes);
-        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES && declared === undefined) this.authenticate(request);
-        if (total > reserved.bytes) this.reserve(reserved, total - reserved.bytes);
+        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) this.authenticate(request);
+        this.reserve(reserved, next.value.byteLength);
         chunks.push(next.value);
-        if (total === declared) return chunks;
         if (timer === undefined) {
           const remainingMs = read.startedAtMs + this.bounds.timeoutMs - performance.now();
           if (remainingMs <= 0) throw timedOut(this.bounds.timeoutMs);
