@@ -103,3 +103,17 @@ describe("503: more body bytes than TOLLGATE_BODY_BUFFER_MIB", () => {
     expectError(h, await h.post("/v2/keys.createKey", padded), 404, "service/data/api_not_found");
   });
 });
+
+describe("idle connections: TOLLGATE_IDLE_TIMEOUT_SECONDS", () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness({ env: { TOLLGATE_IDLE_TIMEOUT_SECONDS: "1" } }); });
+  afterAll(async () => { await h.stop(); });
+
+  test("a kept-alive connection that sends nothing more is closed by the server", async () => {
+    const host = new URL(h.url).host;
+    const exchange = await openExchange(h.url, `GET /v2/liveness HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+    expect((await exchange.response).status).toBe(200);
+    // Bun checks idle connections every few seconds: well within this test's time limit, far below the default 10 s.
+    await exchange.closed;
+  }, 8000);
+});
