@@ -6,17 +6,17 @@
  * the response, one access-log line and the request metrics.
  */
 import { Elysia, type AnyElysia } from "elysia";
+import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
 import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
 import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
+import type { Principal } from "./services/auth/index.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
-import { RouteBodies } from "./http/route-bodies.ts";
 import { BodyReader } from "./http/body-reader.ts";
 import { admitRequest } from "./http/in-flight.ts";
-import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
-import type { Principal } from "./services/auth/index.ts";
+import { RouteBodies } from "./http/route-bodies.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { Ok } from "./http/envelope.ts";
 import { createErrorRenderer } from "./http/errors.ts";

@@ -1,17 +1,16 @@
 /**
- * Reading a request body within its bounds. The body is read as a stream and counted as it
- * arrives, so a chunked body stops at the route's limit just like a declared one (413); it must
- * arrive within the body deadline, counted from the request's start (408); all bodies being read
- * together hold at most a byte budget (503 with Retry-After). A body larger than
- * EARLY_AUTH_BODY_BYTES (declared, or found while reading) is read only after the root key in the
- * header has been checked, so an unknown key never makes the service buffer megabytes.
+ * Reading a request body within its bounds: the route's limit (413), whether the size is declared
+ * or found while reading a chunked body; the body deadline, counted from the request's start
+ * (408); a byte budget for all bodies being read together (503 with Retry-After). A body larger
+ * than EARLY_AUTH_BODY_BYTES (declared, or once read past that) is read only after the root key
+ * in the header has been checked, so an unknown key never makes the service buffer megabytes.
  *
- * A declared body is read by Bun in one piece (`text()`, bounded by its Content-Length); a chunked
- * one as a stream, which costs several microseconds more per request. Either way the deadline's
- * timer is armed only when the body is not all there yet (at the end of the event-loop turn, or
- * after its first part): most bodies come whole with their headers, and a timer per request would
- * cost every hot request. A chunked body that sends nothing at all is closed by the connection's
- * idle timeout.
+ * A declared body is read by Bun in one piece (`text()`, bounded by its Content-Length, its share
+ * of the budget reserved up front); a chunked one as a stream counted chunk by chunk, which costs
+ * more per request (Bun builds a JS stream for it). Either way the deadline's timer is armed only
+ * when the body is not all there yet (at the end of the event-loop turn, or after its first
+ * chunk): most bodies come whole with their headers, and a timer per request would cost every
+ * hot request. A chunked body that sends nothing at all is closed by the idle timeout.
  *
  * A request whose body was left unread, in part or whole, is answered with `Connection: close`
  * (see `leftUnread`): the client may still be sending, and Bun would otherwise go on reading

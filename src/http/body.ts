@@ -1,9 +1,9 @@
 /**
- * Request bodies as JSON: read within the route's bounds (body-reader.ts), then parsed whatever the
- * content type, and nested at most MAX_BODY_DEPTH levels. A body that is not JSON or nested deeper
- * is 400, before validation or authentication look at it. The depth bound is there because the
- * schema validator and its error reporting recurse per level: a few thousand nested arrays in a
- * string field would exhaust their stack.
+ * Request bodies as JSON: read within the route's bounds (body-reader.ts), then parsed whatever
+ * the content type, and nested at most MAX_BODY_DEPTH levels. A body that is not JSON or nested
+ * deeper is 400 before validation looks at it (and, for a small body, before authentication).
+ * The depth bound is there because the schema validator and its error reporting recurse per
+ * level: a few thousand nested arrays in a string field would exhaust their stack.
  */
 import { AppError } from "../errors/app-error.ts";
 import type { BodyRead, BodyReader } from "./body-reader.ts";

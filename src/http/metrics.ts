@@ -2,9 +2,8 @@
  * `GET /metrics` in the Prometheus text format, and the registry behind it. One registry per app
  * (no module state), fed by the access-log hook once per request: a few map lookups and integer
  * increments, no allocation once a route has been seen. Gauges (cache, database size, requests in
- * flight, memory) are
- * read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it; others get the same
- * 404 as an unknown route, so the endpoint is invisible to them.
+ * flight, memory) are read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it;
+ * others get the same 404 as an unknown route, so the endpoint is invisible to them.
  */
 import { Elysia } from "elysia";
 import { AppError } from "../errors/app-error.ts";

@@ -1,7 +1,8 @@
 /**
  * Request-body validation failures as `invalid_input` field errors, built without Elysia's
  * ValidationError: outside NODE_ENV=production its constructor pretty-prints the whole body into
- * its message, which for a body of a few MiB holds the event loop for seconds. The field errors
+ * its message, which for a large body holds the event loop far longer than the request's own
+ * work, and before the root key was looked at for bodies up to 64 KiB. The field errors
  * are the ones the renderer makes of a ValidationError (TypeBox's errors, mapped as Elysia maps
  * them, at most 64), so both lanes and both paths answer alike.
  */
