@@ -1,16 +1,22 @@
 /**
  * createApp(services): the Elysia app. It never listens and never reads the environment; boot.ts
- * does both. Cross-cutting concerns live here in order: request id → body parsing (1 MiB, JSON) →
+ * does both. Cross-cutting concerns live here in order: request id → in-flight cap → body read
+ * within its bounds and parsed as JSON (a large body only once the root key checks out) →
  * validation → route (which authenticates) → envelope; one onError renders every failure; after
  * the response, one access-log line and the request metrics.
  */
 import { Elysia, type AnyElysia } from "elysia";
+import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
 import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
 import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
+import type { Principal } from "./services/auth/index.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
+import { BodyReader } from "./http/body-reader.ts";
+import { admitRequest } from "./http/in-flight.ts";
+import { RouteBodies } from "./http/route-bodies.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { Ok } from "./http/envelope.ts";
 import { createErrorRenderer } from "./http/errors.ts";
@@ -32,34 +38,46 @@ export interface AppOptions {
   /** The databases' sizes for /metrics; boot.ts passes the real ones. */
   databaseSizeBytes?: () => number;
   analyticsDatabaseSizeBytes?: () => number;
-  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: loopback only). */
+  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
   trustedProxies?: readonly AddressRange[];
+  /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
+  httpBounds?: HttpBounds;
 }
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
 
 export function createApp(opts: AppOptions) {
   const contexts = new RequestContexts();
-  const errors = createErrorRenderer(opts.docsUrl, opts.logger);
+  const bounds = opts.httpBounds ?? DEFAULT_HTTP_BOUNDS;
   const metrics = new MetricsRegistry();
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
+    requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
   };
-  const trustedProxies = new AddressAllowList(opts.trustedProxies ?? LOOPBACK);
+  const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
+  const authenticate = (request: Request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
+    // `app` is assigned below, long before a request arrives.
+    remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
+    userAgent: request.headers.get("user-agent") ?? undefined,
+  }));
+  // The principal found before a large body was read is the one the route gets: the two checks cannot disagree.
+  const checkedBeforeBody = new WeakMap<Request, Principal>();
+  const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, (request) => {
+    checkedBeforeBody.set(request, authenticate(request));
+  });
+  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request));
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
-      // `app` is assigned below, long before a request arrives.
-      remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
-      userAgent: request.headers.get("user-agent") ?? undefined,
-    })),
+    principal: (request) => checkedBeforeBody.get(request) ?? authenticate(request),
   };
+  // Learnt once every route is registered (below).
+  const routeBodies = new RouteBodies();
 
   const hot = hotV2Routes(deps);
   const logOptions = { logger: opts.logger, contexts, metrics };
-  const lane = { errors, metrics, log: requestLogger(logOptions) };
+  const lane = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight };
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
   const operations: AnyElysia = new Elysia()
@@ -71,8 +89,17 @@ export function createApp(opts: AppOptions) {
     .onRequest(({ request }) => {
       contexts.of(request);
     })
-    // Every body is read as JSON whatever its content type, so a missing header is not a 500.
-    .onParse(({ request }) => parseJsonBody(request))
+    // Every body is read as JSON whatever its content type, so a missing header is not a 500. Elysia
+    // calls this only for a request with a body: one without cannot be held open by its client.
+    .onParse(async ({ request, route, server }) => {
+      admitRequest(server, bounds.maxRequestsInFlight);
+      const read = { limitBytes: routeBodies.limitBytes(route), startedAtMs: contexts.of(request).startedAtMs };
+      const body = await parseJsonBody(bodies, request, read);
+      // Elysia validates the body again, but a body that fails reaches it no more (see http/validation.ts).
+      // A missing body is Elysia's to judge: it knows which routes may go without one.
+      if (body !== undefined) routeBodies.validate(route, body);
+      return body;
+    })
     .onError(({ error, code, request, set }) => {
       const response = errors.render(error, code, request, contexts.of(request).requestId);
       // The access log reads the status from `set`; a returned Response does not update it.
@@ -93,6 +120,7 @@ export function createApp(opts: AppOptions) {
     .use(operations)
     .use(openApiRoutes())
     .use(v2Routes(deps));
+  routeBodies.learn(app.routes);
   return app;
 }
 

@@ -144,7 +144,12 @@ function tightenDataDir(dataDir: string, logger: Logger): void {
 /** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */
 function listenAlone(app: ReturnType<typeof createApp>, config: Config): void {
   try {
-    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: 8 * 1024 * 1024, reusePort: false });
+    // No body size limit of Bun's own: it would answer a body over it with an empty 413 before any
+    // route sees it (no envelope, no log); the routes' limits stop every body (http/body-reader.ts).
+    app.listen({
+      hostname: config.host, port: config.port, reusePort: false,
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: config.http.idleTimeoutSeconds,
+    });
   } catch (error) {
     const address = `${displayHost(config.host)}:${config.port}`;
     if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`cannot listen on ${address}: address in use (another process listens there)`);
@@ -210,7 +215,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
     metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
-    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage),
+    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
   });
   const running: Running = {
     url: "",

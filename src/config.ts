@@ -35,9 +35,33 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Client addresses that may read GET /metrics. */
   metricsAllow: AddressRange[];
-  /** Proxies whose X-Forwarded-For names the client in the audit log. */
+  /**
+   * Proxies whose X-Forwarded-For names the client in the audit log. None by default: trusting
+   * loopback would let any local process write any address into the audit log.
+   */
   trustedProxies: AddressRange[];
+  /** Bounds of every connection and request (http/body-reader.ts, http/in-flight.ts, boot.ts). */
+  http: HttpBounds;
 }
+
+export interface HttpBounds {
+  /** Seconds a connection may send nothing before it is closed (Bun's idleTimeout: whole seconds, at most 255). */
+  idleTimeoutSeconds: number;
+  /** How long a request's body may take to arrive, from the request's start; 408 beyond. */
+  bodyTimeoutMs: number;
+  /** Requests answered at once; 503 with Retry-After beyond. */
+  maxRequestsInFlight: number;
+  /** Body bytes all requests together may hold while their bodies are read; 503 beyond. */
+  bodyBufferBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The HTTP bounds' defaults. Bodies together: 64 MiB, six bodies at the largest route limit
+ * (10 MiB), room on a 1 GB machine; in flight: far above the 50 connections of the benchmarks.
+ */
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * MiB };
 
 export interface AnalyticsRetentionDays {
   raw: number;
@@ -165,7 +189,14 @@ export function loadConfig(env: Env): Config {
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
-    trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "127.0.0.0/8,::1"),
+    trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
+    http: {
+      idleTimeoutSeconds: int(r, "TOLLGATE_IDLE_TIMEOUT_SECONDS", DEFAULT_HTTP_BOUNDS.idleTimeoutSeconds, 1, 255),
+      bodyTimeoutMs: int(r, "TOLLGATE_BODY_TIMEOUT_MS", DEFAULT_HTTP_BOUNDS.bodyTimeoutMs, 100, 600_000),
+      maxRequestsInFlight: int(r, "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", DEFAULT_HTTP_BOUNDS.maxRequestsInFlight, 1, 1_000_000),
+      // At least 10 MiB, so that one body at the largest route limit always fits.
+      bodyBufferBytes: int(r, "TOLLGATE_BODY_BUFFER_MIB", DEFAULT_HTTP_BOUNDS.bodyBufferBytes / MiB, 10, 65_536) * MiB,
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
@@ -193,5 +224,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
-  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes (default 127.0.0.0/8,::1)"],
+  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
+  ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
+  ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
+  ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],
+  ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
 ];

@@ -33,7 +33,8 @@ describe("defaults", () => {
       keyCacheSize: 200_000,
       shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
-      trustedProxies: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
+      trustedProxies: [],
+      http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * 1024 * 1024 },
     });
   });
 
@@ -53,7 +54,8 @@ describe("defaults", () => {
       "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
       "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
-    ]);
+      "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
+    ].sort());
   });
 });
 
@@ -80,7 +82,11 @@ describe("valid values", () => {
       TOLLGATE_KEY_CACHE_SIZE: "0",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
       TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
-      TOLLGATE_TRUSTED_PROXIES: "none",
+      TOLLGATE_TRUSTED_PROXIES: "10.0.0.1",
+      TOLLGATE_IDLE_TIMEOUT_SECONDS: "255",
+      TOLLGATE_BODY_TIMEOUT_MS: "100",
+      TOLLGATE_MAX_REQUESTS_IN_FLIGHT: "1",
+      TOLLGATE_BODY_BUFFER_MIB: "10",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -103,8 +109,13 @@ describe("valid values", () => {
         { address: "192.0.2.7", prefix: 32, family: "ipv4" },
         { address: "fd00::", prefix: 8, family: "ipv6" },
       ],
-      trustedProxies: [],
+      trustedProxies: [{ address: "10.0.0.1", prefix: 32, family: "ipv4" }],
+      http: { idleTimeoutSeconds: 255, bodyTimeoutMs: 100, maxRequestsInFlight: 1, bodyBufferBytes: 10 * 1024 * 1024 },
     });
+  });
+
+  test("TOLLGATE_TRUSTED_PROXIES=none trusts no proxy, as the default does", () => {
+    expect(loadConfig({ TOLLGATE_TRUSTED_PROXIES: "none" }).trustedProxies).toEqual([]);
   });
 
   test("port 0 (any free port) and the bounds 65535 are allowed", () => {
@@ -158,6 +169,14 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_METRICS_ALLOW", "127.0.0.1/33"],
     ["TOLLGATE_METRICS_ALLOW", "::1,10.0.0.0/8/1"],
     ["TOLLGATE_TRUSTED_PROXIES", "proxy.internal"],
+    ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "0"],
+    ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "256"],
+    ["TOLLGATE_BODY_TIMEOUT_MS", "99"],
+    ["TOLLGATE_BODY_TIMEOUT_MS", "10s"],
+    ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "0"],
+    ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "1000001"],
+    ["TOLLGATE_BODY_BUFFER_MIB", "9"],
+    ["TOLLGATE_BODY_BUFFER_MIB", "64M"],
   ];
   test.each(cases.map(([name, value]) => [name, value.length > 40 ? `${value.slice(0, 14)}…` : value, value]))("%s=%s", (name, _, value) => {
     const problems = problemsOf({ [name]: value });

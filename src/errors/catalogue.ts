@@ -15,8 +15,9 @@ const kind = (urn: string, status: number, title: string, description: string): 
 export const ERROR_CATALOGUE = {
   invalid_input: kind("err:service:application:invalid_input", 400, "Bad Request", "The request body or a parameter failed validation. `errors[]` names each field and what is wrong with it."),
   request_body_unreadable: kind("err:user:bad_request:request_body_unreadable", 400, "Bad Request", "The request body is not valid JSON."),
-  request_body_too_large: kind("err:user:bad_request:request_body_too_large", 413, "Request Entity Too Large", "The request body is larger than the service accepts (1 MiB)."),
+  request_body_too_large: kind("err:user:bad_request:request_body_too_large", 413, "Request Entity Too Large", "The request body is larger than the route accepts: 10 MiB, or 1 MiB for `keys.verifyKey` and `ratelimit(s).limit`. The detail gives the limit."),
   request_timeout: kind("err:user:bad_request:request_timeout", 408, "Request Timeout", "The request took too long to arrive or to process."),
+  client_closed_request: kind("err:user:bad_request:client_closed_request", 499, "Client Closed Request", "The client closed the connection before its request was read; nobody receives this answer, the access log records it."),
   permissions_query_syntax_error: kind("err:user:bad_request:permissions_query_syntax_error", 400, "Bad Request", "The `permissions` query of a verification could not be parsed. The detail gives the position."),
   invalid_analytics_query: kind("err:user:bad_request:invalid_analytics_query", 400, "Bad Request", "The analytics query is not valid SQL of the supported dialect, or names an unknown column."),
   invalid_analytics_table: kind("err:user:bad_request:invalid_analytics_table", 400, "Bad Request", "The analytics query reads a table that is not one of the public analytics tables."),
@@ -55,6 +56,7 @@ export const ERROR_CATALOGUE = {
   protected_resource: kind("err:service:application:protected_resource", 412, "Resource is protected", "The resource has delete protection enabled."),
   precondition_failed: kind("err:service:application:precondition_failed", 412, "Precondition Failed", "A precondition of the operation does not hold; the detail says which."),
   unexpected_error: kind("err:service:application:unexpected_error", 500, "Internal Server Error", "Something went wrong inside the service. Quote the request id when you report it."),
+  overloaded: kind("err:service:application:overloaded", 503, "Service Unavailable", "The service is answering as many requests at once as it accepts, or holds as many request-body bytes as it accepts. Retry after the seconds given in the `Retry-After` header."),
   service_unavailable: kind("err:service:application:service_unavailable", 500, "Internal Server Error", "The service cannot handle the request right now, for example while it shuts down."),
 } as const satisfies Record<string, ErrorKind>;
 

@@ -1,27 +1,17 @@
 /**
- * Request bodies: JSON only, at most 1 MiB and nested at most MAX_BODY_DEPTH levels. A larger body
- * is 413, a body that is not JSON or nested deeper is 400; all before validation or authentication
- * look at it. The depth bound is there because the schema validator and its error reporting
- * recurse per level: a few thousand nested arrays in a string field would exhaust their stack.
+ * Request bodies as JSON: read within the route's bounds (body-reader.ts), then parsed whatever
+ * the content type, and nested at most MAX_BODY_DEPTH levels. A body that is not JSON or nested
+ * deeper is 400 before validation looks at it (and, for a small body, before authentication).
+ * The depth bound is there because the schema validator and its error reporting recurse per
+ * level: a few thousand nested arrays in a string field would exhaust their stack.
  */
 import { AppError } from "../errors/app-error.ts";
+import type { BodyRead, BodyReader } from "./body-reader.ts";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_BODY_DEPTH = 100;
-
-function tooLarge(): AppError {
-  return new AppError("request_body_too_large", { detail: `The request body is larger than ${MAX_BODY_BYTES} bytes.` });
-}
-
-/** 413 before reading a body whose declared length is already too large. */
-function refuseDeclaredTooLarge(request: Request): void {
-  if (Number(request.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) throw tooLarge();
-}
 
 /** Parses a body read as text; an empty body parses as undefined (the schema then says what is missing). */
 function parseJsonText(text: string): unknown {
-  // A UTF-8 byte count is at least the UTF-16 length and at most three times it: count bytes only when it matters.
-  if (text.length > MAX_BODY_BYTES || (text.length > MAX_BODY_BYTES / 3 && Buffer.byteLength(text) > MAX_BODY_BYTES)) throw tooLarge();
   if (text.length === 0) return undefined;
   let body: unknown;
   try {
@@ -62,7 +52,6 @@ function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
 }
 
 /** Reads and parses a request body. */
-export async function parseJsonBody(request: Request): Promise<unknown> {
-  refuseDeclaredTooLarge(request);
-  return parseJsonText(await request.text());
+export async function parseJsonBody(reader: BodyReader, request: Request, read: BodyRead): Promise<unknown> {
+  return parseJsonText(await reader.text(request, read));
 }

@@ -5,9 +5,10 @@
  */
 import { ValidationError } from "elysia";
 import { AppError, type FieldError } from "../errors/app-error.ts";
-import { ERROR_CATALOGUE, errorTypePath } from "../errors/catalogue.ts";
+import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
+import { failedValidation, fieldErrors, type MappedError } from "./validation.ts";
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
@@ -15,26 +16,14 @@ export interface ErrorRenderer {
 
 /** Turns an Elysia validation error into field errors naming each field (`body.credits.remaining`). */
 function validationErrors(error: ValidationError): FieldError[] {
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const e of error.all) {
-    const path = "path" in e && typeof e.path === "string" ? e.path : "";
-    const location = `${error.type}${path.split("/").filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("")}`;
-    const message = "summary" in e && typeof e.summary === "string" && e.summary ? e.summary : e.message;
-    const key = `${location}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ location, message });
-  }
-  return out;
+  return fieldErrors(error.type, error.all as MappedError[]);
 }
 
 /** Normalises anything thrown into an AppError; unexpected errors become `unexpected_error`. */
 function toAppError(error: unknown, code: string | number): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof ValidationError || code === "VALIDATION") {
-    const errors = error instanceof ValidationError ? validationErrors(error) : [];
-    return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
+    return failedValidation(error instanceof ValidationError ? validationErrors(error) : []);
   }
   // Elysia wraps whatever the body parser throws in a ParseError; the parser's own AppError (413, 400) wins.
   if (code === "PARSE") {
@@ -44,6 +33,9 @@ function toAppError(error: unknown, code: string | number): AppError {
   if (code === "NOT_FOUND") return new AppError("route_not_found", { detail: "No route answers this method and path." });
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }
+
+/** `Retry-After` of the errors that say when to come back. */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, string>> = { overloaded: "1" };
 
 /** Routes whose every error the upstream API document (and so the SDK) declares as problem+json. */
 const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
@@ -62,8 +54,12 @@ function wantsProblemJson(request: Request, status: number, schemaError: boolean
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
 
-/** Builds the renderer for one app: `docsUrl` is the base of `type` URLs. */
-export function createErrorRenderer(docsUrl: () => string, logger: Logger): ErrorRenderer {
+/**
+ * Builds the renderer for one app: `docsUrl` is the base of `type` URLs. An error answer to a
+ * request whose body may still be on its way (`bodyLeftUnread`) closes the connection: the client
+ * may be sending megabytes more, which would otherwise be read only to be thrown away.
+ */
+export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false): ErrorRenderer {
   return {
     render(error, code, request, requestId) {
       const appError = toAppError(error, code);
@@ -83,7 +79,13 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger): Erro
         },
       };
       const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json" } : undefined);
+      const retryAfter = RETRY_AFTER_SECONDS[appError.code];
+      const headers = {
+        ...(problem ? { "content-type": "application/problem+json" } : {}),
+        ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+        ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
+      };
+      return jsonResponse(body, kind.status, requestId, headers);
     },
   };
 }

@@ -1,17 +1,18 @@
 /**
  * The hot routes (keys.verifyKey, ratelimit(s).limit) answered straight from Bun's router instead
  * of through Elysia's per-request hook chain, which on its own costs about a quarter of a bare
- * Bun.serve's throughput. Each hot route is declared once (path, body schema, handler) and also
- * registered with Elysia, which serves its OpenAPI entry and `app.handle`; over HTTP this lane
- * answers it. The lane runs the same pieces in the same order as the app: request id → JSON body
- * (1 MiB) → schema validation → handler (which authenticates) → envelope, or the one error
- * renderer; then the access log and metrics. Answers leave together at the end of the event-loop
- * turn (see `endOfTurn`).
+ * Bun.serve's throughput. Each hot route is declared once (path, body schema, body limit, handler)
+ * and also registered with Elysia, which serves its OpenAPI entry and `app.handle`; over HTTP this
+ * lane answers it. The lane runs the same pieces in the same order as the app: request id →
+ * in-flight cap → JSON body within its bounds → schema validation → handler (which authenticates)
+ * → envelope, or the one error renderer; then the access log and metrics. Answers leave together
+ * at the end of the event-loop turn (see `endOfTurn`).
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { ValidationError } from "elysia";
 import { parseJsonBody } from "./body.ts";
+import type { BodyReader } from "./body-reader.ts";
+import { admitRequest, type PendingRequests } from "./in-flight.ts";
+import { BodyValidator } from "./validation.ts";
 import type { Ok } from "./envelope.ts";
 import type { ErrorRenderer } from "./errors.ts";
 import { jsonTextResponse } from "./json.ts";
@@ -23,6 +24,8 @@ import { newRequestInfo } from "./request-context.ts";
 export interface HotRoute<S extends TSchema = TSchema> {
   path: string;
   body: S;
+  /** The largest body the route reads (see route-bodies.ts). */
+  bodyLimitBytes: number;
   /** Runs after the body passed `body`; throws AppError for a failure. */
   handle(body: Static<S>, request: Request): Ok | Promise<Ok>;
 }
@@ -31,9 +34,11 @@ export interface HotLane {
   errors: ErrorRenderer;
   metrics: MetricsRegistry;
   log(answered: AnsweredRequest): void;
+  bodies: BodyReader;
+  maxRequestsInFlight: number;
 }
 
-type BunRoutes = Record<string, { POST: (request: Request) => Promise<Response> }>;
+type BunRoutes = Record<string, { POST: (request: Request, server: PendingRequests) => Promise<Response> }>;
 
 /** The `routes` table for Bun.serve: POST of each hot path; other methods fall through to Elysia. */
 export function hotRoutes(routes: readonly HotRoute[], lane: HotLane): BunRoutes {
@@ -66,15 +71,16 @@ export function endOfTurn(): Promise<void> {
   })));
 }
 
-function handler(route: HotRoute, lane: HotLane): (request: Request) => Promise<Response> {
-  const validator = TypeCompiler.Compile(route.body);
-  return async (request) => {
+function handler(route: HotRoute, lane: HotLane): (request: Request, server: PendingRequests) => Promise<Response> {
+  const validator = new BodyValidator(route.body);
+  return async (request, server) => {
     const info = newRequestInfo();
     let response: Response;
     try {
+      admitRequest(server, lane.maxRequestsInFlight);
       // The answer waits for the end of the turn anyway (endOfTurn): an await more or less costs nothing.
-      const body = await parseJsonBody(request);
-      if (!validator.Check(body)) throw new ValidationError("body", route.body, body);
+      const body = await parseJsonBody(lane.bodies, request, { limitBytes: route.bodyLimitBytes, startedAtMs: info.startedAtMs });
+      validator.check(body);
       const result = await route.handle(body, request);
       lane.metrics.observeResult(route.path, result);
       response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);

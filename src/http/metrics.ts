@@ -1,9 +1,9 @@
 /**
  * `GET /metrics` in the Prometheus text format, and the registry behind it. One registry per app
  * (no module state), fed by the access-log hook once per request: a few map lookups and integer
- * increments, no allocation once a route has been seen. Gauges (cache, database size, memory) are
- * read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it; others get the same
- * 404 as an unknown route, so the endpoint is invisible to them.
+ * increments, no allocation once a route has been seen. Gauges (cache, database size, requests in
+ * flight, memory) are read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it;
+ * others get the same 404 as an unknown route, so the endpoint is invisible to them.
  */
 import { Elysia } from "elysia";
 import { AppError } from "../errors/app-error.ts";
@@ -33,6 +33,8 @@ export interface MetricsSources {
   keyCache(): { hits: number; misses: number };
   databaseSizeBytes(): number;
   analyticsDatabaseSizeBytes(): number;
+  /** Requests received and not yet answered, the scrape itself left out. */
+  requestsInFlight(): number;
 }
 
 export class MetricsRegistry {
@@ -97,6 +99,8 @@ export class MetricsRegistry {
     out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
     family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
     out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
+    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (TOLLGATE_MAX_REQUESTS_IN_FLIGHT caps them), this scrape left out.");
+    out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
     return out.join("\n") + "\n";

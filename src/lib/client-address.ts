@@ -2,7 +2,9 @@
  * The address a request came from, as the audit log records it. The socket's peer is the only
  * address nobody can forge; X-Forwarded-For is believed only as far as it was written by trusted
  * proxies (TOLLGATE_TRUSTED_PROXIES). Each proxy appends the address it received the request from,
- * so the header is read from the right, hop by hop, while the hop that wrote it is trusted.
+ * so the header is read from the right, hop by hop, while the hop that wrote it is trusted. A hop
+ * is believed only as a plain address: node:net also accepts an IPv6 zone (`fe80::1%eth0`) of any
+ * length, which no proxy writes and which would carry arbitrary text into the audit log.
  */
 import { isIP } from "node:net";
 import type { AddressAllowList } from "./cidr.ts";
@@ -10,6 +12,11 @@ import type { AddressAllowList } from "./cidr.ts";
 /** `::ffff:1.2.3.4` (an IPv4 client of a dual-stack listener) → `1.2.3.4`. */
 function plain(address: string): string {
   return address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/** A forwarded hop that is an IP address without a zone: at most 45 characters. */
+function isPlainAddress(hop: string): boolean {
+  return isIP(hop) !== 0 && !hop.includes("%");
 }
 
 /**
@@ -24,7 +31,7 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
   const hops = forwardedFor.split(",");
   for (let i = hops.length - 1; i >= 0 && trusted.allows(address); i--) {
     const hop = hops[i]!.trim();
-    if (isIP(hop) === 0) break;
+    if (!isPlainAddress(hop)) break;
     address = plain(hop);
   }
   return address;

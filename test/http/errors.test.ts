@@ -88,13 +88,13 @@ describe("404", () => {
 });
 
 describe("413", () => {
-  test("a body over 1 MiB (Content-Length) answers 413 in the envelope", async () => {
-    const res = await h.post("/v2/apis.createApi", JSON.stringify({ name: "big", pad: "x".repeat(MiB) }));
+  test("a body over the route's limit (Content-Length) answers 413 in the envelope", async () => {
+    const res = await h.post("/v2/keys.verifyKey", JSON.stringify({ key: "big", pad: "x".repeat(MiB) }));
     expectError(h, res, 413, "user/bad_request/request_body_too_large", `The request body is larger than ${MiB} bytes.`);
     expect(res.body.error.title).toBe("Request Entity Too Large");
   });
 
-  test("a chunked body over 1 MiB (no Content-Length) answers 413 too", async () => {
+  test("a chunked body over the route's limit (no Content-Length) answers 413 too", async () => {
     const chunk = new TextEncoder().encode("x".repeat(256 * 1024));
     const stream = new ReadableStream<Uint8Array>({
       start(c) {
@@ -102,7 +102,7 @@ describe("413", () => {
         c.close();
       },
     });
-    const res = await raw("/v2/apis.createApi", { body: stream });
+    const res = await raw("/v2/keys.verifyKey", { body: stream });
     expect(res.status).toBe(413);
     const body: any = await res.json();
     expect(body.error.type).toBe(`${h.url}/docs/api-reference/errors-v2/user/bad_request/request_body_too_large`);
@@ -110,7 +110,7 @@ describe("413", () => {
   });
 
   test("size is checked before authentication", async () => {
-    const res = await h.post("/v2/apis.createApi", "x".repeat(MiB + 1), { key: null });
+    const res = await h.post("/v2/keys.verifyKey", "x".repeat(MiB + 1), { key: null });
     expectError(h, res, 413, "user/bad_request/request_body_too_large");
   });
 });

@@ -8,7 +8,7 @@ import { MetricsRegistry, UNMATCHED_ROUTE } from "../../src/http/metrics.ts";
 import { Ok } from "../../src/http/envelope.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
-const sources = { keyCache: () => ({ hits: 3, misses: 1 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192 };
+const sources = { keyCache: () => ({ hits: 3, misses: 1 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2 };
 
 /** The value of the sample line `name{labels}`, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -56,6 +56,7 @@ describe("MetricsRegistry", () => {
     expect(sample(text, "tollgate_key_cache_hits_total")).toBe(3);
     expect(sample(text, "tollgate_database_size_bytes")).toBe(4096);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBe(8192);
+    expect(sample(text, "tollgate_http_requests_in_flight")).toBe(2);
     expect(sample(text, "tollgate_process_resident_memory_bytes")).toBeGreaterThan(0);
     const families = [...text.matchAll(/^# TYPE (\S+) (counter|gauge|histogram)$/gm)].map((m) => m[1]);
     expect(families.length).toBe(new Set(families).size);
@@ -101,6 +102,7 @@ describe("GET /metrics on a running service (loopback allowed by default)", () =
     expect(sample(text, "tollgate_key_cache_hits_total")).toBeGreaterThanOrEqual(1);
     expect(sample(text, "tollgate_database_size_bytes")).toBeGreaterThan(0);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBeGreaterThan(0);
+    expect(sample(text, "tollgate_http_requests_in_flight")).toBe(0);
   });
 
   test("is left out of the OpenAPI document", async () => {

@@ -19,7 +19,7 @@ describe("request id", () => {
       await h.post("/v2/apis.getApi", { apiId: "api_missing" }),
       await h.post("/v2/keys.verifyKey", { key: "unknown" }),
       await h.post("/v2/no.route", {}),
-      await h.post("/v2/apis.createApi", "x".repeat(1024 * 1024 + 1)),
+      await h.post("/v2/keys.verifyKey", "x".repeat(1024 * 1024 + 1)),
     ];
     const live = await fetch(`${h.url}/v2/liveness`);
     const liveBody: any = await live.json();

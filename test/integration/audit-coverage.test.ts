@@ -34,7 +34,8 @@ const rowsAfter = (rowid: number) => h.running.storage.sqlite.query<Row, [number
 const refsOf = (row: Pick<Row, "resources">) => (JSON.parse(row.resources) as Array<{ id: string; name?: string }>).flatMap((r) => [r.id, ...(r.name ? [r.name] : [])]);
 
 beforeAll(async () => {
-  h = await startHarness();
+  // Loopback (the test's own address) stands for a proxy here, so X-Forwarded-For is believed.
+  h = await startHarness({ env: { TOLLGATE_TRUSTED_PROXIES: "127.0.0.0/8,::1" } });
   actor = h.running.services.workspaces.createRootKey({ workspace: "default", name: "auditor", permissions: [...ALL_GRANTS] }, { type: "cli", id: "test" });
   secrets.add(h.rootKey).add(actor.key);
   world.h = h;
@@ -54,7 +55,7 @@ describe("API changes: exactly the expected entries, by the calling root key, wi
     test(`${m.path}: ${m.name}`, async () => {
       const { body, expected } = await m.prepare();
       const before = lastRowid();
-      // A forged left part, then the address the (loopback, trusted) proxy appended.
+      // A forged left part, then the address the (loopback, configured as trusted) proxy appended.
       const res = await h.post(m.path, body, { key: actor.key, headers: { "x-forwarded-for": `10.0.0.1, ${IP}`, "user-agent": UA } });
       expect(res.status).toBe(200);
       if (typeof res.body.data?.key === "string") secrets.add(res.body.data.key);

@@ -34,6 +34,11 @@ describe("clientAddress", () => {
     expect(clientAddress("127.0.0.1", "", LOOPBACK)).toBe("127.0.0.1");
   });
 
+  test("an IPv6 zone, which can carry any text, is not an address from the header", () => {
+    expect(clientAddress("127.0.0.1", `fe80::1%${"x".repeat(10_000)}`, LOOPBACK)).toBe("127.0.0.1");
+    expect(clientAddress("127.0.0.1", "203.0.113.7, fe80::1%eth0", LOOPBACK)).toBe("127.0.0.1");
+  });
+
   test("IPv6, and IPv4 clients of a dual-stack listener without the ::ffff: prefix", () => {
     expect(clientAddress("::1", "2001:db8::7", LOOPBACK)).toBe("2001:db8::7");
     expect(clientAddress("::ffff:198.51.100.9", null, LOOPBACK)).toBe("198.51.100.9");

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { boot, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/lib/logger.ts";
+import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { TestClock } from "./test-clock.ts";
 
@@ -34,8 +34,11 @@ export interface ApiResponse {
   body: any;
 }
 
-export async function startHarness(opts: { env?: Record<string, string>; startMs?: number } = {}): Promise<Harness> {
+/** `logLines` collects every log line (info and above) instead of dropping them. */
+export async function startHarness(opts: { env?: Record<string, string>; startMs?: number; logLines?: string[] } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-"));
+  const lines = opts.logLines;
+  const logger: Logger = lines ? createLogger("info", (line) => lines.push(line)) : silentLogger;
   const rootKey = `tg_test_${randomKeyPart(24)}`;
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
   const clock = new TestClock(opts.startMs);
@@ -45,7 +48,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     rootKey,
     clock,
     dataDir,
-    running: await boot({ config, logger: silentLogger, clock }),
+    running: await boot({ config, logger, clock }),
     async post(path, body, o = {}) {
       const key = o.key === undefined ? rootKey : o.key;
       const res = await fetch(h.url + path, {
@@ -67,7 +70,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     },
     async restart() {
       await h.running.stop();
-      h.running = await boot({ config, logger: silentLogger, clock });
+      h.running = await boot({ config, logger, clock });
       h.url = h.running.url;
     },
     async stop() {

@@ -1,4 +1,8 @@
-/** Writing audit entries: one row per change, inside the transaction of that change. */
+/**
+ * Writing audit entries: one row per change, inside the transaction of that change. The
+ * User-Agent is whatever the client sent, up to the server's header size: it is stored cut to
+ * MAX_USER_AGENT_CHARS, so that no caller grows every entry of its changes by kilobytes.
+ */
 import type { Db } from "../../storage/db.ts";
 import { auditLogs } from "../../storage/schema/index.ts";
 import { newId } from "../../lib/ids.ts";
@@ -19,6 +23,16 @@ export interface AuditEntryInput {
   timeMs: number;
 }
 
+export const MAX_USER_AGENT_CHARS = 256;
+
+/** `text` cut to `maxChars` UTF-16 units, without splitting a surrogate pair. */
+function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const last = text.charCodeAt(maxChars - 1);
+  const highSurrogate = last >= 0xd800 && last <= 0xdbff;
+  return text.slice(0, highSurrogate ? maxChars - 1 : maxChars);
+}
+
 /** Writes one entry; call it inside the transaction that makes the change. Returns the log id. */
 export function recordAudit(db: Db, entry: AuditEntryInput): string {
   const id = newId("log");
@@ -33,7 +47,7 @@ export function recordAudit(db: Db, entry: AuditEntryInput): string {
     resources: entry.resources,
     description: entry.description,
     remoteIp: entry.actor.remoteIp ?? null,
-    userAgent: entry.actor.userAgent ?? null,
+    userAgent: entry.actor.userAgent === undefined ? null : cut(entry.actor.userAgent, MAX_USER_AGENT_CHARS),
   }).run();
   return id;
 }

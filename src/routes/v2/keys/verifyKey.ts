@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
 import { Int, MAX_SAFE_INT, strictObject } from "../../../http/schemas.ts";
@@ -21,6 +22,7 @@ const VerifyKeyBody = strictObject({
 export const verifyKeyOperation = (deps: RouteDeps): HotRoute<typeof VerifyKeyBody> => ({
   path: "/v2/keys.verifyKey",
   body: VerifyKeyBody,
+  bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
   handle: async (body, request) => ok(await deps.services.verification.verifyKey(deps.principal(request), body)),
 });
 
@@ -28,6 +30,6 @@ export const verifyKeyRoute = (deps: RouteDeps) => {
   const op = verifyKeyOperation(deps);
   return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
     body: op.body,
-    detail: { summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request." },
+    detail: { summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes) },
   });
 };

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
 import type { RouteDeps } from "../../deps.ts";
@@ -11,6 +12,7 @@ import { LimitBody } from "./schemas.ts";
 export const limitOperation = (deps: RouteDeps, path: string): HotRoute<typeof LimitBody> => ({
   path,
   body: LimitBody,
+  bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
   handle: (body, request) => ok(deps.services.ratelimits.limit(deps.principal(request), body)),
 });
 
@@ -21,6 +23,7 @@ export const limitRoute = (deps: RouteDeps, path: string, tag: string) => {
     detail: {
       summary: "Check a rate limit", tags: [tag],
       description: "Always 200 with `success`. Needs `ratelimit.*.limit` or `ratelimit.<namespaceId>.limit`; a new namespace also needs `ratelimit.*.create_namespace`.",
+      ...bodyLimit(op.bodyLimitBytes),
     },
   });
 };

@@ -21,7 +21,7 @@ async function apiCreatedLog(name: string, opts: { key?: string; headers?: Recor
 describe("200", () => {
   test("the entry: id, time, event, actor, resources, description, remote IP and user agent", async () => {
     const { id: rootKeyId, key } = h.running.services.workspaces.createRootKey({ workspace: "default", name: "deployer", permissions: ["api.*.create_api"] }, TEST_ACTOR);
-    const { apiId, logId } = await apiCreatedLog("orders", { key, headers: { "x-forwarded-for": "198.51.100.1, 203.0.113.7", "user-agent": "deploy-bot/1.0" } });
+    const { apiId, logId } = await apiCreatedLog("orders", { key, headers: { "user-agent": "deploy-bot/1.0" } });
     const res = await h.post("/v2/audit.getLog", { logId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -33,27 +33,34 @@ describe("200", () => {
         actor: { type: "root_key", id: rootKeyId, name: "deployer" },
         resources: [{ type: "api", id: apiId, name: "orders" }, { type: "keySpace", id: expect.stringMatching(/^ks_/) }],
         description: "Created API orders",
-        remoteIp: "203.0.113.7",
+        remoteIp: "127.0.0.1",
         userAgent: "deploy-bot/1.0",
       },
     });
   });
 
-  test("without X-Forwarded-For, remoteIp is the connection's peer", async () => {
-    const { logId } = await apiCreatedLog("no-proxy");
+  test("X-Forwarded-For from loopback is not believed by default: remoteIp is the connection's peer", async () => {
+    const { logId } = await apiCreatedLog("spoof", { headers: { "x-forwarded-for": "203.0.113.66" } });
     const res = await h.post("/v2/audit.getLog", { logId });
     expect(res.body.data.remoteIp).toBe("127.0.0.1");
   });
 
-  test("X-Forwarded-For from a peer that is not a trusted proxy is not believed", async () => {
-    const direct = await startHarness({ env: { TOLLGATE_TRUSTED_PROXIES: "none" } });
+  test("behind a proxy named in TOLLGATE_TRUSTED_PROXIES, remoteIp is the address the proxy appended", async () => {
+    const proxied = await startHarness({ env: { TOLLGATE_TRUSTED_PROXIES: "127.0.0.0/8,::1" } });
     try {
-      const created = await direct.post("/v2/apis.createApi", { name: "spoof" }, { headers: { "x-forwarded-for": "203.0.113.66" } });
-      const list = await direct.post("/v2/audit.listLogs", { resourceId: created.body.data.apiId });
-      expect(list.body.data[0].remoteIp).toBe("127.0.0.1");
+      const created = await proxied.post("/v2/apis.createApi", { name: "proxied" }, { headers: { "x-forwarded-for": "198.51.100.1, 203.0.113.7" } });
+      const list = await proxied.post("/v2/audit.listLogs", { resourceId: created.body.data.apiId });
+      expect(list.body.data[0].remoteIp).toBe("203.0.113.7");
     } finally {
-      await direct.stop();
+      await proxied.stop();
     }
+  });
+
+  test("a 10,000-character User-Agent is stored cut to its first 256 characters", async () => {
+    const userAgent = "agent/1.0 ".repeat(1000);
+    const { logId } = await apiCreatedLog("long-agent", { headers: { "user-agent": userAgent } });
+    const res = await h.post("/v2/audit.getLog", { logId });
+    expect(res.body.data.userAgent).toBe(userAgent.slice(0, 256));
   });
 
   test("an entry written by the CLI has actor type cli", async () => {
