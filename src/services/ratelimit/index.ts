@@ -5,6 +5,7 @@
  * changed windows to a log in SQLite and replays it at start, so a restart forgets no count.
  */
 export { SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow } from "./sliding-window.ts";
+export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
 export {
   RatelimitService, DEFAULT_OVERRIDE_PAGE,
   type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,

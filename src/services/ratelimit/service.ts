@@ -17,6 +17,7 @@ import {
   findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, loadOverrides, softDeleteOverride, upsertOverride,
 } from "./records.ts";
 import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
+import { effectiveDurationMs } from "./durations.ts";
 
 export interface LimitInput {
   /** Namespace id or name. */
@@ -239,7 +240,10 @@ export class RatelimitService {
     return ns.overrides;
   }
 
-  /** The limiter request for one input: an applied override replaces its limit and duration. */
+  /**
+   * The limiter request for one input: an applied override replaces its limit and duration (an
+   * override stored by an older version with a duration outside the bounds is clamped into them).
+   */
   private plan(ns: NamespaceEntry, input: LimitInput): PlannedLimit {
     const override = this.overridesOf(ns).match(input.identifier);
     return {
@@ -247,7 +251,7 @@ export class RatelimitService {
         scope: ns.scope,
         identifier: input.identifier,
         limit: override?.limit ?? input.limit,
-        durationMs: override?.duration ?? input.duration,
+        durationMs: override === undefined ? input.duration : effectiveDurationMs(override.duration),
         cost: input.cost ?? 1,
       },
       overrideId: override?.id,
