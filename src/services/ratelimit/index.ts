@@ -4,7 +4,10 @@
  * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore appends its
  * changed windows to a log in SQLite and replays it at start, so a restart forgets no count.
  */
-export { SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow } from "./sliding-window.ts";
+export {
+  SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
+} from "./sliding-window.ts";
+export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
 export {
   RatelimitService, DEFAULT_OVERRIDE_PAGE,

@@ -12,6 +12,7 @@ import type { NamespaceRecord } from "./records.ts";
 export interface NamespaceEntry extends NamespaceRecord {
   /** Built lazily from the live overrides; undefined until needed or after a change. */
   overrides: OverrideIndex | undefined;
+  workspaceId: string;
   /** The namespace's scope in the limiter: `${workspaceId}|${namespaceId}`. */
   scope: string;
 }
@@ -39,7 +40,7 @@ export class NamespaceCache {
     }
     const known = ws.byId.get(ns.id);
     if (known !== undefined) return known;
-    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, scope: `${workspaceId}|${ns.id}` };
+    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, workspaceId, scope: `${workspaceId}|${ns.id}` };
     ws.byId.set(ns.id, entry);
     ws.byName.set(ns.name, entry);
     return entry;

@@ -248,6 +248,7 @@ export class RatelimitService {
     const override = this.overridesOf(ns).match(input.identifier);
     return {
       request: {
+        workspace: ns.workspaceId,
         scope: ns.scope,
         identifier: input.identifier,
         limit: override?.limit ?? input.limit,

@@ -68,9 +68,11 @@ export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot
   if (requested.length === 0 && snap.ratelimits.length === 0 && !snap.identity?.ratelimits.length) return undefined;
   const checks = plan(snap, requested);
   if (checks.length === 0) return undefined;
+  // One scope per workspace for every key and identity limit; the counter is (name, owner).
+  const scope = `${snap.workspaceId}|key-limit`;
   const requests: LimitRequest[] = checks.map((c) => ({
-    // One scope per workspace for every key and identity limit; the counter is (name, owner).
-    scope: `${snap.workspaceId}|key-limit`,
+    workspace: snap.workspaceId,
+    scope,
     identifier: `${c.config.name}|${c.ownerId}`,
     limit: c.config.limit,
     // A limit stored by an older version may lie outside today's bounds: it is applied clamped into them.
