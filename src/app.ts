@@ -44,6 +44,7 @@ export function createApp(opts: AppOptions) {
   const metrics = new MetricsRegistry();
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
+    ratelimitWindows: () => opts.services.limiter.stats(),
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
   };
