@@ -87,7 +87,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
     verification: new VerificationService({ storage, clock, limiter, cache, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
-    ratelimits: new RatelimitService({ storage, clock, limiter }),
+    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheSize: config.ratelimitNamespaceCacheSize }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
       storage, clock,

@@ -24,6 +24,8 @@ export interface Config {
    */
   ratelimitMemoryMiB: number;
   ratelimitWorkspaceMemoryMiB: number;
+  /** Rate-limit namespaces held in memory per workspace (least recently used dropped beyond). */
+  ratelimitNamespaceCacheSize: number;
   auditRetentionDays: number;
   /** Time limit of one analytics.getVerifications query, waiting included. */
   analyticsQueryTimeoutMs: number;
@@ -166,6 +168,7 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     ...ratelimitMemory(r),
+    ratelimitNamespaceCacheSize: int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", 10_000, 1, 10_000_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
@@ -198,6 +201,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
   ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 128)"],
   ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
+  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "rate-limit namespaces held in memory per workspace (default 10000)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query (default 5000)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],

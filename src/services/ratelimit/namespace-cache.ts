@@ -5,6 +5,10 @@
  *
  * Only this process changes namespaces and overrides (no CLI command touches them), so the cache
  * cannot go stale behind its back; `clear` exists for anyone who edits those rows directly.
+ *
+ * Bounded per workspace: a caller that may create namespaces can create them without end, so
+ * beyond `maxPerWorkspace` the workspace's least recently used entry is dropped (it is read from
+ * SQLite again when next named). The order is the insertion order of `byId`, renewed on each hit.
  */
 import type { OverrideIndex } from "./overrides.ts";
 import type { NamespaceRecord } from "./records.ts";
@@ -25,10 +29,18 @@ interface WorkspaceEntries {
 export class NamespaceCache {
   private readonly workspaces = new Map<string, WorkspaceEntries>();
 
-  /** The cached namespace whose id, or else whose name, is `ref`. */
+  constructor(private readonly maxPerWorkspace: number) {}
+
+  /** The cached namespace whose id, or else whose name, is `ref`; it becomes the most recently used. */
   get(workspaceId: string, ref: string): NamespaceEntry | undefined {
     const ws = this.workspaces.get(workspaceId);
-    return ws?.byId.get(ref) ?? ws?.byName.get(ref);
+    if (ws === undefined) return undefined;
+    const entry = ws.byId.get(ref) ?? ws.byName.get(ref);
+    if (entry !== undefined) {
+      ws.byId.delete(entry.id);
+      ws.byId.set(entry.id, entry);
+    }
+    return entry;
   }
 
   /** Caches a namespace read from or written to SQLite; returns the cached entry. */
@@ -43,6 +55,11 @@ export class NamespaceCache {
     const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, workspaceId, scope: `${workspaceId}|${ns.id}` };
     ws.byId.set(ns.id, entry);
     ws.byName.set(ns.name, entry);
+    if (ws.byId.size > this.maxPerWorkspace) {
+      const oldest = ws.byId.values().next().value!;
+      ws.byId.delete(oldest.id);
+      ws.byName.delete(oldest.name);
+    }
     return entry;
   }
 

@@ -66,9 +66,12 @@ export interface RatelimitDeps {
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
+  /** Namespaces (with their overrides) held in memory per workspace; default DEFAULT_NAMESPACE_CACHE_SIZE. */
+  namespaceCacheSize?: number;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
+export const DEFAULT_NAMESPACE_CACHE_SIZE = 10_000;
 
 const namespaceNotFound = () => new AppError("ratelimit_namespace_not_found", { detail: "This namespace does not exist." });
 const overrideNotFound = () => new AppError("ratelimit_override_not_found", { detail: "This override does not exist." });
@@ -85,9 +88,11 @@ interface PlannedLimit {
 }
 
 export class RatelimitService {
-  private readonly cache = new NamespaceCache();
+  private readonly cache: NamespaceCache;
 
-  constructor(private readonly deps: RatelimitDeps) {}
+  constructor(private readonly deps: RatelimitDeps) {
+    this.cache = new NamespaceCache(deps.namespaceCacheSize ?? DEFAULT_NAMESPACE_CACHE_SIZE);
+  }
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
   limit(principal: Principal, input: LimitInput): LimitOutcome {
