@@ -7,7 +7,6 @@
  * - Counts are integers: the weighted previous count is floored before it is added, as upstream
  *   does, so `remaining` is always an integer.
  * - State is per (scope, durationMs, identifier); another duration is another window.
- *
  * - Every check moves the counter it finds to the front of its workspace's order; the windows are
  *   held within per-workspace and total memory caps (window-slots.ts says how room is made).
  *
@@ -156,9 +155,18 @@ export class SlidingWindowLimiter {
     return this.slots.windowOf(slot);
   }
 
-  /** Every live slot, each workspace's from the least to the most recently used (the log's snapshot order). */
-  oldestFirst(): Int32Array {
-    return this.slots.oldestFirst();
+  /**
+   * Begins a walk over every window, each workspace's least recently used first (the log's snapshot
+   * order); windows may change between its steps, and one used again after the walk passed it
+   * comes again.
+   */
+  beginWalk(): void {
+    this.slots.beginWalk();
+  }
+
+  /** Up to `max` more slots of the walk; fewer (or none) once it is over. */
+  walk(max: number): number[] {
+    return this.slots.walk(max);
   }
 
   /**

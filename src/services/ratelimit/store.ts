@@ -16,7 +16,8 @@
  * - Compaction keeps the log near the size of the live state: once the log holds COMPACT_FACTOR
  *   times more windows than are live, `compactStep` appends a snapshot of the live windows (each
  *   workspace's least recently used first, so that a restore reads them in the order they were
- *   used) one chunk at a time and then deletes, a few chunks at a time, every chunk that existed
+ *   used; windows used during the snapshot are flushed after it anyway) one chunk at a time, walking
+ *   the limiter's lists a chunk per step, and then deletes, a few chunks at a time, every chunk that existed
  *   before the snapshot began. Each step is short, so the caller can run them between requests. A
  *   crash in the middle leaves a log that still replays correctly: superseded chunks are just read
  *   once more.
@@ -40,8 +41,8 @@ const COMPACT_FLOOR = 25_000;
 const DELETE_CHUNKS_PER_STEP = 16;
 
 type Compaction =
-  /** `order`: the live slots when the snapshot began, oldest first; `cursor`: the next one to write. */
-  | { phase: "snapshot"; supersedesUpTo: number; order: Int32Array; cursor: number }
+  /** `retry`: the slots of a snapshot step whose write failed, written first by the next step. */
+  | { phase: "snapshot"; supersedesUpTo: number; retry: number[] | undefined }
   | { phase: "delete"; supersedesUpTo: number };
 
 export class RatelimitStore {
@@ -146,15 +147,20 @@ export class RatelimitStore {
    * and is retried by the next call.
    */
   compactStep(nowMs: number): boolean {
-    const c = this.compaction ?? { phase: "snapshot", supersedesUpTo: this.log.lastSeq(), order: this.deps.limiter.oldestFirst(), cursor: 0 };
-    this.compaction = c;
+    let c = this.compaction;
+    if (c === undefined) {
+      c = { phase: "snapshot", supersedesUpTo: this.log.lastSeq(), retry: undefined };
+      this.deps.limiter.beginWalk();
+      this.compaction = c;
+    }
     if (c.phase === "snapshot") {
-      const end = Math.min(c.order.length, c.cursor + CHUNK_WINDOWS);
-      const rows = this.liveWindows(c.order.subarray(c.cursor, end), nowMs);
+      const slots = c.retry ?? this.deps.limiter.walk(CHUNK_WINDOWS);
+      c.retry = slots;
+      const rows = this.liveWindows(slots, nowMs);
       if (rows.length > 0) this.log.append([encodeChunk(rows)]);
+      c.retry = undefined;
       this.loggedWindows += rows.length;
-      c.cursor = end;
-      if (end >= c.order.length) this.compaction = { phase: "delete", supersedesUpTo: c.supersedesUpTo };
+      if (slots.length < CHUNK_WINDOWS) this.compaction = { phase: "delete", supersedesUpTo: c.supersedesUpTo };
       return true;
     }
     const deleted = this.log.deleteUpTo(c.supersedesUpTo, DELETE_CHUNKS_PER_STEP);
@@ -186,10 +192,10 @@ export class RatelimitStore {
    * The windows of `slots` that still weigh at `nowMs`, in that order (free slots are skipped; a slot
    * freed and reused since gives its new counter's window, which later flushes write again anyway).
    */
-  private liveWindows(slots: ArrayLike<number>, nowMs: number): WindowRow[] {
+  private liveWindows(slots: readonly number[], nowMs: number): WindowRow[] {
     const rows: WindowRow[] = [];
-    for (let i = 0; i < slots.length; i++) {
-      const row = this.deps.limiter.windowOf(slots[i]!);
+    for (const slot of slots) {
+      const row = this.deps.limiter.windowOf(slot);
       if (row !== undefined && expiresMs(row) > nowMs) rows.push(row);
     }
     return rows;

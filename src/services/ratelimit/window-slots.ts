@@ -155,7 +155,7 @@ export class WindowSlots {
   takeDirty(): number[] {
     const slots: number[] = [];
     if (this.dirtyCount === 0) return slots;
-    // A byte scan over every slot costs ~1 ms per million and needs no per-entry list in memory.
+    // A byte scan over every slot is cheap and needs no per-entry list in memory.
     const bound = this.table.slotBound;
     for (let slot = 0; slot < bound; slot++) {
       if (this.dirty[slot] !== 1) continue;
@@ -183,15 +183,14 @@ export class WindowSlots {
     };
   }
 
-  /** Every live slot, each workspace's from the least to the most recently used. */
-  oldestFirst(): Int32Array {
-    return this.lists.oldestFirst();
+  /** Begins a walk over every window, each workspace's least recently used first (workspace-windows.ts). */
+  beginWalk(): void {
+    this.lists.beginWalk();
   }
 
-  /** A workspace's slots from the most to the least recently used (empty for an unknown one). */
-  newestFirst(workspace: string): number[] {
-    const ws = this.lists.find(workspace);
-    return ws === undefined ? [] : this.lists.newestFirst(ws);
+  /** Up to `max` more slots of the walk; fewer (or none) once it is over. */
+  walk(max: number): number[] {
+    return this.lists.walk(max);
   }
 
   private scopeOf(slot: number): Scope {

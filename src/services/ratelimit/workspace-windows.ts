@@ -56,6 +56,10 @@ export class WorkspaceWindowLists {
   /** Per slot: the next less recently used slot of its workspace, or NO_SLOT. */
   private older = new Int32Array(0);
   private total = 0;
+  /** The walk of beginWalk: its workspaces, the one it is in, and the next slot it gives. */
+  private walkWorkspaces: WorkspaceWindows[] = [];
+  private walkIndex = 0;
+  private walkSlot = NO_SLOT;
 
   /** Charged bytes of every workspace. */
   get totalBytes(): number {
@@ -127,6 +131,7 @@ export class WorkspaceWindowLists {
 
   remove(ws: WorkspaceWindows, slot: number): void {
     const newer = this.newer[slot]!;
+    if (slot === this.walkSlot) this.walkSlot = newer;
     const older = this.older[slot]!;
     if (newer !== NO_SLOT) this.older[newer] = older;
     else ws.head = older;
@@ -142,21 +147,39 @@ export class WorkspaceWindowLists {
     this.addNewest(ws, slot);
   }
 
-  /** A workspace's slots from the most to the least recently used (for tests and the snapshot). */
+  /** A workspace's slots from the most to the least recently used. */
   newestFirst(ws: WorkspaceWindows): number[] {
     const slots: number[] = [];
     for (let slot = ws.head; slot !== NO_SLOT; slot = this.older[slot]!) slots.push(slot);
     return slots;
   }
 
-  /** Every live slot, each workspace's from the least to the most recently used. */
-  oldestFirst(): Int32Array {
-    let count = 0;
-    for (const ws of this.byName.values()) count += ws.windows;
-    const slots = new Int32Array(count);
-    let i = 0;
-    for (const ws of this.byName.values()) {
-      for (let slot = ws.tail; slot !== NO_SLOT; slot = this.newer[slot]!) slots[i++] = slot;
+  /**
+   * Begins a walk over every window, each workspace's least recently used first (the compaction's
+   * snapshot order). The walk survives the lists changing between its steps: a window that moves
+   * to the front or goes while the walk stands on it moves the walk on to the next newer one, and a
+   * window used again after the walk passed it is met again, later.
+   */
+  beginWalk(): void {
+    this.walkWorkspaces = [...this.byName.values()];
+    this.walkIndex = 0;
+    this.walkSlot = this.walkWorkspaces[0]?.tail ?? NO_SLOT;
+  }
+
+  /** Up to `max` more slots of the walk; fewer (or none) once it is over. */
+  walk(max: number): number[] {
+    const slots: number[] = [];
+    while (slots.length < max) {
+      if (this.walkSlot === NO_SLOT) {
+        if (++this.walkIndex >= this.walkWorkspaces.length) {
+          this.walkWorkspaces = [];
+          break;
+        }
+        this.walkSlot = this.walkWorkspaces[this.walkIndex]!.tail;
+        continue;
+      }
+      slots.push(this.walkSlot);
+      this.walkSlot = this.newer[this.walkSlot]!;
     }
     return slots;
   }

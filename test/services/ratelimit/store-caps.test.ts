@@ -69,6 +69,43 @@ describe("restore", () => {
   });
 });
 
+describe("compaction in steps beside evictions", () => {
+  test("windows evicted, reused and used between snapshot steps: a restore gives exactly the live windows", () => {
+    const a = t.fresh({ caps: capsFor(9_000), compactFloorWindows: 1 });
+    for (let i = 0; i < 9_000; i++) a.limiter.check(req(`a${i}`));
+    a.store.flush(t.clock.now());
+    let step = 0;
+    while (a.store.compactStep(t.clock.now())) {
+      step++;
+      for (let k = 0; k < 50; k++) a.limiter.check(req(`b${step}-${k}`, 2)); // evict the oldest, reuse their slots
+      a.limiter.check(req(`a${8_999 - step}`, 0)); // used again: after the walk passed it, or before
+      a.store.flush(t.clock.now());
+    }
+    expect(a.limiter.stats().evicted).toBeGreaterThan(0);
+    const live = identifiers(a.limiter);
+    const b = t.fresh({ caps: capsFor(9_000) });
+    b.store.restore(t.clock.now());
+    expect(identifiers(b.limiter)).toEqual(live);
+    for (const identifier of live.filter((_, i) => i % 97 === 0)) {
+      expect(b.limiter.check(req(identifier, 0)).remaining).toBe(a.limiter.check(req(identifier, 0)).remaining);
+    }
+  });
+
+  test("a snapshot step whose write fails is written by the next step; nothing is lost", () => {
+    const a = t.fresh({ compactFloorWindows: 1 });
+    for (let i = 0; i < 10_000; i++) a.limiter.check(req(`a${i}`));
+    a.store.flush(t.clock.now());
+    a.store.compactStep(t.clock.now());
+    t.storage.sqlite.run("ALTER TABLE ratelimit_log RENAME TO rl_away");
+    expect(() => a.store.compactStep(t.clock.now())).toThrow();
+    t.storage.sqlite.run("ALTER TABLE rl_away RENAME TO ratelimit_log");
+    a.store.compactNow(t.clock.now());
+    expect(t.loggedWindows()).toBe(10_000);
+    const b = t.fresh();
+    expect(b.store.restore(t.clock.now())).toBe(10_000);
+  });
+});
+
 describe("the log stays bounded", () => {
   test(`many windows evicted and flushed: the log never holds more than (${COMPACT_FACTOR} + 2) × max(live, floor) windows`, () => {
     const cap = 20;

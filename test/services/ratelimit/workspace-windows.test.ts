@@ -69,14 +69,28 @@ describe("order", () => {
     expect(lists.newestFirst(ws)).toEqual([8, 5, 6, 7]);
   });
 
-  test("oldestFirst lists every workspace's windows, each from its least recently used", () => {
+  test("a walk gives every workspace's windows, each from its least recently used, in steps", () => {
     const lists = setup();
     const a = lists.findOrCreate("ws_a");
     const b = lists.findOrCreate("ws_b");
     for (const slot of [0, 2, 4]) lists.addNewest(a, slot);
     for (const slot of [1, 3]) lists.addNewest(b, slot);
     lists.touch(a, 0);
-    expect([...lists.oldestFirst()]).toEqual([2, 4, 0, 1, 3]);
+    lists.beginWalk();
+    expect([lists.walk(2), lists.walk(2), lists.walk(2), lists.walk(2)]).toEqual([[2, 4], [0, 1], [3], []]);
+  });
+
+  test("a walk is not derailed by the window it stands on moving to the front or going", () => {
+    const lists = setup();
+    const ws = lists.findOrCreate("ws_a");
+    for (const slot of [0, 1, 2, 3, 4, 5]) lists.addNewest(ws, slot);
+    lists.beginWalk();
+    expect(lists.walk(2)).toEqual([0, 1]);
+    lists.touch(ws, 2); // it stands on 2: moves on to 3, and meets 2 again at the front
+    lists.touch(ws, 0); // already passed: met again too
+    expect(lists.walk(1)).toEqual([3]);
+    lists.remove(ws, 4); // it stands on 4, which goes
+    expect(lists.walk(10)).toEqual([5, 2, 0]);
   });
 
   test("columns grow without losing the links", () => {
