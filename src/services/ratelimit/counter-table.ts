@@ -2,8 +2,9 @@
  * Where the limiter finds a counter's slot: (scope, identifier) → slot number.
  *
  * A scope is what many counters share: a namespace (or the key limits of a workspace) and a window
- * length; it belongs to one workspace, whose id its key starts with. Scopes get small integer ids, so a counter is (scope id, identifier) and no composite
- * string is built or kept per counter. The identifier string is the one object held per counter.
+ * length; it belongs to one workspace, whose id its key starts with. Scopes get small integer ids,
+ * so a counter is (scope id, identifier) and no composite string is built or kept per counter. The
+ * identifier string is the one object held per counter.
  *
  * Memory: with a million live counters the per-entry cost dominates, so the index is an
  * open-addressing hash table in one Int32Array (linear probing, at most half full, backward-shift

@@ -14,18 +14,18 @@
  *   windows that were used last. Rows of the first storage format (`ratelimit_windows`) are read
  *   last, then written to the log and deleted.
  * - Compaction keeps the log near the size of the live state: once the log holds COMPACT_FACTOR
- *   times more windows than are live, `compactStep` appends a snapshot of the live windows (each
- *   workspace's least recently used first, so that a restore reads them in the order they were
- *   used; windows used during the snapshot are flushed after it anyway) one chunk at a time, walking
- *   the limiter's lists a chunk per step, and then deletes, a few chunks at a time, every chunk that existed
- *   before the snapshot began. Each step is short, so the caller can run them between requests. A
- *   crash in the middle leaves a log that still replays correctly: superseded chunks are just read
- *   once more.
+ *   times more windows than are live, `compactStep` appends a snapshot of the live windows, walking
+ *   the limiter's lists one chunk per step (each workspace's least recently used first, so that a
+ *   restore reads them in the order they were used; windows used during the walk are flushed after
+ *   it anyway), and then deletes, a few chunks at a time, every chunk that existed before the
+ *   snapshot began. Each step is short, so the caller can run them between requests. A crash in the
+ *   middle leaves a log that still replays correctly: superseded chunks are just read once more.
  *
  * Bound: the live windows are capped (window-slots.ts), and evicted or expired windows are left out
- * of every snapshot, so the log holds at most (COMPACT_FACTOR + 2) × max(live windows, compaction
- * floor) windows: the trigger's COMPACT_FACTOR times, plus the snapshot, plus what the flushes during
- * a compaction append (each at most the live windows).
+ * of every snapshot, so the log holds at most (COMPACT_FACTOR + 2 + f) × max(live windows, compaction
+ * floor) windows: the trigger's COMPACT_FACTOR times, the flush that crossed it, the snapshot, and
+ * the f flushes that overlap one compaction (whose steps run back to back), each at most the live
+ * windows.
  */
 import type { Storage } from "../../storage/db.ts";
 import type { SlidingWindowLimiter, WindowRow } from "./sliding-window.ts";

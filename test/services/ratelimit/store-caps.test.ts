@@ -1,7 +1,8 @@
 /**
  * What a restart brings back is bounded like the live state: no window of a length the service no
  * longer uses, at most the caps (the windows used last), and a log whose size stays within
- * (COMPACT_FACTOR + 2) × max(live windows, compaction floor) however many windows come and go.
+ * (COMPACT_FACTOR + 2 + f) × max(live windows, compaction floor) however many windows come and go
+ * (f = 0 here: each compaction runs whole between two flushes).
  */
 import { describe, expect, test } from "bun:test";
 import type { LimitRequest, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
