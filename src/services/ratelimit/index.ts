@@ -3,6 +3,10 @@
  * The limiter is one instance per process, built by boot.ts and shared by the standalone
  * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore appends its
  * changed windows to a log in SQLite and replays it at start, so a restart forgets no count.
+ *
+ * Bounds: window lengths are 1 s to 30 days (durations.ts); the live windows are held within a
+ * memory cap per workspace and in total, a workspace giving up only its own least recently used
+ * windows (window-slots.ts), and a restart brings back at most the caps.
  */
 export {
   SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
