@@ -52,6 +52,7 @@ export function createApp(opts: AppOptions) {
   const metrics = new MetricsRegistry();
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
+    ratelimitWindows: () => opts.services.limiter.stats(),
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),

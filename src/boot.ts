@@ -37,6 +37,8 @@ import { AnalyticsQueryService, AnalyticsWorkerPool, MAX_ANALYTICS_ROWS, MAX_RES
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 
+const MIB = 1024 * 1024;
+
 /** How long a stop may spend folding pending credit spends into keys.remaining (the rest waits in the journal). */
 const CREDIT_FOLD_BUDGET_MS = 1000;
 
@@ -74,7 +76,9 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
   const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
-  const limiter = new SlidingWindowLimiter({ clock });
+  const limiter = new SlidingWindowLimiter({
+    clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
+  });
   const credits = new CreditLedger(storage);
   const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
   return {
@@ -85,7 +89,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
     verification: new VerificationService({ storage, clock, limiter, cache, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
-    ratelimits: new RatelimitService({ storage, clock, limiter }),
+    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheSize: config.ratelimitNamespaceCacheSize }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
       storage, clock,
@@ -201,7 +205,9 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   const refillDeps = { storage, cache: services.keyCache, credits: services.credits };
   const caughtUp = runRefillOnce(refillDeps, clock.now());
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
-  const ratelimitState = startRatelimitPersistence({ store: new RatelimitStore({ storage, limiter: services.limiter }) }, { clock, logger, flushMs: config.ratelimitFlushMs });
+  const ratelimitState = startRatelimitPersistence(
+    { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
+  );
   const analytics = startAnalyticsPipeline(
     { storage: analyticsStorage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
   );

@@ -18,6 +18,14 @@ export interface Config {
   docsUrl: string | undefined;
   logLevel: LogLevel;
   ratelimitFlushMs: number;
+  /**
+   * Memory of live rate-limit windows in MiB, in all and per workspace, as the limiter counts it
+   * (a window's worst-case cost: services/ratelimit/workspace-windows.ts).
+   */
+  ratelimitMemoryMiB: number;
+  ratelimitWorkspaceMemoryMiB: number;
+  /** Rate-limit namespaces held in memory per workspace (least recently used dropped beyond). */
+  ratelimitNamespaceCacheSize: number;
   auditRetentionDays: number;
   /** Time limit of one analytics.getVerifications query, waiting included. */
   analyticsQueryTimeoutMs: number;
@@ -163,6 +171,14 @@ function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
   return ranges.filter((x) => x !== undefined);
 }
 
+/** The window caps; the per-workspace one defaults to at most the total. */
+function ratelimitMemory(r: Reader): Pick<Config, "ratelimitMemoryMiB" | "ratelimitWorkspaceMemoryMiB"> {
+  const total = int(r, "TOLLGATE_RATELIMIT_MEMORY_MB", 128, 1, 1_048_576);
+  const perWorkspace = int(r, "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", Math.min(64, total), 1, 1_048_576);
+  if (perWorkspace > total) r.problems.push(`TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB (${perWorkspace}) must not exceed TOLLGATE_RATELIMIT_MEMORY_MB (${total})`);
+  return { ratelimitMemoryMiB: total, ratelimitWorkspaceMemoryMiB: Math.min(perWorkspace, total) };
+}
+
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
 export function loadConfig(env: Env): Config {
   const r: Reader = { env, problems: [] };
@@ -175,6 +191,8 @@ export function loadConfig(env: Env): Config {
     docsUrl: url(r, "TOLLGATE_DOCS_URL"),
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
+    ...ratelimitMemory(r),
+    ratelimitNamespaceCacheSize: int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", 10_000, 1, 10_000_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
@@ -212,6 +230,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
   ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
+  ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 128)"],
+  ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
+  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "rate-limit namespaces held in memory per workspace (default 10000)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query (default 5000)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],

@@ -25,6 +25,9 @@ describe("defaults", () => {
       docsUrl: undefined,
       logLevel: "info",
       ratelimitFlushMs: 1000,
+      ratelimitMemoryMiB: 128,
+      ratelimitWorkspaceMemoryMiB: 64,
+      ratelimitNamespaceCacheSize: 10_000,
       auditRetentionDays: 90,
       analyticsQueryTimeoutMs: 5000,
       recordVerifications: true,
@@ -52,7 +55,8 @@ describe("defaults", () => {
       "TOLLGATE_ANALYTICS", "TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "TOLLGATE_ANALYTICS_FLUSH_MS",
       "TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS",
       "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
-      "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
+      "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS",
+      "TOLLGATE_RATELIMIT_MEMORY_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
     ].sort());
@@ -70,6 +74,9 @@ describe("valid values", () => {
       TOLLGATE_DOCS_URL: "https://docs.example.com/",
       TOLLGATE_LOG_LEVEL: "debug",
       TOLLGATE_RATELIMIT_FLUSH_MS: "250",
+      TOLLGATE_RATELIMIT_MEMORY_MB: "64",
+      TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB: "16",
+      TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE: "500",
       TOLLGATE_AUDIT_RETENTION_DAYS: "30",
       TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "300",
       TOLLGATE_ANALYTICS: "off",
@@ -97,6 +104,9 @@ describe("valid values", () => {
       docsUrl: "https://docs.example.com",
       logLevel: "debug",
       ratelimitFlushMs: 250,
+      ratelimitMemoryMiB: 64,
+      ratelimitWorkspaceMemoryMiB: 16,
+      ratelimitNamespaceCacheSize: 500,
       auditRetentionDays: 30,
       analyticsQueryTimeoutMs: 300,
       recordVerifications: false,
@@ -116,6 +126,11 @@ describe("valid values", () => {
 
   test("TOLLGATE_TRUSTED_PROXIES=none trusts no proxy, as the default does", () => {
     expect(loadConfig({ TOLLGATE_TRUSTED_PROXIES: "none" }).trustedProxies).toEqual([]);
+  });
+
+  test("the per-workspace window memory defaults to 64 MiB, or the total when that is smaller", () => {
+    expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "512" })).toMatchObject({ ratelimitMemoryMiB: 512, ratelimitWorkspaceMemoryMiB: 64 });
+    expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "32" })).toMatchObject({ ratelimitMemoryMiB: 32, ratelimitWorkspaceMemoryMiB: 32 });
   });
 
   test("port 0 (any free port) and the bounds 65535 are allowed", () => {
@@ -149,6 +164,11 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_LOG_LEVEL", "INFO"],
     ["TOLLGATE_RATELIMIT_FLUSH_MS", "10"],
     ["TOLLGATE_RATELIMIT_FLUSH_MS", "1s"],
+    ["TOLLGATE_RATELIMIT_MEMORY_MB", "0"],
+    ["TOLLGATE_RATELIMIT_MEMORY_MB", "1GB"],
+    ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "0"],
+    ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "129"],
+    ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "0"],
     ["TOLLGATE_AUDIT_RETENTION_DAYS", "0"],
     ["TOLLGATE_AUDIT_RETENTION_DAYS", "36501"],
     ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "99"],

@@ -31,6 +31,8 @@ class RouteStats {
 /** What the scrape reads from the rest of the service. */
 export interface MetricsSources {
   keyCache(): { hits: number; misses: number };
+  /** The limiter's live windows and what its memory caps gave up or refused. */
+  ratelimitWindows(): { windows: number; bytes: number; evicted: number; unkept: number };
   databaseSizeBytes(): number;
   analyticsDatabaseSizeBytes(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
@@ -95,6 +97,7 @@ export class MetricsRegistry {
     family(out, "tollgate_key_cache_hit_ratio", "gauge", "hits / (hits + misses) since start; 0 before the first lookup.");
     const lookups = cache.hits + cache.misses;
     out.push(`tollgate_key_cache_hit_ratio ${lookups === 0 ? 0 : cache.hits / lookups}`);
+    this.renderWindows(out, sources.ratelimitWindows());
     family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
     out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
     family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
@@ -104,6 +107,17 @@ export class MetricsRegistry {
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
     return out.join("\n") + "\n";
+  }
+
+  private renderWindows(out: string[], w: ReturnType<MetricsSources["ratelimitWindows"]>): void {
+    family(out, "tollgate_ratelimit_windows", "gauge", "Live rate-limit windows in memory.");
+    out.push(`tollgate_ratelimit_windows ${w.windows}`);
+    family(out, "tollgate_ratelimit_window_bytes", "gauge", "Memory charged to live rate-limit windows (their worst-case cost), against TOLLGATE_RATELIMIT_MEMORY_MB.");
+    out.push(`tollgate_ratelimit_window_bytes ${w.bytes}`);
+    family(out, "tollgate_ratelimit_windows_evicted_total", "counter", "Windows a workspace gave up (its least recently used) to make room for a new one.");
+    out.push(`tollgate_ratelimit_windows_evicted_total ${w.evicted}`);
+    family(out, "tollgate_ratelimit_windows_unkept_total", "counter", "Checks answered from an empty window without keeping it: the memory caps left their workspace nothing to give up.");
+    out.push(`tollgate_ratelimit_windows_unkept_total ${w.unkept}`);
   }
 
   private renderRequests(out: string[]): void {

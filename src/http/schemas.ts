@@ -2,6 +2,7 @@
 import { t } from "elysia";
 import { Type, type IntegerOptions, type TProperties } from "@sinclair/typebox";
 import { AppError } from "../errors/app-error.ts";
+import { MAX_DURATION_MS, MIN_DURATION_MS } from "../services/ratelimit/index.ts";
 
 /** An object schema that rejects unknown fields (400 naming the field). */
 export const strictObject = <P extends TProperties>(props: P, description?: string) =>
@@ -46,10 +47,13 @@ export const UnixMs = (description: string) => Int({ minimum: 0, maximum: 410244
 export const PageLimit = Int({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 100)" });
 export const Cursor = t.String({ minLength: 1, maxLength: 1024, description: "Cursor from the previous page" });
 
+/** A rate-limit window length: 1 second to 30 days everywhere, as upstream's ratelimit.limit. */
+export const RatelimitDurationMs = (description: string) => Int({ minimum: MIN_DURATION_MS, maximum: MAX_DURATION_MS, description });
+
 export const RatelimitConfigBody = strictObject({
   name: t.String({ minLength: 3, maxLength: 128, description: "Name of the limit" }),
   limit: Int({ minimum: 1, maximum: MAX_SAFE_INT, description: "Requests allowed per window" }),
-  duration: Int({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds" }),
+  duration: RatelimitDurationMs("Window length in milliseconds, 1000 to 2592000000 (30 days)"),
   autoApply: t.Optional(t.Boolean({ description: "Apply on every verification (default false)" })),
 });
 

@@ -2,24 +2,26 @@
  * Rate-limit state jobs: the flush of changed windows to SQLite (every `ratelimitFlushMs` and on
  * stop), the compaction of the window log when it has grown (one short step per turn of the event
  * loop, so requests are answered between steps), and the prune of windows that no longer weigh
- * anything (every minute).
+ * anything (every minute), which also reports windows the memory caps gave up or refused since its
+ * last run: one warning a minute at most, however hard the caps are hit.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
-import type { RatelimitStore } from "../services/ratelimit/index.ts";
+import type { RatelimitStore, SlidingWindowLimiter } from "../services/ratelimit/index.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
 export interface RatelimitJobDeps {
   store: RatelimitStore;
+  limiter: Pick<SlidingWindowLimiter, "stats">;
 }
 
 /** Writes the windows changed since the last flush; returns how many rows were written. */
-export function runRatelimitFlushOnce(deps: RatelimitJobDeps, nowMs: number): number {
+export function runRatelimitFlushOnce(deps: Pick<RatelimitJobDeps, "store">, nowMs: number): number {
   return deps.store.flush(nowMs);
 }
 
 /** Drops expired windows from memory and SQLite; returns how many of each. */
-export function runRatelimitPruneOnce(deps: RatelimitJobDeps, nowMs: number): { memory: number; stored: number } {
+export function runRatelimitPruneOnce(deps: Pick<RatelimitJobDeps, "store">, nowMs: number): { memory: number; stored: number } {
   return deps.store.prune(nowMs);
 }
 
@@ -45,6 +47,19 @@ export function startRatelimitPersistence(
   if (restored > 0) opts.logger.info("restored rate-limit windows", { windows: restored });
   let stopped = false;
   let working = false;
+  let reported = deps.limiter.stats();
+  const prune = () => {
+    runRatelimitPruneOnce(deps, opts.clock.now());
+    const now = deps.limiter.stats();
+    const evicted = now.evicted - reported.evicted;
+    const unkept = now.unkept - reported.unkept;
+    reported = now;
+    if (evicted > 0 || unkept > 0) {
+      opts.logger.warn("rate-limit windows at their memory caps: workspaces gave up their least recently used windows, or got none kept", {
+        evicted, unkept, windows: now.windows, bytes: now.bytes,
+      });
+    }
+  };
   /** One step of background work; whether another is due. */
   const step = (): boolean => {
     const nowMs = opts.clock.now();
@@ -75,7 +90,7 @@ export function startRatelimitPersistence(
   }, opts.flushMs);
   timer.unref();
   return {
-    pruneJob: { name: "ratelimit-prune", pattern: "* * * * *", run: () => void runRatelimitPruneOnce(deps, opts.clock.now()) },
+    pruneJob: { name: "ratelimit-prune", pattern: "* * * * *", run: prune },
     flushAndStop() {
       stopped = true;
       clearInterval(timer);

@@ -8,7 +8,10 @@ import { MetricsRegistry, UNMATCHED_ROUTE } from "../../src/http/metrics.ts";
 import { Ok } from "../../src/http/envelope.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
-const sources = { keyCache: () => ({ hits: 3, misses: 1 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2 };
+const sources = {
+  keyCache: () => ({ hits: 3, misses: 1 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
+  ratelimitWindows: () => ({ windows: 5, bytes: 1200, evicted: 2, unkept: 1 }),
+};
 
 /** The value of the sample line `name{labels}`, or undefined. */
 function sample(text: string, series: string): number | undefined {
@@ -57,6 +60,10 @@ describe("MetricsRegistry", () => {
     expect(sample(text, "tollgate_database_size_bytes")).toBe(4096);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBe(8192);
     expect(sample(text, "tollgate_http_requests_in_flight")).toBe(2);
+    expect(sample(text, "tollgate_ratelimit_windows")).toBe(5);
+    expect(sample(text, "tollgate_ratelimit_window_bytes")).toBe(1200);
+    expect(sample(text, "tollgate_ratelimit_windows_evicted_total")).toBe(2);
+    expect(sample(text, "tollgate_ratelimit_windows_unkept_total")).toBe(1);
     expect(sample(text, "tollgate_process_resident_memory_bytes")).toBeGreaterThan(0);
     const families = [...text.matchAll(/^# TYPE (\S+) (counter|gauge|histogram)$/gm)].map((m) => m[1]);
     expect(families.length).toBe(new Set(families).size);

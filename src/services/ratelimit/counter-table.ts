@@ -2,14 +2,17 @@
  * Where the limiter finds a counter's slot: (scope, identifier) → slot number.
  *
  * A scope is what many counters share: a namespace (or the key limits of a workspace) and a window
- * length. Scopes get small integer ids, so a counter is (scope id, identifier) and no composite
- * string is built or kept per counter. The identifier string is the one object held per counter.
+ * length; it belongs to one workspace, whose id its key starts with. Scopes get small integer ids,
+ * so a counter is (scope id, identifier) and no composite string is built or kept per counter. The
+ * identifier string is the one object held per counter.
  *
  * Memory: with a million live counters the per-entry cost dominates, so the index is an
  * open-addressing hash table in one Int32Array (linear probing, at most half full, backward-shift
  * deletion, no tombstones) and every per-slot fact sits in a typed-array column. A JS Map costs
  * several times more per entry and varies with its growth history.
  */
+
+import type { WorkspaceWindows } from "./workspace-windows.ts";
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -19,6 +22,7 @@ export interface Scope {
   /** Opaque to the limiter; the service composes it (e.g. `${workspaceId}|${namespaceId}`). */
   key: string;
   durationMs: number;
+  workspace: WorkspaceWindows;
   /** Live counters in this scope; at 0 the scope is forgotten. */
   live: number;
 }
@@ -33,10 +37,9 @@ export class ScopeRegistry {
     return this.byDuration.get(durationMs)?.get(key);
   }
 
-  findOrCreate(key: string, durationMs: number): Scope {
-    const found = this.find(key, durationMs);
-    if (found !== undefined) return found;
-    const scope: Scope = { id: this.freeIds.pop() ?? this.byId.length, key, durationMs, live: 0 };
+  /** Adds a scope that `find` does not know. */
+  create(key: string, durationMs: number, workspace: WorkspaceWindows): Scope {
+    const scope: Scope = { id: this.freeIds.pop() ?? this.byId.length, key, durationMs, workspace, live: 0 };
     this.byId[scope.id] = scope;
     let byKey = this.byDuration.get(durationMs);
     if (byKey === undefined) {

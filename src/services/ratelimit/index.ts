@@ -3,10 +3,18 @@
  * The limiter is one instance per process, built by boot.ts and shared by the standalone
  * `ratelimit.*` routes (RatelimitService) and by key verification. RatelimitStore appends its
  * changed windows to a log in SQLite and replays it at start, so a restart forgets no count.
+ *
+ * Bounds: window lengths are 1 s to 30 days (durations.ts); the live windows are held within a
+ * memory cap per workspace and in total, a workspace giving up only its own least recently used
+ * windows (window-slots.ts), and a restart brings back at most the caps.
  */
-export { SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow } from "./sliding-window.ts";
 export {
-  RatelimitService, DEFAULT_OVERRIDE_PAGE,
+  SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
+} from "./sliding-window.ts";
+export { type WindowCaps } from "./workspace-windows.ts";
+export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
+export {
+  RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_SIZE,
   type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
 } from "./service.ts";
 export { RatelimitStore } from "./store.ts";

@@ -69,12 +69,15 @@ export class WindowLogTable {
   }
 
   /**
-   * Every window of the log that may still weigh at `nowMs`, in log order (a later window of a
-   * counter after an earlier one). Chunks whose windows have all expired are not read.
+   * Every window of the log that may still weigh at `nowMs`, newest first (a later window of a
+   * counter before an earlier one). Chunks whose windows have all expired are not read.
    */
-  *replay(nowMs: number): Generator<WindowRow> {
-    const select = this.sqlite.query<{ data: string }, [number]>("SELECT data FROM ratelimit_log WHERE expires_ms > ?1 ORDER BY seq");
-    for (const { data } of select.iterate(nowMs)) yield* decodeChunk(data);
+  *replayNewestFirst(nowMs: number): Generator<WindowRow> {
+    const select = this.sqlite.query<{ data: string }, [number]>("SELECT data FROM ratelimit_log WHERE expires_ms > ?1 ORDER BY seq DESC");
+    for (const { data } of select.iterate(nowMs)) {
+      const rows = decodeChunk(data);
+      for (let i = rows.length - 1; i >= 0; i--) yield rows[i]!;
+    }
   }
 
   /** The rows of the first storage format still weighed at `nowMs`; unreadable counter names are skipped. */

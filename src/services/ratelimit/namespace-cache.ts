@@ -5,6 +5,10 @@
  *
  * Only this process changes namespaces and overrides (no CLI command touches them), so the cache
  * cannot go stale behind its back; `clear` exists for anyone who edits those rows directly.
+ *
+ * Bounded per workspace: a caller that may create namespaces can create them without end, so
+ * beyond `maxPerWorkspace` the workspace's least recently used entry is dropped (it is read from
+ * SQLite again when next named). The order is the insertion order of `byId`, renewed on each hit.
  */
 import type { OverrideIndex } from "./overrides.ts";
 import type { NamespaceRecord } from "./records.ts";
@@ -12,6 +16,7 @@ import type { NamespaceRecord } from "./records.ts";
 export interface NamespaceEntry extends NamespaceRecord {
   /** Built lazily from the live overrides; undefined until needed or after a change. */
   overrides: OverrideIndex | undefined;
+  workspaceId: string;
   /** The namespace's scope in the limiter: `${workspaceId}|${namespaceId}`. */
   scope: string;
 }
@@ -24,10 +29,18 @@ interface WorkspaceEntries {
 export class NamespaceCache {
   private readonly workspaces = new Map<string, WorkspaceEntries>();
 
-  /** The cached namespace whose id, or else whose name, is `ref`. */
+  constructor(private readonly maxPerWorkspace: number) {}
+
+  /** The cached namespace whose id, or else whose name, is `ref`; it becomes the most recently used. */
   get(workspaceId: string, ref: string): NamespaceEntry | undefined {
     const ws = this.workspaces.get(workspaceId);
-    return ws?.byId.get(ref) ?? ws?.byName.get(ref);
+    if (ws === undefined) return undefined;
+    const entry = ws.byId.get(ref) ?? ws.byName.get(ref);
+    if (entry !== undefined) {
+      ws.byId.delete(entry.id);
+      ws.byId.set(entry.id, entry);
+    }
+    return entry;
   }
 
   /** Caches a namespace read from or written to SQLite; returns the cached entry. */
@@ -39,9 +52,14 @@ export class NamespaceCache {
     }
     const known = ws.byId.get(ns.id);
     if (known !== undefined) return known;
-    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, scope: `${workspaceId}|${ns.id}` };
+    const entry: NamespaceEntry = { id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, workspaceId, scope: `${workspaceId}|${ns.id}` };
     ws.byId.set(ns.id, entry);
     ws.byName.set(ns.name, entry);
+    if (ws.byId.size > this.maxPerWorkspace) {
+      const oldest = ws.byId.values().next().value!;
+      ws.byId.delete(oldest.id);
+      ws.byName.delete(oldest.name);
+    }
     return entry;
   }
 

@@ -17,6 +17,7 @@ import {
   findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, loadOverrides, softDeleteOverride, upsertOverride,
 } from "./records.ts";
 import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
+import { effectiveDurationMs } from "./durations.ts";
 
 export interface LimitInput {
   /** Namespace id or name. */
@@ -65,9 +66,12 @@ export interface RatelimitDeps {
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
+  /** Namespaces (with their overrides) held in memory per workspace; default DEFAULT_NAMESPACE_CACHE_SIZE. */
+  namespaceCacheSize?: number;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
+export const DEFAULT_NAMESPACE_CACHE_SIZE = 10_000;
 
 const namespaceNotFound = () => new AppError("ratelimit_namespace_not_found", { detail: "This namespace does not exist." });
 const overrideNotFound = () => new AppError("ratelimit_override_not_found", { detail: "This override does not exist." });
@@ -84,9 +88,11 @@ interface PlannedLimit {
 }
 
 export class RatelimitService {
-  private readonly cache = new NamespaceCache();
+  private readonly cache: NamespaceCache;
 
-  constructor(private readonly deps: RatelimitDeps) {}
+  constructor(private readonly deps: RatelimitDeps) {
+    this.cache = new NamespaceCache(deps.namespaceCacheSize ?? DEFAULT_NAMESPACE_CACHE_SIZE);
+  }
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
   limit(principal: Principal, input: LimitInput): LimitOutcome {
@@ -239,15 +245,19 @@ export class RatelimitService {
     return ns.overrides;
   }
 
-  /** The limiter request for one input: an applied override replaces its limit and duration. */
+  /**
+   * The limiter request for one input: an applied override replaces its limit and duration (an
+   * override stored by an older version with a duration outside the bounds is clamped into them).
+   */
   private plan(ns: NamespaceEntry, input: LimitInput): PlannedLimit {
     const override = this.overridesOf(ns).match(input.identifier);
     return {
       request: {
+        workspace: ns.workspaceId,
         scope: ns.scope,
         identifier: input.identifier,
         limit: override?.limit ?? input.limit,
-        durationMs: override?.duration ?? input.duration,
+        durationMs: override === undefined ? input.duration : effectiveDurationMs(override.duration),
         cost: input.cost ?? 1,
       },
       overrideId: override?.id,

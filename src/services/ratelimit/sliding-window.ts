@@ -7,18 +7,26 @@
  * - Counts are integers: the weighted previous count is floored before it is added, as upstream
  *   does, so `remaining` is always an integer.
  * - State is per (scope, durationMs, identifier); another duration is another window.
+ * - Every check moves the counter it finds to the front of its workspace's order; the windows are
+ *   held within per-workspace and total memory caps (window-slots.ts says how room is made).
  *
  * Memory: with a million live counters the per-entry cost dominates, so an entry is a slot in
- * typed-array columns (no object per entry): its windows here, its identity in CounterTable.
+ * typed-array columns (no object per entry), kept by WindowSlots.
  */
 import type { Clock } from "../../lib/clock.ts";
-import { CounterTable, ScopeRegistry, type Scope } from "./counter-table.ts";
+import { STRIDE, WindowSlots, type WindowRow, type WindowStats } from "./window-slots.ts";
+import { NO_SLOT, type WindowCaps } from "./workspace-windows.ts";
+
+export type { WindowRow, WindowStats } from "./window-slots.ts";
 
 export interface LimitRequest {
+  /** Whose memory the counter uses: the caps are per workspace, and a workspace gives up only its own windows. */
+  workspace: string;
   /**
    * What many counters share (a namespace, a workspace's key limits…), composed by the caller and
-   * opaque here. Pass the same string object for every request of a scope when possible: its hash
-   * is then computed once.
+   * opaque here, except that it belongs to one workspace: scopes of two workspaces never share a key.
+   * Pass the same string object for every request of a scope when possible: its hash is then
+   * computed once.
    */
   scope: string;
   /** Who is limited within the scope. */
@@ -44,19 +52,6 @@ export interface BatchResult {
   results: LimitResult[];
 }
 
-/** One counter's stored state; `previousCount` belongs to the window before `windowStartMs`. */
-export interface WindowRow {
-  scope: string;
-  durationMs: number;
-  identifier: string;
-  windowStartMs: number;
-  count: number;
-  previousCount: number;
-}
-
-// Slot layout in `state`: [windowStartMs, count, previousCount]; the duration is the scope's.
-const STRIDE = 3;
-
 /** What a counter looks like at a given instant, before this check's cost. */
 interface Evaluation {
   resetMs: number;
@@ -74,36 +69,37 @@ interface Windows {
 
 export class SlidingWindowLimiter {
   private readonly clock: Clock;
-  private readonly scopes = new ScopeRegistry();
-  private readonly table = new CounterTable();
-  private state = new Float64Array(0);
-  /** 1 for a slot changed since the last `takeDirty`. */
-  private dirty = new Uint8Array(0);
-  private dirtyCount = 0;
+  private readonly slots: WindowSlots;
 
-  constructor(deps: { clock: Clock }) {
+  /** Without `caps` the windows are unbounded; boot.ts passes the configured ones. */
+  constructor(deps: { clock: Clock; caps?: WindowCaps }) {
     this.clock = deps.clock;
-    this.fitColumns();
+    this.slots = new WindowSlots(deps.caps);
   }
 
   /** Live entries (counters with state in memory). */
   get size(): number {
-    return this.table.size;
+    return this.slots.size;
   }
 
   /** Every live slot is below this (for a walk over all windows). */
   get slotBound(): number {
-    return this.table.slotBound;
+    return this.slots.slotBound;
+  }
+
+  /** Live windows, their charged bytes, and how often the caps gave up or refused a window. */
+  stats(): WindowStats {
+    return this.slots.stats();
   }
 
   /** Checks one limit and, if it passes, charges its cost. */
   check(req: LimitRequest): LimitResult {
     const nowMs = this.clock.now();
-    const scope = this.scopes.find(req.scope, req.durationMs);
-    const slot = scope === undefined ? -1 : this.table.find(scope.id, req.identifier);
+    const slot = this.slots.find(req);
     const ev = this.evaluate(req, slot, nowMs, 0);
+    if (slot !== NO_SLOT) this.slots.touch(slot);
     if (!ev.passed) return denied(req, ev);
-    if (req.cost > 0) this.charge(req, nowMs, slot);
+    if (req.cost > 0) this.charge(req, nowMs, slot, undefined);
     return { success: true, limit: req.limit, remaining: floorRemaining(req.limit - ev.usedBefore - req.cost), resetMs: ev.resetMs };
   }
 
@@ -116,11 +112,18 @@ export class SlidingWindowLimiter {
     // Only duplicates need this, so a joined string key is fine here.
     const pending = reqs.length > 1 ? new Map<string, number>() : undefined;
     const evaluations: Evaluation[] = [];
+    /** Slots this batch uses: making room for its new windows must not give them up. */
+    const used: number[] = [];
     let allPassed = true;
     for (const req of reqs) {
       const pendingKey = `${req.durationMs}|${req.scope}|${req.identifier}`;
       const earlier = pending?.get(pendingKey) ?? 0;
-      const ev = this.evaluate(req, this.findSlot(req), nowMs, earlier);
+      const slot = this.slots.find(req);
+      const ev = this.evaluate(req, slot, nowMs, earlier);
+      if (slot !== NO_SLOT) {
+        this.slots.touch(slot);
+        used.push(slot);
+      }
       pending?.set(pendingKey, earlier + req.cost);
       evaluations.push(ev);
       allPassed &&= ev.passed;
@@ -132,48 +135,46 @@ export class SlidingWindowLimiter {
       return { success: true, limit: req.limit, remaining: floorRemaining(req.limit - ev.usedBefore - charged), resetMs: ev.resetMs };
     });
     if (allPassed) {
-      for (const req of reqs) if (req.cost > 0) this.charge(req, nowMs, -1);
+      for (const req of reqs) if (req.cost > 0) this.charge(req, nowMs, NO_SLOT, used);
     }
     return { success: allPassed, results };
   }
 
-  /** The slots changed since the previous call, for the flush to SQLite; clears their marks. */
+  /** The slots changed or used since the previous call, for the flush to SQLite; clears their marks. */
   takeDirty(): number[] {
-    const slots: number[] = [];
-    if (this.dirtyCount === 0) return slots;
-    // A byte scan over every slot costs ~1 ms per million and needs no per-entry list in memory.
-    const bound = this.table.slotBound;
-    for (let slot = 0; slot < bound; slot++) {
-      if (this.dirty[slot] !== 1) continue;
-      this.dirty[slot] = 0;
-      slots.push(slot);
-    }
-    this.dirtyCount = 0;
-    return slots;
+    return this.slots.takeDirty();
   }
 
   /** Marks slots changed again (a flush that failed); slots freed since are skipped. */
   markDirty(slots: readonly number[]): void {
-    for (const slot of slots) if (this.table.identifierOf(slot) !== undefined) this.mark(slot);
+    this.slots.markDirty(slots);
   }
 
   /** The window stored in `slot`, or undefined for a free slot. */
   windowOf(slot: number): WindowRow | undefined {
-    const identifier = this.table.identifierOf(slot);
-    if (identifier === undefined) return undefined;
-    const scope = this.scopes.get(this.table.scopeIdOf(slot));
-    const base = slot * STRIDE;
-    return {
-      scope: scope.key, durationMs: scope.durationMs, identifier,
-      windowStartMs: this.state[base]!, count: this.state[base + 1]!, previousCount: this.state[base + 2]!,
-    };
+    return this.slots.windowOf(slot);
   }
 
-  /** Loads a stored window at start-up, replacing any state for the same counter; marks nothing dirty. */
-  restore(row: WindowRow): void {
-    const req = { scope: row.scope, identifier: row.identifier, durationMs: row.durationMs };
-    const found = this.findSlot(req);
-    this.write(found === -1 ? this.createSlot(req) : found, row.windowStartMs, row.count, row.previousCount);
+  /**
+   * Begins a walk over every window, each workspace's least recently used first (the log's snapshot
+   * order); windows may change between its steps, and one used again after the walk passed it
+   * comes again.
+   */
+  beginWalk(): void {
+    this.slots.beginWalk();
+  }
+
+  /** Up to `max` more slots of the walk; fewer (or none) once it is over. */
+  walk(max: number): number[] {
+    return this.slots.walk(max);
+  }
+
+  /**
+   * Loads a stored window at start-up, rows newest first: a counter already loaded keeps its state,
+   * a window over the caps is left out; marks nothing dirty. Returns whether it was loaded.
+   */
+  restore(row: WindowRow): boolean {
+    return this.slots.restore(row);
   }
 
   /**
@@ -181,21 +182,7 @@ export class SlidingWindowLimiter {
    * neither count is weighed any more. Returns how many were removed.
    */
   prune(nowMs: number): number {
-    let removed = 0;
-    const bound = this.table.slotBound;
-    for (let slot = 0; slot < bound; slot++) {
-      if (this.table.identifierOf(slot) === undefined) continue;
-      const scope = this.scopes.get(this.table.scopeIdOf(slot));
-      if (this.state[slot * STRIDE]! + 2 * scope.durationMs > nowMs) continue;
-      this.freeSlot(slot, scope);
-      removed++;
-    }
-    return removed;
-  }
-
-  private findSlot(req: Pick<LimitRequest, "scope" | "identifier" | "durationMs">): number {
-    const scope = this.scopes.find(req.scope, req.durationMs);
-    return scope === undefined ? -1 : this.table.find(scope.id, req.identifier);
+    return this.slots.prune(nowMs);
   }
 
   private evaluate(req: LimitRequest, slot: number, nowMs: number, earlierCost: number): Evaluation {
@@ -208,64 +195,36 @@ export class SlidingWindowLimiter {
 
   private windowsAt(slot: number, nowMs: number, durationMs: number): Windows {
     const startMs = Math.floor(nowMs / durationMs) * durationMs;
-    if (slot === -1) return { startMs, current: 0, previous: 0 };
+    if (slot === NO_SLOT) return { startMs, current: 0, previous: 0 };
+    const { state } = this.slots;
     const base = slot * STRIDE;
-    const storedStartMs = this.state[base]!;
-    const count = this.state[base + 1]!;
+    const storedStartMs = state[base]!;
+    const count = state[base + 1]!;
     // A clock that steps back must not hand out capacity already spent: keep the stored window.
-    if (storedStartMs >= startMs) return { startMs: storedStartMs, current: count, previous: this.state[base + 2]! };
+    if (storedStartMs >= startMs) return { startMs: storedStartMs, current: count, previous: state[base + 2]! };
     if (storedStartMs === startMs - durationMs) return { startMs, current: 0, previous: count };
     return { startMs, current: 0, previous: 0 };
   }
 
-  private charge(req: LimitRequest, nowMs: number, knownSlot: number): void {
-    let slot = knownSlot === -1 ? this.findSlot(req) : knownSlot;
-    if (slot === -1) slot = this.createSlot(req);
+  /**
+   * Adds the cost to the counter's current window, creating the counter if needed. When the caps
+   * leave no room for a new counter, nothing is kept: the check was answered from an empty window.
+   */
+  private charge(req: LimitRequest, nowMs: number, knownSlot: number, used: number[] | undefined): void {
+    let slot = knownSlot === NO_SLOT ? this.slots.find(req) : knownSlot;
+    if (slot === NO_SLOT) {
+      slot = this.slots.create(req, nowMs, used);
+      if (slot === NO_SLOT) return;
+      used?.push(slot);
+    }
     // Re-read rather than reuse the evaluation: an earlier item of the batch may have charged it.
     const w = this.windowsAt(slot, nowMs, req.durationMs);
-    this.write(slot, w.startMs, w.current + req.cost, w.previous);
-    this.mark(slot);
-  }
-
-  private mark(slot: number): void {
-    if (this.dirty[slot] === 1) return;
-    this.dirty[slot] = 1;
-    this.dirtyCount++;
-  }
-
-  private write(slot: number, windowStartMs: number, count: number, previousCount: number): void {
+    const { state } = this.slots;
     const base = slot * STRIDE;
-    this.state[base] = windowStartMs;
-    this.state[base + 1] = count;
-    this.state[base + 2] = previousCount;
-  }
-
-  private createSlot(req: Pick<LimitRequest, "scope" | "identifier" | "durationMs">): number {
-    const scope = this.scopes.findOrCreate(req.scope, req.durationMs);
-    const slot = this.table.insert(scope.id, req.identifier);
-    scope.live++;
-    if (this.table.capacity > this.dirty.length) this.fitColumns();
-    return slot;
-  }
-
-  private freeSlot(slot: number, scope: Scope): void {
-    // Pruned state is dead; whatever SQLite still holds for it has expired too and is never restored.
-    if (this.dirty[slot] === 1) this.dirtyCount--;
-    this.dirty[slot] = 0;
-    this.write(slot, 0, 0, 0);
-    this.table.remove(slot);
-    if (--scope.live === 0) this.scopes.release(scope);
-  }
-
-  /** Grows the window columns to the table's capacity; slots never move. */
-  private fitColumns(): void {
-    const capacity = this.table.capacity;
-    const state = new Float64Array(capacity * STRIDE);
-    state.set(this.state);
-    this.state = state;
-    const dirty = new Uint8Array(capacity);
-    dirty.set(this.dirty);
-    this.dirty = dirty;
+    state[base] = w.startMs;
+    state[base + 1] = w.current + req.cost;
+    state[base + 2] = w.previous;
+    this.slots.touch(slot);
   }
 }
 

@@ -2,36 +2,47 @@
  * Persistence of the limiter's windows in the append-only `ratelimit_log`, so counts survive a
  * restart.
  *
- * - A flush appends the windows changed since the last flush, in chunks: every second one chunk
- *   per step (`beginFlush`, `flushStep`), on stop all at once (`flush`). A flush that fails marks
- *   its windows changed again, so the next flush writes them, with whatever they hold by then: a
- *   busy database delays the save but loses nothing, and an older value is never written after a
- *   newer one.
- * - `restore` replays the log in order at start, before the service listens (a later window of a
- *   counter replaces an earlier one; expired ones are skipped). Rows of the first storage format
- *   (`ratelimit_windows`) are read first, then written to the log and deleted.
+ * - A flush appends the windows changed or used since the last flush, in chunks: every second one
+ *   chunk per step (`beginFlush`, `flushStep`), on stop all at once (`flush`). A flush that fails
+ *   marks its windows changed again, so the next flush writes them, with whatever they hold by then:
+ *   a busy database delays the save but loses nothing, and an older value is never written after a
+ *   newer one. A queued slot freed before its chunk is written is skipped; one freed and reused
+ *   writes its new counter's window, which is that counter's true state.
+ * - `restore` reads the log newest first at start, before the service listens: a counter's latest
+ *   window wins and older ones are skipped; expired windows and windows of a length no longer used
+ *   are not restored; and the limiter keeps only what fits its caps, so it keeps each workspace's
+ *   windows that were used last. Rows of the first storage format (`ratelimit_windows`) are read
+ *   last, then written to the log and deleted.
  * - Compaction keeps the log near the size of the live state: once the log holds COMPACT_FACTOR
- *   times more windows than are live, `compactStep` appends a snapshot of the live windows one
- *   chunk at a time and then deletes, a few chunks at a time, every chunk that existed before the
+ *   times more windows than are live, `compactStep` appends a snapshot of the live windows, walking
+ *   the limiter's lists one chunk per step (each workspace's least recently used first, so that a
+ *   restore reads them in the order they were used; windows used during the walk are flushed after
+ *   it anyway), and then deletes, a few chunks at a time, every chunk that existed before the
  *   snapshot began. Each step is short, so the caller can run them between requests. A crash in the
  *   middle leaves a log that still replays correctly: superseded chunks are just read once more.
+ *
+ * Bound: the live windows are capped (window-slots.ts), and evicted or expired windows are left out
+ * of every snapshot, so the log holds at most (COMPACT_FACTOR + 2 + f) × max(live windows, compaction
+ * floor) windows: the trigger's COMPACT_FACTOR times, the flush that crossed it, the snapshot, and
+ * the f flushes that overlap one compaction (whose steps run back to back), each at most the live
+ * windows.
  */
 import type { Storage } from "../../storage/db.ts";
 import type { SlidingWindowLimiter, WindowRow } from "./sliding-window.ts";
 import { WindowLogTable } from "./log-table.ts";
 import { CHUNK_WINDOWS, encodeChunk, expiresMs, type EncodedChunk } from "./window-log.ts";
+import { isUsableDurationMs } from "./durations.ts";
 
 /** Compact when the log holds this many times the live windows… */
-const COMPACT_FACTOR = 4;
+export const COMPACT_FACTOR = 4;
 /** …counting at least this many live ones, so a small state is not rewritten every few flushes. */
 const COMPACT_FLOOR = 25_000;
 /** Chunks deleted per compaction step (each may free a few dozen overflow pages). */
 const DELETE_CHUNKS_PER_STEP = 16;
-/** Slots looked at per snapshot step, so a sparse slot range cannot make one step long. */
-const SCAN_SLOTS_PER_STEP = 65_536;
 
 type Compaction =
-  | { phase: "snapshot"; supersedesUpTo: number; cursor: number }
+  /** `retry`: the slots of a snapshot step whose write failed, written first by the next step. */
+  | { phase: "snapshot"; supersedesUpTo: number; retry: number[] | undefined }
   | { phase: "delete"; supersedesUpTo: number };
 
 export class RatelimitStore {
@@ -43,8 +54,12 @@ export class RatelimitStore {
   private queued: number[] = [];
   private queuedFrom = 0;
 
-  constructor(private readonly deps: { storage: Storage; limiter: SlidingWindowLimiter }) {
+  private readonly compactFloor: number;
+
+  /** `compactFloorWindows` (default 25,000): the smallest live count the trigger assumes. */
+  constructor(private readonly deps: { storage: Storage; limiter: SlidingWindowLimiter; compactFloorWindows?: number }) {
     this.log = new WindowLogTable(deps.storage);
+    this.compactFloor = deps.compactFloorWindows ?? COMPACT_FLOOR;
   }
 
   /**
@@ -94,13 +109,15 @@ export class RatelimitStore {
     return false;
   }
 
-  /** Loads every window still weighed at `nowMs` into the limiter; returns how many are live then. */
+  /**
+   * Loads the windows still weighed at `nowMs` into the limiter, newest first, as many as its caps
+   * hold; returns how many are live then.
+   */
   restore(nowMs: number): number {
     const { limiter } = this.deps;
-    for (const row of this.log.legacyRows(nowMs)) limiter.restore(row);
-    for (const row of this.log.replay(nowMs)) {
-      if (expiresMs(row) > nowMs) limiter.restore(row);
-    }
+    const usable = (row: WindowRow) => expiresMs(row) > nowMs && isUsableDurationMs(row.durationMs);
+    for (const row of this.log.replayNewestFirst(nowMs)) if (usable(row)) limiter.restore(row);
+    for (const row of this.log.legacyRows(nowMs)) if (usable(row)) limiter.restore(row);
     this.loggedWindows = this.log.totalWindows();
     if (this.log.hasLegacyRows()) {
       // Before listening, so at once: the log takes over the old rows, then they go.
@@ -121,7 +138,7 @@ export class RatelimitStore {
   /** Whether a compaction is under way or the log has grown enough to start one. */
   compactionDue(): boolean {
     if (this.compaction !== undefined) return true;
-    return this.loggedWindows > COMPACT_FACTOR * Math.max(this.deps.limiter.size, COMPACT_FLOOR);
+    return this.loggedWindows > COMPACT_FACTOR * Math.max(this.deps.limiter.size, this.compactFloor);
   }
 
   /**
@@ -130,14 +147,20 @@ export class RatelimitStore {
    * and is retried by the next call.
    */
   compactStep(nowMs: number): boolean {
-    const c = this.compaction ?? { phase: "snapshot", supersedesUpTo: this.log.lastSeq(), cursor: 0 };
-    this.compaction = c;
+    let c = this.compaction;
+    if (c === undefined) {
+      c = { phase: "snapshot", supersedesUpTo: this.log.lastSeq(), retry: undefined };
+      this.deps.limiter.beginWalk();
+      this.compaction = c;
+    }
     if (c.phase === "snapshot") {
-      const { rows, cursor } = this.snapshotSlice(c.cursor, nowMs);
+      const slots = c.retry ?? this.deps.limiter.walk(CHUNK_WINDOWS);
+      c.retry = slots;
+      const rows = this.liveWindows(slots, nowMs);
       if (rows.length > 0) this.log.append([encodeChunk(rows)]);
+      c.retry = undefined;
       this.loggedWindows += rows.length;
-      c.cursor = cursor;
-      if (cursor >= this.deps.limiter.slotBound) this.compaction = { phase: "delete", supersedesUpTo: c.supersedesUpTo };
+      if (slots.length < CHUNK_WINDOWS) this.compaction = { phase: "delete", supersedesUpTo: c.supersedesUpTo };
       return true;
     }
     const deleted = this.log.deleteUpTo(c.supersedesUpTo, DELETE_CHUNKS_PER_STEP);
@@ -149,19 +172,6 @@ export class RatelimitStore {
   /** Runs a whole compaction now (start-up, tests). */
   compactNow(nowMs: number): void {
     while (this.compactStep(nowMs));
-  }
-
-  /** Up to a chunk of live windows from `cursor` on, and where the next slice starts. */
-  private snapshotSlice(cursor: number, nowMs: number): { rows: WindowRow[]; cursor: number } {
-    const { limiter } = this.deps;
-    const end = Math.min(limiter.slotBound, cursor + SCAN_SLOTS_PER_STEP);
-    const rows: WindowRow[] = [];
-    let slot = cursor;
-    for (; slot < end && rows.length < CHUNK_WINDOWS; slot++) {
-      const row = limiter.windowOf(slot);
-      if (row !== undefined && expiresMs(row) > nowMs) rows.push(row);
-    }
-    return { rows, cursor: slot };
   }
 
   /** Appends the windows of `slots` that still weigh; on failure marks them changed again and throws. */
@@ -178,7 +188,10 @@ export class RatelimitStore {
     }
   }
 
-  /** The windows of `slots` that still weigh at `nowMs` (free slots are skipped). */
+  /**
+   * The windows of `slots` that still weigh at `nowMs`, in that order (free slots are skipped; a slot
+   * freed and reused since gives its new counter's window, which later flushes write again anyway).
+   */
   private liveWindows(slots: readonly number[], nowMs: number): WindowRow[] {
     const rows: WindowRow[] = [];
     for (const slot of slots) {

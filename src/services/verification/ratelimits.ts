@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../errors/app-error.ts";
 import type { RatelimitConfig } from "../identities/index.ts";
-import type { LimitRequest, SlidingWindowLimiter } from "../ratelimit/index.ts";
+import { effectiveDurationMs, type LimitRequest, type SlidingWindowLimiter } from "../ratelimit/index.ts";
 import type { KeySnapshot } from "./snapshot.ts";
 
 export interface RequestedLimit {
@@ -68,12 +68,15 @@ export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot
   if (requested.length === 0 && snap.ratelimits.length === 0 && !snap.identity?.ratelimits.length) return undefined;
   const checks = plan(snap, requested);
   if (checks.length === 0) return undefined;
+  // One scope per workspace for every key and identity limit; the counter is (name, owner).
+  const scope = `${snap.workspaceId}|key-limit`;
   const requests: LimitRequest[] = checks.map((c) => ({
-    // One scope per workspace for every key and identity limit; the counter is (name, owner).
-    scope: `${snap.workspaceId}|key-limit`,
+    workspace: snap.workspaceId,
+    scope,
     identifier: `${c.config.name}|${c.ownerId}`,
     limit: c.config.limit,
-    durationMs: Math.max(1, c.config.duration),
+    // A limit stored by an older version may lie outside today's bounds: it is applied clamped into them.
+    durationMs: effectiveDurationMs(c.config.duration),
     cost: c.cost,
   }));
   const batch = limiter.checkAll(requests);
@@ -81,7 +84,7 @@ export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot
     const r = batch.results[i]!;
     return {
       id: c.config.id, name: c.config.name, limit: c.config.limit, remaining: r.remaining, reset: r.resetMs,
-      exceeded: !r.success, duration: c.config.duration, autoApply: c.config.autoApply,
+      exceeded: !r.success, duration: requests[i]!.durationMs, autoApply: c.config.autoApply,
     };
   });
   return { passed: batch.success, states };

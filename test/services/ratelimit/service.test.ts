@@ -18,6 +18,8 @@ let storage: Storage;
 /** The storage the service sees; `offline` makes every SQLite access throw. */
 let seen: { storage: Storage; offline: boolean };
 let service: RatelimitService;
+/** A service like `service` whose namespace cache holds two namespaces per workspace. */
+let small: RatelimitService;
 const principal: Principal = { workspaceId: "ws_test", rootKeyId: "rk_test", permissions: new Set(ALL_GRANTS), actor: { type: "cli", id: "test" } };
 
 beforeEach(() => {
@@ -33,6 +35,7 @@ beforeEach(() => {
   };
   const clock = new TestClock();
   service = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });
+  small = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), namespaceCacheSize: 2 });
 });
 afterEach(() => {
   storage.close();
@@ -74,5 +77,22 @@ describe("hot path", () => {
     service.forgetCached("ws_test");
     seen.offline = true;
     expect(() => check("x")).toThrow("SQLite read on the hot path");
+  });
+});
+
+describe("namespace cache bound", () => {
+  const checkIn = (namespace: string) => small.limit(principal, { namespace, identifier: "u", limit: 10, duration: MINUTE });
+
+  test("beyond its size per workspace, the least recently used namespace is read from SQLite again; the rest stay cached", () => {
+    checkIn("one");
+    checkIn("two");
+    checkIn("one"); // "two" is now the least recently used
+    checkIn("three");
+    seen.offline = true;
+    expect(checkIn("one").success).toBe(true);
+    expect(checkIn("three").success).toBe(true);
+    expect(() => checkIn("two")).toThrow("SQLite read on the hot path");
+    seen.offline = false;
+    expect(checkIn("two")).toMatchObject({ success: true, remaining: 8 });
   });
 });

@@ -15,7 +15,7 @@ function setup(startMs = T0) {
 const SCOPE = "ws_1|ns_1";
 
 function req(identifier: string, limit: number, cost = 1, durationMs = MINUTE, scope = SCOPE): LimitRequest {
-  return { scope, identifier, limit, durationMs, cost };
+  return { workspace: "ws_1", scope, identifier, limit, durationMs, cost };
 }
 
 /** The windows changed since the last call, as a flush would read them. */
@@ -24,7 +24,7 @@ function takeDirty(limiter: SlidingWindowLimiter): WindowRow[] {
 }
 
 const row = (identifier: string, durationMs: number, windowStartMs: number, count: number, previousCount: number): WindowRow =>
-  ({ scope: SCOPE, durationMs, identifier, windowStartMs, count, previousCount });
+  ({ workspace: "ws_1", scope: SCOPE, durationMs, identifier, windowStartMs, count, previousCount });
 
 /** Spends `times` × cost 1 and fails the test if any of them is denied. */
 function spend(limiter: SlidingWindowLimiter, counter: string, limit: number, times: number): void {

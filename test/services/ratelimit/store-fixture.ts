@@ -9,13 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../../src/storage/db.ts";
 import { applyMigrations } from "../../../src/storage/migrate.ts";
-import { RatelimitStore, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
+import { RatelimitStore, SlidingWindowLimiter, type WindowCaps } from "../../../src/services/ratelimit/index.ts";
 import { TestClock } from "../../support/test-clock.ts";
 
 export interface StoreFixture {
   readonly storage: Storage;
   readonly clock: TestClock;
-  fresh(): { limiter: SlidingWindowLimiter; store: RatelimitStore };
+  /** `caps` of the limiter (default none); `compactFloorWindows` of the store (default its own). */
+  fresh(opts?: { caps?: WindowCaps; compactFloorWindows?: number }): { limiter: SlidingWindowLimiter; store: RatelimitStore };
   /** Windows held by the log's chunks, superseded ones included. */
   loggedWindows(): number;
   /** Chunks in the log. */
@@ -39,9 +40,10 @@ export function storeFixture(startMs: number): StoreFixture {
   const f: StoreFixture = {
     get storage() { return storage!; },
     get clock() { return clock!; },
-    fresh() {
-      const limiter = new SlidingWindowLimiter({ clock: f.clock });
-      return { limiter, store: new RatelimitStore({ storage: f.storage, limiter }) };
+    fresh(opts = {}) {
+      const limiter = new SlidingWindowLimiter({ clock: f.clock, ...(opts.caps ? { caps: opts.caps } : {}) });
+      const floor = opts.compactFloorWindows === undefined ? {} : { compactFloorWindows: opts.compactFloorWindows };
+      return { limiter, store: new RatelimitStore({ storage: f.storage, limiter, ...floor }) };
     },
     loggedWindows: () => f.storage.sqlite.query<{ n: number | null }, []>("SELECT sum(windows) AS n FROM ratelimit_log").get()!.n ?? 0,
     logRows: () => f.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM ratelimit_log").get()!.n,

@@ -8,7 +8,7 @@ const T0 = 1_700_000_040_000; // a minute boundary
 
 const t = storeFixture(T0);
 
-const req = (identifier: string, limit = 3, durationMs = MINUTE): LimitRequest => ({ scope: "ws|ns", identifier, limit, durationMs, cost: 1 });
+const req = (identifier: string, limit = 3, durationMs = MINUTE): LimitRequest => ({ workspace: "ws", scope: "ws|ns", identifier, limit, durationMs, cost: 1 });
 
 describe("flush and restore", () => {
   test("a used-up window is still used up in a new limiter restored from SQLite", () => {

@@ -14,15 +14,15 @@ const T0 = 1_700_000_040_000; // a minute boundary
 
 const t = storeFixture(T0);
 
-const req = (identifier: string, cost = 1, scope = "ws_1|ns_1"): LimitRequest => ({ scope, identifier, limit: 1_000, durationMs: MINUTE, cost });
+const req = (identifier: string, cost = 1, scope = "ws_1|ns_1"): LimitRequest => ({ workspace: "ws_1", scope, identifier, limit: 1_000, durationMs: MINUTE, cost });
 const remaining = (limiter: SlidingWindowLimiter, identifier: string, scope?: string) => limiter.check(req(identifier, 0, scope)).remaining;
 
 describe("chunk encoding", () => {
   test("a chunk decodes to the windows it was made of, scopes and durations kept apart", () => {
     const rows = [
-      { scope: "ws_1|ns_1", durationMs: MINUTE, identifier: "u|with|bars", windowStartMs: T0, count: 3, previousCount: 9 },
-      { scope: "ws_1|ns_1", durationMs: 1_000, identifier: "u", windowStartMs: T0, count: 1, previousCount: 0 },
-      { scope: "ws_2|key-limit", durationMs: MINUTE, identifier: "requests|key_1", windowStartMs: T0 - MINUTE, count: 2 ** 52, previousCount: 0 },
+      { workspace: "ws_1", scope: "ws_1|ns_1", durationMs: MINUTE, identifier: "u|with|bars", windowStartMs: T0, count: 3, previousCount: 9 },
+      { workspace: "ws_1", scope: "ws_1|ns_1", durationMs: 1_000, identifier: "u", windowStartMs: T0, count: 1, previousCount: 0 },
+      { workspace: "ws_2", scope: "ws_2|key-limit", durationMs: MINUTE, identifier: "requests|key_1", windowStartMs: T0 - MINUTE, count: 2 ** 52, previousCount: 0 },
     ];
     const chunk = encodeChunk(rows);
     expect(chunk.windows).toBe(3);
@@ -31,12 +31,12 @@ describe("chunk encoding", () => {
   });
 
   test("a chunk of an unknown format is refused, not misread", () => {
-    expect(() => decodeChunk('{"v":2,"scopes":[],"windows":[]}')).toThrow(/format 2/);
+    expect(() => decodeChunk('{"v":3,"scopes":[],"windows":[]}')).toThrow(/format 3/);
   });
 
   test("counter names of the first format split into scope and identifier at the second bar", () => {
-    expect(splitLegacyCounter("ws_1|rlns_2|user|x")).toEqual({ scope: "ws_1|rlns_2", identifier: "user|x" });
-    expect(splitLegacyCounter("ws_1|key-limit|per|second|key_3")).toEqual({ scope: "ws_1|key-limit", identifier: "per|second|key_3" });
+    expect(splitLegacyCounter("ws_1|rlns_2|user|x")).toEqual({ workspace: "ws_1", scope: "ws_1|rlns_2", identifier: "user|x" });
+    expect(splitLegacyCounter("ws_1|key-limit|per|second|key_3")).toEqual({ workspace: "ws_1", scope: "ws_1|key-limit", identifier: "per|second|key_3" });
     expect(splitLegacyCounter("no-bars")).toBeUndefined();
     expect(splitLegacyCounter("ws_1|ns|")).toBeUndefined();
   });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
-import { Int, MAX_SAFE_INT, strictObject } from "../../../http/schemas.ts";
+import { Int, MAX_SAFE_INT, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
 const VerifyKeyBody = strictObject({
@@ -14,7 +14,7 @@ const VerifyKeyBody = strictObject({
     name: t.String({ minLength: 1, maxLength: 255, description: "Name of a limit of the key or its identity, or of an ad-hoc limit" }),
     cost: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Units this request consumes (default 1)" })),
     limit: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Requests per window, for an ad-hoc limit or to override the stored one" })),
-    duration: t.Optional(Int({ minimum: 0, maximum: MAX_SAFE_INT, description: "Window length in milliseconds, with `limit`" })),
+    duration: t.Optional(RatelimitDurationMs("Window length in milliseconds, 1000 to 2592000000 (30 days), with `limit`")),
   }), { maxItems: 50, description: "Rate limits to apply; all pass or none is charged" })),
 });
 

@@ -4,7 +4,7 @@
  * leaves unbounded stop at the largest exact integer.
  */
 import { t } from "elysia";
-import { Cursor, Int, strictObject } from "../../../http/schemas.ts";
+import { Cursor, Int, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
 import type { OverrideView } from "../../../services/ratelimit/index.ts";
 
 const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -17,7 +17,7 @@ export const LimitBody = strictObject({
   namespace: NamespaceRef,
   identifier: Identifier,
   limit: Int({ minimum: 1, maximum: MAX_INT, description: "Cost allowed per window (an override replaces it)" }),
-  duration: Int({ minimum: 1000, maximum: 2_592_000_000, description: "Window length in milliseconds (an override replaces it)" }),
+  duration: RatelimitDurationMs("Window length in milliseconds, 1000 to 2592000000 (30 days; an override replaces it)"),
   cost: t.Optional(Int({ minimum: 0, maximum: MAX_INT, description: "How much of the limit this request uses (default 1; 0 only reports)" })),
 });
 
@@ -27,7 +27,7 @@ export const SetOverrideBody = strictObject({
   namespace: NamespaceRef,
   identifier: OverrideIdentifier,
   limit: Int({ minimum: 0, maximum: MAX_INT, description: "Cost allowed per window; 0 denies every request" }),
-  duration: Int({ minimum: 1000, maximum: MAX_INT, description: "Window length in milliseconds" }),
+  duration: RatelimitDurationMs("Window length in milliseconds, 1000 to 2592000000 (30 days)"),
 });
 
 export const OverrideRefBody = strictObject({

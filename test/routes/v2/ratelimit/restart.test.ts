@@ -52,6 +52,19 @@ describe("graceful restart (SIGTERM path: stop, then boot on the same data dir)"
     expect((await h.post("/v2/keys.verifyKey", { key })).body.data.code).toBe("RATE_LIMITED");
   });
 
+  test("windows whose limits have expired are not restored; live ones are", async () => {
+    const ns = uniq("ns");
+    await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "second", limit: 3, duration: 1000 });
+    await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "minute", limit: 3, duration: MINUTE });
+    new RatelimitStore({ storage: h.running.storage, limiter: h.running.services.limiter }).flush(h.clock.now());
+    h.clock.advance(2_000);
+    await h.restart();
+    const { limiter } = h.running.services;
+    const restored = new Set<string>();
+    for (let slot = 0; slot < limiter.slotBound; slot++) restored.add(limiter.windowOf(slot)?.identifier ?? "");
+    expect([restored.has("second"), restored.has("minute")]).toEqual([false, true]);
+  });
+
   test("overrides and namespaces come back from SQLite after a restart", async () => {
     const ns = uniq("ns");
     await h.post("/v2/ratelimit.limit", limitBody(ns, "x"));
