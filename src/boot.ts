@@ -71,7 +71,9 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
   const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
-  const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
+  // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
+  const keyCacheBytes = config.keyCacheMb * 1024 * 1024;
+  const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
   const limiter = new SlidingWindowLimiter({ clock });
   const credits = new CreditLedger(storage);
   const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
@@ -82,7 +84,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
-    verification: new VerificationService({ storage, clock, limiter, cache, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({

@@ -31,6 +31,7 @@ describe("defaults", () => {
       analyticsFlushMs: 1000,
       analyticsRetentionDays: { raw: 90, minute: 90, hour: 90, day: 365, month: 1095 },
       keyCacheSize: 200_000,
+      keyCacheMb: 256,
       shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
       trustedProxies: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
@@ -50,7 +51,7 @@ describe("defaults", () => {
     expect(CONFIG_VARIABLES.map(([name]) => name).sort()).toEqual([
       "TOLLGATE_ANALYTICS", "TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "TOLLGATE_ANALYTICS_FLUSH_MS",
       "TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS",
-      "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_SIZE",
+      "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_MB", "TOLLGATE_KEY_CACHE_SIZE",
       "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
     ]);
@@ -78,6 +79,7 @@ describe("valid values", () => {
       TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS: "10",
       TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS: "11",
       TOLLGATE_KEY_CACHE_SIZE: "0",
+      TOLLGATE_KEY_CACHE_MB: "16",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
       TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
       TOLLGATE_TRUSTED_PROXIES: "none",
@@ -97,6 +99,7 @@ describe("valid values", () => {
       analyticsFlushMs: 200,
       analyticsRetentionDays: { raw: 7, minute: 8, hour: 9, day: 10, month: 11 },
       keyCacheSize: 0,
+      keyCacheMb: 16,
       shutdownTimeoutMs: 0,
       metricsAllow: [
         { address: "10.0.0.0", prefix: 8, family: "ipv4" },
@@ -152,6 +155,9 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "0"],
     ["TOLLGATE_KEY_CACHE_SIZE", "-5"],
     ["TOLLGATE_KEY_CACHE_SIZE", "10000001"],
+    ["TOLLGATE_KEY_CACHE_MB", "0"],
+    ["TOLLGATE_KEY_CACHE_MB", "1048577"],
+    ["TOLLGATE_KEY_CACHE_MB", "64M"],
     ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "600001"],
     ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "soon"],
     ["TOLLGATE_METRICS_ALLOW", "localhost"],

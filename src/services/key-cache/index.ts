@@ -3,12 +3,16 @@
  * no SQLite, and a bounded negative cache of unknown hashes, so a flood of made-up keys cannot reach
  * the database on every request. Every mutation that touches a key, its roles, permissions,
  * identity or API drops the affected entries synchronously, before it answers.
+ *
+ * Snapshots are bounded by count and by their estimated bytes (a key with a megabyte of meta is a
+ * thousand small ones).
  */
 import { LRUCache } from "lru-cache";
 
-/** What the cache needs of a cached value: the id of the key it describes. */
+/** What the cache needs of a cached value: the key it describes, and its estimated size. */
 export interface KeyScoped {
   keyId: string;
+  sizeBytes: number;
 }
 
 /** What mutations call; the verification cache implements it. */
@@ -21,7 +25,21 @@ export interface KeyCacheInvalidator {
   keyCreated(hash: string): void;
 }
 
+export interface KeyCacheLimits {
+  /** Snapshots kept at most; 0 turns caching of known keys off (every verification reads SQLite). */
+  maxEntries: number;
+  /** Estimated bytes of snapshots kept at most. */
+  maxBytes: number;
+}
+
+/**
+ * The negative cache holds base64 SHA-256 hashes (44 characters), so its count bounds its bytes:
+ * with lru-cache's bookkeeping, about 150 bytes an entry, 15 MB in all.
+ */
 const NEGATIVE_CACHE_SIZE = 100_000;
+
+/** A snapshot larger than this share of the byte budget is not cached: it would push out many small ones. */
+const MAX_ENTRY_SHARE = 1 / 16;
 
 export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator {
   private readonly byHash: LRUCache<string, Snapshot> | undefined;
@@ -31,10 +49,15 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
   hits = 0;
   misses = 0;
 
-  /** `size` 0 turns caching of known keys off (every verification reads SQLite). */
-  constructor(size: number) {
-    this.byHash = size > 0
-      ? new LRUCache<string, Snapshot>({ max: size, dispose: (snap) => this.forgetId(snap) })
+  constructor(limits: KeyCacheLimits) {
+    this.byHash = limits.maxEntries > 0
+      ? new LRUCache<string, Snapshot>({
+        max: limits.maxEntries,
+        maxSize: Math.max(1, limits.maxBytes),
+        maxEntrySize: Math.max(1, Math.floor(limits.maxBytes * MAX_ENTRY_SHARE)),
+        sizeCalculation: (snap) => Math.max(1, snap.sizeBytes),
+        dispose: (snap, hash) => this.forgetId(snap, hash),
+      })
       : undefined;
   }
 
@@ -53,13 +76,16 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     return undefined;
   }
 
+  /** Caches a snapshot (not one too large for the budget), or remembers that no key has this hash. */
   set(hash: string, snap: Snapshot | undefined): void {
     if (!snap) {
       this.unknown.set(hash, true);
       return;
     }
     if (!this.byHash) return;
+    // A replaced snapshot is disposed of (and its id forgotten) inside set(), before this one's is kept.
     this.byHash.set(hash, snap);
+    if (!this.byHash.has(hash)) return;
     this.hashByKeyId.set(snap.keyId, hash);
   }
 
@@ -78,11 +104,17 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     this.hashByKeyId.clear();
   }
 
+  /** Snapshots cached. */
   get size(): number {
     return this.byHash?.size ?? 0;
   }
 
-  private forgetId(snap: Snapshot): void {
-    if (this.hashByKeyId.get(snap.keyId) !== undefined) this.hashByKeyId.delete(snap.keyId);
+  /** Their estimated bytes, at most the byte budget. */
+  get sizeBytes(): number {
+    return this.byHash?.calculatedSize ?? 0;
+  }
+
+  private forgetId(snap: Snapshot, hash: string): void {
+    if (this.hashByKeyId.get(snap.keyId) === hash) this.hashByKeyId.delete(snap.keyId);
   }
 }
