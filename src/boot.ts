@@ -83,7 +83,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     apis: new ApiService({ storage, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
-    rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
+    rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),

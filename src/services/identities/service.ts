@@ -153,7 +153,7 @@ export class IdentityService {
       });
       return toView({ ...found, meta }, loadIdentityRatelimits(db, [found.id]).get(found.id) ?? []);
     });
-    this.deps.cache.allChanged();
+    this.deps.cache.workspaceChanged(principal.workspaceId);
     return view;
   }
 
@@ -175,7 +175,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Deleted identity ${found.id}`,
       });
     });
-    this.deps.cache.allChanged();
+    this.deps.cache.workspaceChanged(principal.workspaceId);
     return {};
   }
 }

@@ -5,13 +5,16 @@
  * identity or API drops the affected entries synchronously, before it answers.
  *
  * Snapshots are bounded by count and by their estimated bytes (a key with a megabyte of meta is a
- * thousand small ones).
+ * thousand small ones). A change to what a workspace's keys share (a role, a permission, an
+ * identity, an API) drops that workspace's snapshots only, found through an index kept in step
+ * with lru-cache's dispose, so its cost is the workspace's entries, never a walk of the cache.
  */
 import { LRUCache } from "lru-cache";
 
-/** What the cache needs of a cached value: the key it describes, and its estimated size. */
+/** What the cache needs of a cached value: the key and workspace it describes, and its estimated size. */
 export interface KeyScoped {
   keyId: string;
+  workspaceId: string;
   sizeBytes: number;
 }
 
@@ -19,8 +22,8 @@ export interface KeyScoped {
 export interface KeyCacheInvalidator {
   /** One key changed (update, delete, credits, its permissions or roles). */
   keyChanged(keyId: string): void;
-  /** Something shared changed (a role, a permission, an identity, an API): drop everything. */
-  allChanged(): void;
+  /** Something a workspace's keys share changed (a role, a permission, an identity, an API): drop that workspace's keys. */
+  workspaceChanged(workspaceId: string): void;
   /** A new key exists with this hash. */
   keyCreated(hash: string): void;
 }
@@ -44,6 +47,7 @@ const MAX_ENTRY_SHARE = 1 / 16;
 export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator {
   private readonly byHash: LRUCache<string, Snapshot> | undefined;
   private readonly hashByKeyId = new Map<string, string>();
+  private readonly hashesByWorkspace = new Map<string, Set<string>>();
   private readonly unknown = new LRUCache<string, true>({ max: NEGATIVE_CACHE_SIZE });
   /** Lookups answered from the cache (known or known-unknown) and those that had to read SQLite, for /metrics. */
   hits = 0;
@@ -56,7 +60,7 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
         maxSize: Math.max(1, limits.maxBytes),
         maxEntrySize: Math.max(1, Math.floor(limits.maxBytes * MAX_ENTRY_SHARE)),
         sizeCalculation: (snap) => Math.max(1, snap.sizeBytes),
-        dispose: (snap, hash) => this.forgetId(snap, hash),
+        dispose: (snap, hash) => this.forget(snap, hash),
       })
       : undefined;
   }
@@ -83,10 +87,16 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
       return;
     }
     if (!this.byHash) return;
-    // A replaced snapshot is disposed of (and its id forgotten) inside set(), before this one's is kept.
+    // A replaced snapshot is disposed of (and unindexed) inside set(), before this one is indexed.
     this.byHash.set(hash, snap);
     if (!this.byHash.has(hash)) return;
     this.hashByKeyId.set(snap.keyId, hash);
+    let hashes = this.hashesByWorkspace.get(snap.workspaceId);
+    if (hashes === undefined) {
+      hashes = new Set();
+      this.hashesByWorkspace.set(snap.workspaceId, hashes);
+    }
+    hashes.add(hash);
   }
 
   /** A hash remembered as unknown may now exist: forget that it was unknown. */
@@ -99,9 +109,11 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     if (hash !== undefined) this.byHash?.delete(hash);
   }
 
-  allChanged(): void {
-    this.byHash?.clear();
-    this.hashByKeyId.clear();
+  workspaceChanged(workspaceId: string): void {
+    const hashes = this.hashesByWorkspace.get(workspaceId);
+    if (hashes === undefined) return;
+    // Each delete disposes of its snapshot, which takes the hash out of `hashes`: walk a copy.
+    for (const hash of [...hashes]) this.byHash?.delete(hash);
   }
 
   /** Snapshots cached. */
@@ -114,7 +126,11 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     return this.byHash?.calculatedSize ?? 0;
   }
 
-  private forgetId(snap: Snapshot, hash: string): void {
+  private forget(snap: Snapshot, hash: string): void {
     if (this.hashByKeyId.get(snap.keyId) === hash) this.hashByKeyId.delete(snap.keyId);
+    const hashes = this.hashesByWorkspace.get(snap.workspaceId);
+    if (hashes === undefined) return;
+    hashes.delete(hash);
+    if (hashes.size === 0) this.hashesByWorkspace.delete(snap.workspaceId);
   }
 }
