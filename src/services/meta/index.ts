@@ -10,13 +10,13 @@ import { invalidInput } from "../../errors/app-error.ts";
 export const MAX_META_BYTES = 1024 * 1024;
 
 /** Throws 400 with upstream's detail when `meta` serialises to more than MAX_META_BYTES; null and undefined pass. */
-export function assertMetaSize(meta: Record<string, unknown> | null | undefined, location = "body.meta"): void {
+export function assertMetaSize(meta: Record<string, unknown> | null | undefined): void {
   if (meta === undefined || meta === null) return;
   const json = JSON.stringify(meta);
   // A UTF-8 byte count is at most three times the UTF-16 length: count bytes only when it matters.
   if (json.length * 3 <= MAX_META_BYTES) return;
   const bytes = Buffer.byteLength(json, "utf8");
   if (bytes > MAX_META_BYTES) {
-    throw invalidInput(location, `Metadata is too large, it must be less than 1MB, got: ${(bytes / MAX_META_BYTES).toFixed(2)}`);
+    throw invalidInput("body.meta", `Metadata is too large, it must be less than 1MB, got: ${(bytes / MAX_META_BYTES).toFixed(2)}`);
   }
 }
