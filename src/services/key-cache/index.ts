@@ -36,8 +36,8 @@ export interface KeyCacheLimits {
 }
 
 /**
- * The negative cache holds base64 SHA-256 hashes (44 characters), so its count bounds its bytes:
- * with lru-cache's bookkeeping, about 150 bytes an entry, 15 MB in all.
+ * The negative cache holds only base64 SHA-256 hashes (44 characters) and `true`, so its count
+ * bounds its bytes as well: a caller cannot make one entry larger than another.
  */
 const NEGATIVE_CACHE_SIZE = 100_000;
 
