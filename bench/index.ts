@@ -24,6 +24,7 @@ const SUITES: Suite[] = [
   { name: "ratelimit", file: "ratelimit.ts", title: "ratelimit.limit: throughput, cost curve over identifiers, memory, accuracy" },
   { name: "ratelimit-peer", file: "ratelimit-peer.ts", title: "ratelimit.limit against rate-limiter-flexible on Redis" },
   { name: "create-key", file: "create-key.ts", title: "keys.createKey" },
+  { name: "big-meta", file: "big-meta.ts", title: "keys.verifyKey of keys with a 1 MB meta: time a verification holds the server, memory" },
   { name: "analytics-query", file: "analytics-query.ts", title: "analytics.getVerifications: a 365-day per-day query over 10,000 keys" },
   { name: "analytics-overhead", file: "analytics-overhead.ts", title: "what the verification event pipeline costs verifyKey" },
   { name: "appliance", file: "appliance.ts", title: "the executable: size, start-up, idle memory" },

@@ -75,7 +75,9 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
   const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   const auth = new RootKeyAuthenticator({ storage, clock });
-  const cache = new KeyCache<KeySnapshot>(config.keyCacheSize);
+  // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
+  const keyCacheBytes = config.keyCacheMb * MIB;
+  const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
   const limiter = new SlidingWindowLimiter({
     clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
   });
@@ -87,8 +89,8 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     apis: new ApiService({ storage, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
-    rbac: new RbacService({ storage, clock, onAccessChanged: () => cache.allChanged() }),
-    verification: new VerificationService({ storage, clock, limiter, cache, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheSize: config.ratelimitNamespaceCacheSize }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({

@@ -36,6 +36,8 @@ export interface Config {
   /** Days each analytics table keeps its rows (rollups by bucket start). */
   analyticsRetentionDays: AnalyticsRetentionDays;
   keyCacheSize: number;
+  /** Memory the key cache may hold, in MiB (estimated): 7/8 for key snapshots, 1/8 for the values they share. */
+  keyCacheMb: number;
   /**
    * How long a stop waits for requests in flight before it closes their connections. The default
    * leaves the flushes and the checkpoint (milliseconds) room to end the whole stop within 5 s.
@@ -205,6 +207,7 @@ export function loadConfig(env: Env): Config {
       month: int(r, "TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", 1095, 1, 36_500),
     },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
+    keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
@@ -243,6 +246,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
   ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
+  ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
   ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],

@@ -16,6 +16,7 @@ import { BodyValidator } from "./validation.ts";
 import type { Ok } from "./envelope.ts";
 import type { ErrorRenderer } from "./errors.ts";
 import { jsonTextResponse } from "./json.ts";
+import { jsonText } from "../lib/raw-json.ts";
 import type { MetricsRegistry } from "./metrics.ts";
 import type { AnsweredRequest } from "./access-log.ts";
 import { newRequestInfo } from "./request-context.ts";
@@ -49,11 +50,12 @@ export function hotRoutes(routes: readonly HotRoute[], lane: HotLane): BunRoutes
 
 /**
  * The success envelope as JSON. Request ids are `req_` and base58, nothing to escape, so the
- * common case stringifies only `data` instead of building and walking the envelope object.
+ * common case stringifies only `data` instead of building and walking the envelope object; a large
+ * stored meta in it goes in as its text (lib/raw-json.ts).
  */
 export function envelopeJson(requestId: string, result: Ok): string {
   if (result.extra !== undefined || result.data === undefined) return JSON.stringify({ meta: { requestId }, data: result.data, ...result.extra });
-  return `{"meta":{"requestId":"${requestId}"},"data":${JSON.stringify(result.data)}}`;
+  return `{"meta":{"requestId":"${requestId}"},"data":${jsonText(result.data)}}`;
 }
 
 let turnEnd: Promise<void> | undefined;

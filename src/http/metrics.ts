@@ -30,7 +30,7 @@ class RouteStats {
 
 /** What the scrape reads from the rest of the service. */
 export interface MetricsSources {
-  keyCache(): { hits: number; misses: number };
+  keyCache(): { hits: number; misses: number; size: number; sizeBytes: number };
   /** The limiter's live windows and what its memory caps gave up or refused. */
   ratelimitWindows(): { windows: number; bytes: number; evicted: number; unkept: number };
   databaseSizeBytes(): number;
@@ -97,6 +97,10 @@ export class MetricsRegistry {
     family(out, "tollgate_key_cache_hit_ratio", "gauge", "hits / (hits + misses) since start; 0 before the first lookup.");
     const lookups = cache.hits + cache.misses;
     out.push(`tollgate_key_cache_hit_ratio ${lookups === 0 ? 0 : cache.hits / lookups}`);
+    family(out, "tollgate_key_cache_entries", "gauge", "Key snapshots in the verification cache.");
+    out.push(`tollgate_key_cache_entries ${cache.size}`);
+    family(out, "tollgate_key_cache_bytes", "gauge", "Estimated memory of the snapshots in the verification cache (bounded by TOLLGATE_KEY_CACHE_MB).");
+    out.push(`tollgate_key_cache_bytes ${cache.sizeBytes}`);
     this.renderWindows(out, sources.ratelimitWindows());
     family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
     out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);

@@ -38,9 +38,12 @@ export const IDENTIFIER_PATTERN = "^[a-zA-Z0-9_]+$";
 export const ApiId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "API identifier (`api_…`)" });
 export const KeyId = t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "Key identifier (`key_…`)" });
 export const ExternalId = t.String({ minLength: 1, maxLength: 255, pattern: "^[a-zA-Z0-9_.-]+$", description: "Your identifier of the key's owner" });
-export const Meta = t.Record(t.String(), t.Unknown(), {
-  description: "Arbitrary JSON object, returned by every verification: keep it under 10 KB. Bounded only by the request body's 1 MiB",
+/** A `meta` object of a key or an identity: upstream's 100 properties here, its 1 MB in services/meta (400 beyond either). */
+export const metaObject = (description: string) => t.Record(t.String(), t.Unknown(), {
+  maxProperties: 100,
+  description: `${description}. At most 100 properties and 1 MB of JSON: 1,048,576 bytes of its compact UTF-8 JSON text (400 beyond)`,
 });
+export const Meta = metaObject("Arbitrary JSON object, returned by every verification: keep it under 10 KB");
 export const PermissionSlug = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const RoleName = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const UnixMs = (description: string) => Int({ minimum: 0, maximum: 4102444800000, description });

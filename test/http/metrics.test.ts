@@ -9,7 +9,7 @@ import { Ok } from "../../src/http/envelope.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 const sources = {
-  keyCache: () => ({ hits: 3, misses: 1 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
+  keyCache: () => ({ hits: 3, misses: 1, size: 2, sizeBytes: 2048 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
   ratelimitWindows: () => ({ windows: 5, bytes: 1200, evicted: 2, unkept: 1 }),
 };
 
@@ -57,6 +57,8 @@ describe("MetricsRegistry", () => {
     const text = new MetricsRegistry().render(sources);
     expect(sample(text, "tollgate_key_cache_hit_ratio")).toBe(0.75);
     expect(sample(text, "tollgate_key_cache_hits_total")).toBe(3);
+    expect(sample(text, "tollgate_key_cache_entries")).toBe(2);
+    expect(sample(text, "tollgate_key_cache_bytes")).toBe(2048);
     expect(sample(text, "tollgate_database_size_bytes")).toBe(4096);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBe(8192);
     expect(sample(text, "tollgate_http_requests_in_flight")).toBe(2);

@@ -45,8 +45,11 @@ const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith(
  */
 const BOUND_IN_DESCRIPTION = new Map([
   ["/v2/analytics.getVerifications body.query", "at most 16 KiB"],
-  ["/v2/keys.createKey body.meta", "1 MiB"],
-  ["/v2/keys.updateKey body.meta", "1 MiB"],
+  // The bound of meta in bytes, which a JSON schema cannot state (services/meta).
+  ["/v2/keys.createKey body.meta", "1,048,576 bytes"],
+  ["/v2/keys.updateKey body.meta", "1,048,576 bytes"],
+  ["/v2/identities.createIdentity body.meta", "1,048,576 bytes"],
+  ["/v2/identities.updateIdentity body.meta", "1,048,576 bytes"],
 ]);
 
 /** Every property under `schema`, with its path, e.g. `body.credits.refill.amount`. */

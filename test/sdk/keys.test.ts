@@ -57,6 +57,14 @@ describe("keys", () => {
     expect(verified.ratelimits?.map((r) => [r.name, r.limit, r.remaining, r.exceeded])).toEqual([["shared", 5, 4, false]]);
   });
 
+  test("verifyKey returns a meta of nearly 1 MB exactly, loaded and then cached; so do getKey and whoami", async () => {
+    const meta = { plan: "enterprise", records: Array.from({ length: 10_000 }, (_, i) => ({ id: i, name: `user-${i} «ü» "q"`, on: i % 2 === 0, score: i / 7 })) };
+    const { keyId, key } = await newKey({ meta });
+    for (let i = 0; i < 2; i++) expect((await unkey.keys.verifyKey({ key })).data).toMatchObject({ valid: true, keyId, meta });
+    expect((await unkey.keys.getKey({ keyId })).data.meta).toEqual(meta);
+    expect((await unkey.keys.whoami({ key })).data.meta).toEqual(meta);
+  });
+
   test("updateKey with every field, then null clears; verifyKey sees each change", async () => {
     const { keyId, key } = await newKey();
     const updated = await unkey.keys.updateKey({

@@ -84,7 +84,7 @@ export class ApiService {
         resources: [{ type: "api", id: api.id, name: api.name }], description: `Deleted API ${api.name}`,
       });
     });
-    this.deps.cache.allChanged();
+    this.deps.cache.workspaceChanged(principal.workspaceId);
     return {};
   }
 }

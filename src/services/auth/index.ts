@@ -1,6 +1,8 @@
 /**
  * Root-key authentication: `Authorization: Bearer <root key>` → Principal. Principals are cached by
- * the header as sent, so the hot paths neither parse it nor read SQLite for them; the cache is
+ * the header as sent, so the hot paths neither parse it nor read SQLite for them. Only the canonical
+ * header (`Bearer ` and the key, nothing else) is cached: each cached entry is then one stored root
+ * key, so callers cannot fill the cache with variants of one header padded to any length. The cache is
  * dropped whenever root keys or workspaces change, here (`invalidate`, called by the workspace
  * service) or in another process such as the CLI (seen through SQLite's `data_version`). Reading
  * `data_version` costs about 2 us, a large share of a cached verification, so under load it is read
@@ -57,6 +59,11 @@ export class RootKeyAuthenticator {
     this.dataVersion = deps.storage.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
   }
 
+  /** Principals cached, for tests. */
+  get cachedPrincipals(): number {
+    return this.byHeader.size;
+  }
+
   /** Root keys or workspaces changed in this process: forget every cached principal. */
   invalidate(): void {
     this.byHeader.clear();
@@ -81,16 +88,17 @@ export class RootKeyAuthenticator {
 
   /**
    * The root key an Authorization header names. Cached by the header as sent, so a hit neither
-   * parses it nor builds the token string; only a header that parsed and named a stored key is cached.
+   * parses it nor builds the token string; only a canonical header that named a stored key is cached.
    */
   private cached(authorization: string | null | undefined): CachedRootKey {
     this.dropIfChangedElsewhere();
     const hit = authorization ? this.byHeader.get(authorization) : undefined;
     if (hit) return hit;
-    const row = this.lookup.get(sha256Base64(parseBearer(authorization)));
+    const token = parseBearer(authorization);
+    const row = this.lookup.get(sha256Base64(token));
     if (!row) throw unknownRootKey();
     const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
-    this.byHeader.set(authorization!, entry);
+    if (authorization!.length === CANONICAL_PREFIX.length + token.length && authorization!.startsWith(CANONICAL_PREFIX)) this.byHeader.set(authorization!, entry);
     return entry;
   }
 
@@ -129,6 +137,7 @@ function unknownRootKey(): AppError {
 }
 
 const BEARER = /^\s*Bearer\s+(\S+)\s*$/;
+const CANONICAL_PREFIX = "Bearer ";
 
 function parseBearer(authorization: string | null | undefined): string {
   if (authorization === null || authorization === undefined || authorization.trim() === "") {

@@ -7,6 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
+import { assertMetaSize } from "../meta/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import {
@@ -44,17 +45,6 @@ export interface IdentityDeps {
   storage: Storage;
   clock: Clock;
   cache: KeyCacheInvalidator;
-}
-
-const MAX_META_BYTES = 1024 * 1024;
-
-/** Throws 400 when the metadata serialises to more than 1 MB of JSON (upstream's wording). */
-function assertMetaSize(meta: Record<string, unknown> | undefined): void {
-  if (meta === undefined) return;
-  const bytes = new TextEncoder().encode(JSON.stringify(meta)).byteLength;
-  if (bytes > MAX_META_BYTES) {
-    throw invalidInput("body.meta", `Metadata is too large, it must be less than 1MB, got: ${(bytes / MAX_META_BYTES).toFixed(2)}`);
-  }
 }
 
 /** Throws 400 when two limits of the request share a name. */
@@ -163,7 +153,7 @@ export class IdentityService {
       });
       return toView({ ...found, meta }, loadIdentityRatelimits(db, [found.id]).get(found.id) ?? []);
     });
-    this.deps.cache.allChanged();
+    this.deps.cache.workspaceChanged(principal.workspaceId);
     return view;
   }
 
@@ -185,7 +175,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Deleted identity ${found.id}`,
       });
     });
-    this.deps.cache.allChanged();
+    this.deps.cache.workspaceChanged(principal.workspaceId);
     return {};
   }
 }

@@ -12,6 +12,7 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
+import { assertMetaSize } from "../meta/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 import type { Vault } from "./vault.ts";
@@ -66,6 +67,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
   if (input.recoverable) requirePermission(principal, "api", input.apiId, "encrypt_key");
   const credits = creditsColumns(input.credits);
   assertUniqueLimitNames(input.ratelimits ?? [], "body.ratelimits");
+  assertMetaSize(input.meta);
   const { db } = deps.storage;
   const ws = principal.workspaceId;
   if (input.recoverable) deps.vault.prepare(ws);

@@ -9,6 +9,7 @@ import { keys } from "../../storage/schema/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
+import { assertMetaSize } from "../meta/index.ts";
 import { assertUniqueLimitNames, type KeyDeps } from "./create.ts";
 import { creditsPatch, type UpdateKeyCreditsInput } from "./credits.ts";
 import { mutateKey, type KeyTarget } from "./target.ts";
@@ -31,6 +32,7 @@ export interface UpdateKeyInput {
 export function updateKey(deps: KeyDeps, principal: Principal, input: UpdateKeyInput): Record<string, never> {
   const { db } = deps.storage;
   if (input.ratelimits) assertUniqueLimitNames(input.ratelimits, "body.ratelimits");
+  assertMetaSize(input.meta);
   mutateKey(deps, principal, input.keyId, {
     event: "key.update",
     authorize: (t) => requirePermission(principal, "api", t.api.id, "update_key"),

@@ -27,8 +27,8 @@ export type { ListInput, Page, PermissionView, RoleView } from "./views.ts";
 export interface RbacServiceDeps {
   storage: Storage;
   clock: Clock;
-  /** Called after a committed change that can alter which permissions a key holds. */
-  onAccessChanged?: () => void;
+  /** Called after a committed change that can alter which permissions the workspace's keys hold. */
+  onAccessChanged?: (workspaceId: string) => void;
 }
 
 export interface CreatePermissionInput {
@@ -120,7 +120,7 @@ export class RbacService {
         resources: [{ type: "permission", id: found.id, name: found.name }], description: `Deleted permission ${found.slug}`,
       });
     });
-    this.deps.onAccessChanged?.();
+    this.deps.onAccessChanged?.(principal.workspaceId);
     return {};
   }
 
@@ -185,7 +185,7 @@ export class RbacService {
       });
       return perms;
     });
-    this.deps.onAccessChanged?.();
+    this.deps.onAccessChanged?.(principal.workspaceId);
     return result;
   }
 
@@ -217,7 +217,7 @@ export class RbacService {
         resources: [{ type: "role", id: found.id, name: found.name }], description: `Deleted role ${found.name}`,
       });
     });
-    this.deps.onAccessChanged?.();
+    this.deps.onAccessChanged?.(principal.workspaceId);
     return {};
   }
 }

@@ -13,14 +13,15 @@ import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
 import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
-import { SnapshotLoader, type KeySnapshot } from "./snapshot.ts";
+import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
+import { SnapshotLoader, type KeySnapshot, type Meta } from "./snapshot.ts";
 import { evaluatePermissionQuery, parsePermissionQuery, type PermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
 import type { VerificationRecorder } from "../analytics/index.ts";
 import type { CreditLedger } from "../credits/index.ts";
 
-export type { KeySnapshot } from "./snapshot.ts";
+export type { KeySnapshot, Meta } from "./snapshot.ts";
 
 export type VerificationCode =
   | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
@@ -38,13 +39,13 @@ export interface VerifyKeyResult {
   code: VerificationCode;
   keyId?: string;
   name?: string;
-  meta?: Record<string, unknown>;
+  meta?: Meta;
   expires?: number;
   credits?: number;
   enabled?: boolean;
   permissions?: readonly string[];
   roles?: readonly string[];
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown> };
+  identity?: { id: string; externalId: string; meta?: Meta };
   ratelimits?: RatelimitState[];
 }
 
@@ -53,6 +54,8 @@ export interface VerificationDeps {
   clock: Clock;
   limiter: SlidingWindowLimiter;
   cache: KeyCache<KeySnapshot>;
+  /** The budget of the values snapshots share (verification/shared-values.ts), in estimated bytes. */
+  sharedValueBytes: number;
   credits: CreditLedger;
   /** Where each verification's event goes; none when analytics recording is off. */
   events?: VerificationRecorder;
@@ -68,7 +71,7 @@ export class VerificationService {
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
 
   constructor(private readonly deps: VerificationDeps) {
-    this.snapshots = new SnapshotLoader(deps.storage.sqlite, deps.credits);
+    this.snapshots = new SnapshotLoader(deps.storage.sqlite, deps.credits, deps.sharedValueBytes);
   }
 
   /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
@@ -157,9 +160,10 @@ export class VerificationService {
   }
 }
 
-/** The result for a key that was found: its fields, optional ones only when set. */
+/** The result for a key that was found: its fields, optional ones only when set; marked when it holds a meta as text. */
 function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<VerifyKeyResult, "ratelimits" | "credits">): VerifyKeyResult {
   const result: VerifyKeyResult = { valid: code === "VALID", code, keyId: snap.keyId };
+  if (snap.holdsRawJson) markHoldsRawJson(result);
   if (snap.name !== null) result.name = snap.name;
   if (snap.meta !== null) result.meta = snap.meta;
   if (snap.expiresAt !== null) result.expires = snap.expiresAt;
@@ -171,10 +175,15 @@ function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<Verify
     result.identity = {
       id: snap.identity.id,
       externalId: snap.identity.externalId,
-      ...(snap.identity.meta && Object.keys(snap.identity.meta).length > 0 ? { meta: snap.identity.meta } : {}),
+      ...(snap.identity.meta && !isEmptyMeta(snap.identity.meta) ? { meta: snap.identity.meta } : {}),
     };
   }
   if (extra?.credits !== undefined) result.credits = extra.credits;
   if (extra?.ratelimits) result.ratelimits = extra.ratelimits;
   return result;
+}
+
+/** Whether a meta is `{}` (a large one, kept as text, never is). */
+function isEmptyMeta(meta: Meta): boolean {
+  return !(meta instanceof RawJson) && Object.keys(meta).length === 0;
 }

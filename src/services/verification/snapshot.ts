@@ -5,13 +5,21 @@
  *
  * A cold load is one prepared statement (subqueries gather roles, permissions, identity and limits
  * as JSON), not one query per table: it runs on the hot path for every key seen for the first time.
+ * A large meta (of the key or its identity) stays the JSON text SQLite holds and goes into answers
+ * as it is (lib/raw-json.ts): parsing a megabyte and serialising it again into every answer held
+ * the event loop for milliseconds. A small one is parsed: JSON.stringify writes it faster than
+ * the walk that splices raw text in.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { LRUCache } from "lru-cache";
+import { RawJson } from "../../lib/raw-json.ts";
 import type { RatelimitConfig } from "../identities/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 import type { EventSubject } from "../analytics/index.ts";
 import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
+import { SharedValues } from "./shared-values.ts";
+
+/** A stored meta object: parsed, or (a large one) its JSON text; both serialise to the same JSON. */
+export type Meta = Record<string, unknown> | RawJson;
 
 export interface KeySnapshot {
   keyId: string;
@@ -20,7 +28,7 @@ export interface KeySnapshot {
   apiId: string | null;
   apiDeleted: boolean;
   name: string | null;
-  meta: Record<string, unknown> | null;
+  meta: Meta | null;
   expiresAt: number | null;
   enabled: boolean;
   deleted: boolean;
@@ -32,10 +40,14 @@ export interface KeySnapshot {
   permissions: readonly string[];
   /** `permissions` indexed for the query evaluator. */
   held: HeldPermissions;
-  identity: { id: string; externalId: string; meta: Record<string, unknown> | null; ratelimits: RatelimitConfig[] } | null;
+  identity: { id: string; externalId: string; meta: Meta | null; ratelimits: RatelimitConfig[] } | null;
   ratelimits: RatelimitConfig[];
   /** Whom this key's verifications are counted for: one object, passed with every event of the snapshot. */
   subject: EventSubject;
+  /** Whether `meta` or the identity's is kept as RawJson (an answer that holds it is marked for jsonText). */
+  holdsRawJson: boolean;
+  /** Estimated bytes of memory this snapshot holds, shared values counted in full, for the key cache's budget. */
+  sizeBytes: number;
 }
 
 interface SnapshotRow {
@@ -52,8 +64,10 @@ interface SnapshotRow {
   api: string | null;
   roles: string;
   permissions: string;
-  /** JSON of the live identity with its limits, null when the key has none. */
+  /** JSON of the live identity with its limits (without its meta), null when the key has none. */
   identity: string | null;
+  /** The live identity's meta as stored. */
+  identity_meta: string | null;
   ratelimits: string;
 }
 
@@ -71,8 +85,9 @@ const SNAPSHOT_SQL = `SELECT k.id, k.workspace_id, k.key_space_id, k.name, k.met
       UNION
       SELECT p.slug FROM key_roles kr JOIN role_permissions rp ON rp.role_id = kr.role_id JOIN permissions p ON p.id = rp.permission_id WHERE kr.key_id = k.id
       ORDER BY 1)) AS permissions,
-  (SELECT json_object('id', id, 'externalId', external_id, 'meta', json(meta), 'ratelimits', json(${limitsOf("identity_id", "k.identity_id")}))
+  (SELECT json_object('id', id, 'externalId', external_id, 'ratelimits', json(${limitsOf("identity_id", "k.identity_id")}))
     FROM identities WHERE id = k.identity_id AND deleted_at IS NULL) AS identity,
+  (SELECT meta FROM identities WHERE id = k.identity_id AND deleted_at IS NULL) AS identity_meta,
   ${limitsOf("key_id", "k.id")} AS ratelimits
 FROM keys k
 WHERE k.hash = ?1`;
@@ -80,38 +95,22 @@ WHERE k.hash = ?1`;
 /** Loads key snapshots by hash with one prepared statement. */
 export class SnapshotLoader {
   private readonly statement: Statement<SnapshotRow, [string]>;
+  private readonly shared: SharedValues;
 
-  constructor(sqlite: Database, private readonly credits: Pick<CreditBalances, "pendingOf">) {
+  /** `sharedValueBytes` bounds the values kept for sharing between snapshots (shared-values.ts). */
+  constructor(sqlite: Database, private readonly credits: Pick<CreditBalances, "pendingOf">, sharedValueBytes: number) {
     this.statement = sqlite.query<SnapshotRow, [string]>(SNAPSHOT_SQL);
+    this.shared = new SharedValues(sharedValueBytes);
   }
 
   /** The snapshot of the key with this hash, or undefined when no key has it; `remaining` is its balance. */
   load(hash: string): KeySnapshot | undefined {
     const row = this.statement.get(hash);
     if (!row) return undefined;
-    const snap = toSnapshot(row);
+    const snap = toSnapshot(row, this.shared);
     if (snap.remaining !== null) snap.remaining -= this.credits.pendingOf(snap.keyId);
     return snap;
   }
-}
-
-/**
- * Values that many snapshots hold alike (a permission set with its index, a role list, the ids of a
- * workspace, key space and API, an empty list of limits) are kept once and shared: a full key
- * cache then holds several times fewer objects for the garbage collector to walk (100,000
- * snapshots were 1.65 million objects and 100 MB of heap). Bounded: the least used go first, and
- * snapshots keep what they already share. The limit lists are frozen. The permission and role
- * lists, which every answer serialises, are only typed read-only: JSON.stringify takes a slow
- * path for a frozen array, about 1 µs more per verification.
- */
-const shared = new LRUCache<string, object | string>({ max: 10_000 });
-
-function sharedValue<T extends object | string>(key: string, make: () => T): T {
-  const known = shared.get(key);
-  if (known !== undefined) return known as T;
-  const value = make();
-  shared.set(key, value);
-  return value;
 }
 
 interface HeldSet {
@@ -119,26 +118,23 @@ interface HeldSet {
   held: HeldPermissions;
 }
 
-function heldSet(json: string): HeldSet {
-  return sharedValue(`p${json}`, () => {
-    const permissions = JSON.parse(json) as string[];
-    return { permissions, held: holdPermissions(permissions) };
+/** A row as a snapshot; the values many snapshots hold alike come from `shared`. */
+function toSnapshot(row: SnapshotRow, shared: SharedValues): KeySnapshot {
+  const { permissions, held } = shared.get<HeldSet>(`p${row.permissions}`, () => {
+    const list = JSON.parse(row.permissions) as string[];
+    return { permissions: list, held: holdPermissions(list) };
   });
-}
-
-/** A list many snapshots hold alike, parsed once and shared; frozen when `freeze` (see above). */
-function sharedList<T>(prefix: string, json: string, freeze: boolean): T[] {
-  return sharedValue(`${prefix}${json}`, () => {
-    const list = JSON.parse(json) as T[];
-    return freeze ? (Object.freeze(list) as T[]) : list;
-  });
-}
-const id = (value: string): string => sharedValue(`i${value}`, () => value);
-
-function toSnapshot(row: SnapshotRow): KeySnapshot {
-  const { permissions, held } = heldSet(row.permissions);
+  const id = (value: string): string => shared.get(`i${value}`, () => value);
   const [apiId, apiDeletedAt] = row.api === null ? [null, null] : (JSON.parse(row.api) as [string, number | null]);
-  const identity = parseObject(row.identity) as KeySnapshot["identity"];
+  const identity = row.identity === null ? null : { ...(JSON.parse(row.identity) as Omit<NonNullable<KeySnapshot["identity"]>, "meta">), meta: toMeta(row.identity_meta) };
+  const meta = toMeta(row.meta);
+  // The permission and role lists, which every answer serialises, are only typed read-only: JSON.stringify
+  // takes a slow path for a frozen array. The shared empty limit list is frozen.
+  const roles = shared.get(`r${row.roles}`, () => JSON.parse(row.roles) as string[]);
+  // A key's own limits are shared only when it has none (the common case): their ids differ otherwise.
+  const ratelimits = row.ratelimits === "[]"
+    ? shared.get(`l${row.ratelimits}`, () => Object.freeze(JSON.parse(row.ratelimits) as RatelimitConfig[]) as RatelimitConfig[])
+    : (JSON.parse(row.ratelimits) as RatelimitConfig[]);
   const workspaceId = id(row.workspace_id);
   const keySpaceId = id(row.key_space_id);
   return {
@@ -148,21 +144,44 @@ function toSnapshot(row: SnapshotRow): KeySnapshot {
     apiId: apiId === null ? null : id(apiId),
     apiDeleted: apiId === null || apiDeletedAt !== null,
     name: row.name,
-    meta: parseObject(row.meta),
+    meta,
     expiresAt: row.expires_at,
     enabled: row.enabled === 1,
     deleted: row.deleted_at !== null,
     remaining: row.remaining,
-    roles: sharedList<string>("r", row.roles, false),
+    roles,
     permissions,
     held,
     identity,
-    // A key's own limits are shared only when it has none (the common case): their ids differ otherwise.
-    ratelimits: row.ratelimits === "[]" ? sharedList<RatelimitConfig>("l", row.ratelimits, true) : (JSON.parse(row.ratelimits) as RatelimitConfig[]),
+    ratelimits,
     subject: { workspaceId, keySpaceId, keyId: row.id, identityId: identity?.id ?? "", externalId: identity?.externalId ?? "" },
+    holdsRawJson: meta instanceof RawJson || identity?.meta instanceof RawJson,
+    sizeBytes: estimateBytes(row, permissions.length + roles.length + ratelimits.length + (identity?.ratelimits.length ?? 0)),
   };
 }
 
-function parseObject(json: string | null): Record<string, unknown> | null {
-  return json === null ? null : (JSON.parse(json) as Record<string, unknown>);
+/** Metas of at least this many characters stay JSON text; shorter ones are parsed. */
+const RAW_META_MIN_CHARS = 1024;
+
+function toMeta(json: string | null): Meta | null {
+  if (json === null) return null;
+  return json.length >= RAW_META_MIN_CHARS ? new RawJson(json) : (JSON.parse(json) as Record<string, unknown>);
+}
+
+/**
+ * The snapshot object, its subject and identity objects, the scalars and short strings in them,
+ * and a cache entry's share of lru-cache's bookkeeping and the key cache's indexes.
+ */
+const SNAPSHOT_BASE_BYTES = 896;
+/** Per item of a permission, role or limit list: the array slot, the string or object, its index entry. */
+const LIST_ITEM_BYTES = 96;
+/** A parsed meta takes up to several times its JSON text (many small objects); text up to 2 bytes a character. */
+const PARSED_META_BYTES_PER_CHAR = 8;
+const TEXT_BYTES_PER_CHAR = 2;
+
+/** An estimate from the JSON texts the snapshot was built from; shared values are counted as if held alone. */
+function estimateBytes(row: SnapshotRow, listItems: number): number {
+  const metaBytes = (json: string | null) => (json === null ? 0 : json.length * (json.length >= RAW_META_MIN_CHARS ? TEXT_BYTES_PER_CHAR : PARSED_META_BYTES_PER_CHAR));
+  const texts = (row.name?.length ?? 0) + row.roles.length + row.permissions.length + (row.identity?.length ?? 0) + row.ratelimits.length;
+  return SNAPSHOT_BASE_BYTES + texts * TEXT_BYTES_PER_CHAR + listItems * LIST_ITEM_BYTES + metaBytes(row.meta) + metaBytes(row.identity_meta);
 }

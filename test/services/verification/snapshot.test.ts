@@ -11,13 +11,15 @@ import { createApi, createKey } from "../../support/contract.ts";
 
 let h: Harness;
 let apiId: string;
+let loader: SnapshotLoader;
 beforeEach(async () => {
   h = await startHarness();
   apiId = await createApi(h, "snapshots");
+  loader = new SnapshotLoader(h.running.storage.sqlite, { pendingOf: () => 0 }, 16 * 1024 * 1024);
 });
 afterEach(async () => { await h.stop(); });
 
-const load = (key: string) => new SnapshotLoader(h.running.storage.sqlite, { pendingOf: () => 0 }).load(sha256Base64(key))!;
+const load = (key: string) => loader.load(sha256Base64(key))!;
 
 test("keys with the same permissions share one permission list, index and role list, and one frozen limit list; their own values stay their own", async () => {
   const a = await createKey(h, { apiId, permissions: ["documents.read", "documents.write"], name: "a" });

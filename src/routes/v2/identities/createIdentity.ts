@@ -1,13 +1,13 @@
 import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
-import { ExternalId, RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";
+import { ExternalId, metaObject, RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
 export const createIdentityRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.createIdentity", ({ body, request }) => ok(deps.services.identities.createIdentity(deps.principal(request), body)), {
     body: strictObject({
       externalId: ExternalId,
-      meta: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: 100, description: "Returned with every verification of the identity's keys; at most 100 properties and 1 MB of JSON" })),
+      meta: t.Optional(metaObject("Returned with every verification of the identity's keys")),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Limits shared by every key of the identity; names unique" })),
     }),
     detail: { summary: "Create an identity", tags: ["identities"], description: "A live identity with the same externalId is 409. Needs `identity.*.create_identity`." },

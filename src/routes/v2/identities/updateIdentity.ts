@@ -1,13 +1,13 @@
 import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
-import { RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";
+import { metaObject, RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 
 export const updateIdentityRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.updateIdentity", ({ body, request }) => ok(deps.services.identities.updateIdentity(deps.principal(request), body)), {
     body: strictObject({
       identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }),
-      meta: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: 100, description: "Replaces the metadata; `{}` clears it" })),
+      meta: t.Optional(metaObject("Replaces the metadata; `{}` clears it")),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Replaces every limit, matched by name; `[]` clears them" })),
     }),
     detail: { summary: "Update an identity", tags: ["identities"], description: "Returns the identity as stored. Needs `identity.*.update_identity`." },
