@@ -12,7 +12,7 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { ensurePermissions, findRoleIds, missingPermissionSlugs, setKeyPermissions, setKeyRoles, type PermissionView, type RoleView } from "../rbac/index.ts";
 import type { KeyDeps } from "./create.ts";
 import { directPermissionViews, findPermissionIds, keyRoleViews } from "./access-views.ts";
-import { KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
+import { KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
 
 export interface KeyPermissionsInput {
   keyId: string;
@@ -46,7 +46,7 @@ const list = (items: readonly string[]) => items.join(", ");
 export function addPermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.add_permissions",
     authorize: authorizer(principal, "add_permission_to_key"),
     apply: (t, now) => {
@@ -63,7 +63,7 @@ export function addPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
 export function removePermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.remove_permissions",
     authorize: authorizer(principal, "remove_permission_from_key"),
     apply: (t) => {
@@ -79,7 +79,7 @@ export function removePermissions(deps: KeyDeps, principal: Principal, input: Ke
 export function setPermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.set_permissions",
     authorize: authorizer(principal, "add_permission_to_key", "remove_permission_from_key"),
     apply: (t, now) => {
@@ -94,7 +94,7 @@ export function setPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
 export function addRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.add_roles",
     authorize: authorizer(principal, "add_role_to_key"),
     apply: (t, now) => {
@@ -111,7 +111,7 @@ export function addRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInp
 export function removeRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.remove_roles",
     authorize: authorizer(principal),
     apply: (t) => {
@@ -127,7 +127,7 @@ export function removeRoles(deps: KeyDeps, principal: Principal, input: KeyRoles
 export function setRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.set_roles",
     authorize: authorizer(principal),
     apply: (t, now) => {

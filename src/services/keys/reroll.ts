@@ -14,7 +14,7 @@ import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { loadRatelimitConfigs, replaceRatelimits } from "../identities/index.ts";
 import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
-import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
+import { findKeyTarget, keyResources, KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
 import type { KeyRow } from "./view.ts";
 
@@ -62,7 +62,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     requirePermission(principal, "api", t.api.id, "create_key");
     if (isRecoverable(t.row)) requirePermission(principal, "api", t.api.id, "encrypt_key");
   };
-  const before = findKeyTarget(db, principal, input.keyId, KEY_ELSEWHERE);
+  const before = findKeyTarget(db, principal, input.keyId, KEY_NOT_FOUND);
   authorize(before);
   const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
   if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
@@ -71,7 +71,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     deps.vault.prepare(principal.workspaceId);
   }
   const created = mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.reroll",
     authorize,
     apply: (t, now) => {
