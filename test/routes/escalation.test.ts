@@ -1,6 +1,6 @@
 /**
  * No field grants what a dedicated route guards: a root key may give a key permissions or roles
- * through createKey and updateKey only when it holds the `rbac.*` grants that
+ * through createKey, updateKey and rerollKey only when it holds the `rbac.*` grants that
  * keys.add/set/removePermissions and keys.add/set/removeRoles ask for. A refused request is
  * refused whole: no key, permission, role link or audit entry is written.
  */
@@ -29,6 +29,7 @@ const footprint = () => ({
   keyRoles: count("key_roles"),
   keyCreates: countRows(h, "audit_logs", "event", "key.create"),
   keyUpdates: countRows(h, "audit_logs", "event", "key.update"),
+  rerolls: countRows(h, "audit_logs", "event", "key.reroll"),
 });
 
 /** The permissions (direct and through roles) and roles a key holds, as getKey with the bootstrap key shows them, sorted. */
@@ -94,5 +95,29 @@ describe("keys.updateKey (the lists replace the key's set, so they need add and 
     const res = await h.post("/v2/keys.updateKey", { keyId, ...fields }, { key: h.rootKeyWith(grants) });
     expect(res.status).toBe(200);
     expect(await access(keyId)).toEqual({ permissions, roles });
+  });
+});
+
+describe("keys.rerollKey (the copy holds the old key's permissions and roles)", () => {
+  test.each([
+    ["direct permissions, with create_key alone", { permissions: ["existing.perm"] }, [CREATE_KEY], "add_permission_to_key"],
+    ["roles, with create_key alone", { roles: ["admin"] }, [CREATE_KEY], "add_role_to_key"],
+    ["both, without add_role_to_key", { permissions: ["existing.perm"], roles: ["admin"] }, [CREATE_KEY, RBAC("add_permission_to_key")], "add_role_to_key"],
+  ])("403: a key holding %s, naming the grant; no new key, the old one unchanged", async (_name, fields, grants, missing) => {
+    const { keyId } = await createKey(h, { apiId, ...fields });
+    const before = { view: await getKey(h, keyId), footprint: footprint() };
+    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: h.rootKeyWith(grants) });
+    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
+    expect({ view: await getKey(h, keyId), footprint: footprint() }).toEqual(before);
+  });
+
+  test.each([
+    ["no permissions or roles, with create_key alone (upstream's grant)", {}, [CREATE_KEY], [], []],
+    ["both, with create_key, add_permission_to_key and add_role_to_key", { permissions: ["existing.perm"], roles: ["admin"] }, [CREATE_KEY, RBAC("add_permission_to_key"), RBAC("add_role_to_key")], ["everything", "existing.perm"], ["admin"]],
+  ])("200: a key holding %s; the new key holds the same", async (_name, fields, grants, permissions, roles) => {
+    const { keyId } = await createKey(h, { apiId, ...fields });
+    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: h.rootKeyWith(grants) });
+    expect(res.status).toBe(200);
+    expect(await access(res.body.data.keyId)).toEqual({ permissions, roles });
   });
 });

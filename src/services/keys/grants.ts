@@ -1,8 +1,8 @@
 /**
  * The `rbac.*` grants a root key needs to change which permissions and roles a key holds. Every way
- * to do it asks the same: the dedicated routes (keys.add/remove/setPermissions and Roles) and the
- * `permissions` and `roles` fields of createKey and updateKey; so no field grants what a dedicated
- * route guards (DECISIONS, "Authentication and authorization").
+ * to do it asks the same: the dedicated routes (keys.add/remove/setPermissions and Roles), the
+ * `permissions` and `roles` fields of createKey and updateKey, and the copy rerollKey makes; so no
+ * field grants what a dedicated route guards (DECISIONS, "Authentication and authorization").
  * Upstream asks only `update_key` for setRoles and removeRoles; here they ask the rbac grants too,
  * or setRoles would hand out any role that addRoles refuses.
  */
