@@ -25,7 +25,7 @@ export function keyNotFound(detail: string): AppError {
 }
 
 /** The live key with this id in the workspace; a key of another workspace is never read, so it cannot answer differently. */
-export function findWorkspaceKey(db: Db, workspaceId: string, keyId: string): KeyRow | undefined {
+function findWorkspaceKey(db: Db, workspaceId: string, keyId: string): KeyRow | undefined {
   return db.select().from(keys).where(and(eq(keys.id, keyId), eq(keys.workspaceId, workspaceId), isNull(keys.deletedAt))).get();
 }
 
