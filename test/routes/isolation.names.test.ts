@@ -112,4 +112,5 @@ test("analytics.getVerifications: a grant on another workspace's API reads what 
   expect({ ...named.body, meta: null }).toEqual({ ...unknown.body, meta: null });
   expect(named.body.error).toBeUndefined();
   expect((await h.post("/v2/analytics.getVerifications", query)).body.data[0].total).toBe(7);
-});
+  // The first query starts the analytics workers, slow on a busy machine; bun's default timeout is 5 s.
+}, 30_000);
