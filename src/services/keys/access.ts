@@ -1,18 +1,19 @@
 /**
  * A key's direct permissions and roles: keys.add/remove/setPermissions and keys.add/remove/setRoles.
- * Every call needs `update_key` on the key's API, plus the `rbac.*` grants of upstream's table
- * (UPSTREAM-BEHAVIOUR §3). Permissions are named by slug (remove also takes ids); slugs that do not
- * exist are created, which needs `rbac.*.create_permission`. Roles are named by name and must exist.
+ * Every call needs `update_key` on the key's API, plus the `rbac.*` grants of grants.ts (upstream's
+ * table, and for setRoles and removeRoles the role grants as well). Permissions are named by slug
+ * (remove also takes ids); slugs that do not exist are created, which needs `rbac.*.create_permission`.
+ * Roles are named by name and must exist.
  * Add and remove are idempotent. Each call answers the key's set afterwards.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
 import { keyPermissions, keyRoles } from "../../storage/schema/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { ensurePermissions, findRoleIds, missingPermissionSlugs, setKeyPermissions, setKeyRoles, type PermissionView, type RoleView } from "../rbac/index.ts";
+import { findRoleIds, setKeyPermissions, setKeyRoles, type PermissionView, type RoleView } from "../rbac/index.ts";
 import type { KeyDeps } from "./create.ts";
 import { directPermissionViews, findPermissionIds, keyRoleViews } from "./access-views.ts";
-import { KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
+import { ACCESS_GRANTS, permissionIdsFor, requireRbac } from "./grants.ts";
+import { KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
 
 export interface KeyPermissionsInput {
   keyId: string;
@@ -27,17 +28,11 @@ export interface KeyRolesInput {
 }
 
 /** `update_key` on the key's API, then each `rbac.*.<action>`; 403 naming the first one missing. */
-function authorizer(principal: Principal, ...rbacActions: string[]): (target: KeyTarget) => void {
+function authorizer(principal: Principal, rbacActions: readonly string[]): (target: KeyTarget) => void {
   return (target) => {
     requirePermission(principal, "api", target.api.id, "update_key");
-    for (const action of rbacActions) requirePermission(principal, "rbac", "*", action);
+    requireRbac(principal, rbacActions);
   };
-}
-
-/** Ids of these slugs, creating the missing ones; creating needs `rbac.*.create_permission`. */
-function permissionIdsFor(db: Db, principal: Principal, slugs: readonly string[], nowMs: number): string[] {
-  if (missingPermissionSlugs(db, principal.workspaceId, slugs).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
-  return ensurePermissions(db, principal.workspaceId, slugs, nowMs);
 }
 
 const list = (items: readonly string[]) => items.join(", ");
@@ -46,9 +41,9 @@ const list = (items: readonly string[]) => items.join(", ");
 export function addPermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.add_permissions",
-    authorize: authorizer(principal, "add_permission_to_key"),
+    authorize: authorizer(principal, ACCESS_GRANTS.addPermissions),
     apply: (t, now) => {
       const rows = permissionIdsFor(db, principal, input.permissions, now)
         .map((permissionId) => ({ keyId: t.row.id, permissionId, workspaceId: t.row.workspaceId, createdAt: now }));
@@ -63,9 +58,9 @@ export function addPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
 export function removePermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.remove_permissions",
-    authorize: authorizer(principal, "remove_permission_from_key"),
+    authorize: authorizer(principal, ACCESS_GRANTS.removePermissions),
     apply: (t) => {
       const ids = findPermissionIds(db, principal.workspaceId, input.permissions);
       db.delete(keyPermissions).where(and(eq(keyPermissions.keyId, t.row.id), inArray(keyPermissions.permissionId, ids))).run();
@@ -79,9 +74,9 @@ export function removePermissions(deps: KeyDeps, principal: Principal, input: Ke
 export function setPermissions(deps: KeyDeps, principal: Principal, input: KeyPermissionsInput): PermissionView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.set_permissions",
-    authorize: authorizer(principal, "add_permission_to_key", "remove_permission_from_key"),
+    authorize: authorizer(principal, ACCESS_GRANTS.setPermissions),
     apply: (t, now) => {
       setKeyPermissions(db, t.row.workspaceId, t.row.id, permissionIdsFor(db, principal, input.permissions, now), now);
       return directPermissionViews(db, t.row.id);
@@ -94,9 +89,9 @@ export function setPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
 export function addRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.add_roles",
-    authorize: authorizer(principal, "add_role_to_key"),
+    authorize: authorizer(principal, ACCESS_GRANTS.addRoles),
     apply: (t, now) => {
       const rows = findRoleIds(db, principal.workspaceId, input.roles)
         .map((roleId) => ({ keyId: t.row.id, roleId, workspaceId: t.row.workspaceId, createdAt: now }));
@@ -111,9 +106,9 @@ export function addRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInp
 export function removeRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.remove_roles",
-    authorize: authorizer(principal),
+    authorize: authorizer(principal, ACCESS_GRANTS.removeRoles),
     apply: (t) => {
       const ids = findRoleIds(db, principal.workspaceId, input.roles);
       db.delete(keyRoles).where(and(eq(keyRoles.keyId, t.row.id), inArray(keyRoles.roleId, ids))).run();
@@ -127,9 +122,9 @@ export function removeRoles(deps: KeyDeps, principal: Principal, input: KeyRoles
 export function setRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInput): RoleView[] {
   const { db } = deps.storage;
   return mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.set_roles",
-    authorize: authorizer(principal),
+    authorize: authorizer(principal, ACCESS_GRANTS.setRoles),
     apply: (t, now) => {
       setKeyRoles(db, t.row.workspaceId, t.row.id, findRoleIds(db, principal.workspaceId, input.roles), now);
       return keyRoleViews(db, t.row.id);

@@ -10,11 +10,12 @@ import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { getLiveApi } from "../apis/index.ts";
-import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
+import { findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
+import { ACCESS_GRANTS, permissionIdsFor, requireRbac } from "./grants.ts";
 import type { Vault } from "./vault.ts";
 import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
 
@@ -61,10 +62,15 @@ export function assertStoresEncryptedKeys(space: { storeEncryptedKeys: boolean }
   if (!space?.storeEncryptedKeys) throw new AppError("precondition_failed", { detail: "This API does not support key encryption." });
 }
 
-/** Creates a key; returns its id and the only copy of the key string. */
+/**
+ * Creates a key; returns its id and the only copy of the key string. Needs `create_key` on the API;
+ * `recoverable` adds `encrypt_key`, `permissions` the grants of keys.addPermissions, `roles` those of keys.addRoles.
+ */
 export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyInput): { keyId: string; key: string } {
   requirePermission(principal, "api", input.apiId, "create_key");
   if (input.recoverable) requirePermission(principal, "api", input.apiId, "encrypt_key");
+  if (input.permissions?.length) requireRbac(principal, ACCESS_GRANTS.addPermissions);
+  if (input.roles?.length) requireRbac(principal, ACCESS_GRANTS.addRoles);
   const credits = creditsColumns(input.credits);
   assertUniqueLimitNames(input.ratelimits ?? [], "body.ratelimits");
   assertMetaSize(input.meta);
@@ -78,7 +84,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
       assertStoresEncryptedKeys(db.select({ storeEncryptedKeys: keySpaces.storeEncryptedKeys }).from(keySpaces).where(eq(keySpaces.id, api.keySpaceId)).get());
     }
     const roleIds = findRoleIds(db, ws, input.roles ?? []);
-    const permissionIds = ensurePermissions(db, ws, input.permissions ?? [], now);
+    const permissionIds = permissionIdsFor(db, principal, input.permissions ?? [], now);
     const identity = input.externalId ? upsertIdentity(db, ws, input.externalId, now) : undefined;
     const random = randomKeyPart(input.byteLength ?? DEFAULT_BYTE_LENGTH);
     const key = input.prefix ? `${input.prefix}_${random}` : random;

@@ -7,12 +7,11 @@
  */
 import { and, asc, eq, gte, isNull } from "drizzle-orm";
 import { keys } from "../../storage/schema/index.ts";
-import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { findApiByKeySpace, getLiveApi } from "../apis/index.ts";
+import { getLiveApi } from "../apis/index.ts";
 import { findIdentityByExternalId } from "../identities/index.ts";
 import { createKey, type KeyDeps } from "./create.ts";
-import { KEY_ELSEWHERE, KEY_MISSING } from "./target.ts";
+import { findKeyTarget } from "./target.ts";
 import { buildKeyView, type KeyRow } from "./view.ts";
 import type { CreateKeyInput, KeyView } from "./types.ts";
 import { whoami } from "./whoami.ts";
@@ -49,17 +48,13 @@ export class KeyService {
   /** One live key by id; needs `read_key` on its API, and `decrypt_key` with `decrypt`. */
   getKey(principal: Principal, input: { keyId: string; decrypt?: boolean }): KeyView {
     const { db } = this.deps.storage;
-    const row = db.select().from(keys).where(and(eq(keys.id, input.keyId), isNull(keys.deletedAt))).get();
-    if (!row) throw new AppError("key_not_found", { detail: KEY_MISSING });
-    if (row.workspaceId !== principal.workspaceId) throw new AppError("key_not_found", { detail: KEY_ELSEWHERE });
-    const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
-    if (!api) throw new AppError("key_not_found", { detail: KEY_MISSING });
+    const { row, api } = findKeyTarget(db, principal, input.keyId);
     requirePermission(principal, "api", api.id, "read_key");
     if (input.decrypt) requirePermission(principal, "api", api.id, "decrypt_key");
     return this.withPlaintext(buildKeyView(db, row, this.deps.credits), row, input.decrypt);
   }
 
-  /** A key by its plaintext; needs `read_key` on its API (404 without it, never 403). */
+  /** A key by its plaintext; needs `read_key` on its API. */
   whoami(principal: Principal, input: { key: string }): KeyView {
     return whoami(this.deps.storage.db, this.deps.credits, principal, input);
   }

@@ -14,7 +14,8 @@ import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { loadRatelimitConfigs, replaceRatelimits } from "../identities/index.ts";
 import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
-import { findKeyTarget, keyResources, KEY_ELSEWHERE, mutateKey, type KeyTarget } from "./target.ts";
+import { ACCESS_GRANTS, requireRbac } from "./grants.ts";
+import { findKeyTarget, keyResources, KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
 import type { KeyRow } from "./view.ts";
 
@@ -52,8 +53,19 @@ function prefixOf(start: string): string | undefined {
   return cut > 0 ? start.slice(0, cut) : undefined;
 }
 
+/** Whether the key holds direct permissions, and whether it holds roles. */
+function heldAccess(db: Db, keyId: string): { permissions: boolean; roles: boolean } {
+  return {
+    permissions: db.select({ keyId: keyPermissions.keyId }).from(keyPermissions).where(eq(keyPermissions.keyId, keyId)).limit(1).get() !== undefined,
+    roles: db.select({ keyId: keyRoles.keyId }).from(keyRoles).where(eq(keyRoles.keyId, keyId)).limit(1).get() !== undefined,
+  };
+}
+
 /**
- * Rerolls a key; needs `create_key` on its API, and `encrypt_key` when the key is recoverable.
+ * Rerolls a key; needs what keys.createKey would need to create the copy: `create_key` on its API,
+ * `encrypt_key` when the key is recoverable, and the grants of keys.addPermissions / keys.addRoles
+ * when it holds direct permissions / roles (upstream asks only the first two, which would let a
+ * `create_key` holder mint a copy of any key it can name, admin permissions included).
  * 404 for a missing key, 412 when a recoverable key's API no longer stores encrypted keys.
  */
 export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyInput): { keyId: string; key: string } {
@@ -61,8 +73,11 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
   const authorize = (t: KeyTarget) => {
     requirePermission(principal, "api", t.api.id, "create_key");
     if (isRecoverable(t.row)) requirePermission(principal, "api", t.api.id, "encrypt_key");
+    const held = heldAccess(db, t.row.id);
+    if (held.permissions) requireRbac(principal, ACCESS_GRANTS.addPermissions);
+    if (held.roles) requireRbac(principal, ACCESS_GRANTS.addRoles);
   };
-  const before = findKeyTarget(db, principal, input.keyId, KEY_ELSEWHERE);
+  const before = findKeyTarget(db, principal, input.keyId, KEY_NOT_FOUND);
   authorize(before);
   const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
   if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
@@ -71,7 +86,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     deps.vault.prepare(principal.workspaceId);
   }
   const created = mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_ELSEWHERE,
+    missingDetail: KEY_NOT_FOUND,
     event: "key.reroll",
     authorize,
     apply: (t, now) => {

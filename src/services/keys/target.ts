@@ -14,10 +14,20 @@ import { findApiByKeySpace, type ApiRecord } from "../apis/index.ts";
 import type { KeyDeps } from "./create.ts";
 import type { KeyRow } from "./view.ts";
 
-/** 404 detail for a key id that no live key has (upstream's wording for most routes). */
+/** 404 detail for a missing key on getKey, whoami, updateKey, deleteKey and updateCredits (upstream's wording). */
 export const KEY_MISSING = "We could not find the requested key.";
-/** 404 detail for a key of another workspace (and, on some routes, for a missing key too). */
-export const KEY_ELSEWHERE = "The specified key was not found.";
+/** 404 detail for a missing key on the permission, role and reroll routes (upstream's wording). */
+export const KEY_NOT_FOUND = "The specified key was not found.";
+
+/** The one 404 of a route for a key it cannot see: missing, deleted, of a deleted API, or of another workspace. */
+export function keyNotFound(detail: string): AppError {
+  return new AppError("key_not_found", { detail });
+}
+
+/** The live key with this id in the workspace; a key of another workspace is never read, so it cannot answer differently. */
+function findWorkspaceKey(db: Db, workspaceId: string, keyId: string): KeyRow | undefined {
+  return db.select().from(keys).where(and(eq(keys.id, keyId), eq(keys.workspaceId, workspaceId), isNull(keys.deletedAt))).get();
+}
 
 export interface KeyTarget {
   row: KeyRow;
@@ -25,16 +35,13 @@ export interface KeyTarget {
 }
 
 /**
- * The live key `keyId` in the principal's workspace, with its live API. 404 `key_not_found`
- * otherwise: `missingDetail` when no live key (of a live API) has the id, KEY_ELSEWHERE when it
- * belongs to another workspace.
+ * The live key `keyId` in the principal's workspace, with its live API; otherwise 404 `key_not_found`
+ * with `missingDetail`, the same answer whether the id never existed or belongs to another workspace.
  */
 export function findKeyTarget(db: Db, principal: Principal, keyId: string, missingDetail = KEY_MISSING): KeyTarget {
-  const row = db.select().from(keys).where(and(eq(keys.id, keyId), isNull(keys.deletedAt))).get();
-  if (!row) throw new AppError("key_not_found", { detail: missingDetail });
-  if (row.workspaceId !== principal.workspaceId) throw new AppError("key_not_found", { detail: KEY_ELSEWHERE });
-  const api = findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
-  if (!api) throw new AppError("key_not_found", { detail: missingDetail });
+  const row = findWorkspaceKey(db, principal.workspaceId, keyId);
+  const api = row && findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
+  if (!row || !api) throw keyNotFound(missingDetail);
   return { row, api };
 }
 

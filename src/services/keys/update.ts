@@ -7,11 +7,12 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
 import { keys } from "../../storage/schema/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { ensurePermissions, findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
+import { findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
 import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import { assertUniqueLimitNames, type KeyDeps } from "./create.ts";
 import { creditsPatch, type UpdateKeyCreditsInput } from "./credits.ts";
+import { ACCESS_GRANTS, permissionIdsFor, requireRbac } from "./grants.ts";
 import { mutateKey, type KeyTarget } from "./target.ts";
 import type { RatelimitInput } from "./types.ts";
 
@@ -28,21 +29,28 @@ export interface UpdateKeyInput {
   permissions?: string[];
 }
 
-/** Applies an update; needs `update_key` on the key's API. 404 for an unknown role, 400 for bad credits. */
+/**
+ * Applies an update; needs `update_key` on the key's API, and since `permissions` and `roles` replace
+ * the key's set, the grants of keys.setPermissions / keys.setRoles. 404 for an unknown role, 400 for bad credits.
+ */
 export function updateKey(deps: KeyDeps, principal: Principal, input: UpdateKeyInput): Record<string, never> {
   const { db } = deps.storage;
   if (input.ratelimits) assertUniqueLimitNames(input.ratelimits, "body.ratelimits");
   assertMetaSize(input.meta);
   mutateKey(deps, principal, input.keyId, {
     event: "key.update",
-    authorize: (t) => requirePermission(principal, "api", t.api.id, "update_key"),
-    apply: (t, now) => applyUpdate(db, t, input, now),
+    authorize: (t) => {
+      requirePermission(principal, "api", t.api.id, "update_key");
+      if (input.permissions) requireRbac(principal, ACCESS_GRANTS.setPermissions);
+      if (input.roles) requireRbac(principal, ACCESS_GRANTS.setRoles);
+    },
+    apply: (t, now) => applyUpdate(db, principal, t, input, now),
     describe: (t) => `Updated key ${t.row.id}: ${changedFields(input).join(", ") || "nothing"}`,
   });
   return {};
 }
 
-function applyUpdate(db: Db, target: KeyTarget, input: UpdateKeyInput, nowMs: number): void {
+function applyUpdate(db: Db, principal: Principal, target: KeyTarget, input: UpdateKeyInput, nowMs: number): void {
   const { row } = target;
   const ws = row.workspaceId;
   const credits = creditsPatch(input.credits, row, nowMs);
@@ -57,7 +65,7 @@ function applyUpdate(db: Db, target: KeyTarget, input: UpdateKeyInput, nowMs: nu
   }
   if (Object.keys(columns).length > 0) db.update(keys).set(columns).where(eq(keys.id, row.id)).run();
   if (input.ratelimits) replaceRatelimits(db, row.workspaceId, { keyId: row.id }, input.ratelimits, nowMs);
-  if (input.permissions) setKeyPermissions(db, ws, row.id, ensurePermissions(db, ws, input.permissions, nowMs), nowMs);
+  if (input.permissions) setKeyPermissions(db, ws, row.id, permissionIdsFor(db, principal, input.permissions, nowMs), nowMs);
   if (roleIds) setKeyRoles(db, ws, row.id, roleIds, nowMs);
 }
 

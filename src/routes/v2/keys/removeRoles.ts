@@ -6,5 +6,5 @@ import { keyRolesBody } from "./schemas.ts";
 export const removeRolesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.removeRoles", ({ body, request }) => ok(deps.services.keys.removeRoles(deps.principal(request), body)), {
     body: keyRolesBody(1, "Names of existing roles"),
-    detail: { summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API." },
+    detail: { summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API and `rbac.*.remove_role_from_key`." },
   });

@@ -12,6 +12,6 @@ export const rerollKeyRoute = (deps: RouteDeps) =>
     detail: {
       summary: "Replace a key",
       tags: ["keys"],
-      description: "A new key with the old one's settings; the old key expires later. Needs `create_key` (and `encrypt_key` for a recoverable key) on the key's API.",
+      description: "A new key with the old one's settings; the old key expires later. Needs `create_key` (and `encrypt_key` for a recoverable key) on the key's API, and `rbac.*.add_permission_to_key` / `rbac.*.add_role_to_key` when the key holds direct permissions / roles.",
     },
   });

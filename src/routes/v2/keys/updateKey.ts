@@ -15,12 +15,12 @@ export const updateKeyRoute = (deps: RouteDeps) =>
       credits: t.Optional(UpdateCredits),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Replaces the key's limits by name; [] removes all" })),
       enabled: t.Optional(t.Boolean({ description: "false makes every verification answer DISABLED" })),
-      roles: t.Optional(t.Array(RoleName, { maxItems: 100, description: "Replaces the key's roles; each must exist" })),
-      permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Replaces the direct permissions; missing ones are created" })),
+      roles: t.Optional(t.Array(RoleName, { maxItems: 100, description: "Replaces the key's roles; each must exist (needs `rbac.*.add_role_to_key` and `rbac.*.remove_role_from_key`)" })),
+      permissions: t.Optional(t.Array(PermissionSlug, { maxItems: 1000, description: "Replaces the direct permissions (needs `rbac.*.add_permission_to_key` and `rbac.*.remove_permission_from_key`); missing ones are created (needs `rbac.*.create_permission`)" })),
     }),
     detail: {
       summary: "Update a key",
       tags: ["keys"],
-      description: "A field left out is unchanged, null clears it, a value sets it. Needs `update_key` on the key's API.",
+      description: "A field left out is unchanged, null clears it, a value sets it. Needs `update_key` on the key's API, and for `roles` / `permissions` the grants of keys.setRoles / keys.setPermissions.",
     },
   });

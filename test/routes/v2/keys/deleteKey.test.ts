@@ -93,9 +93,9 @@ describe("404", () => {
     expect(auditRows(h, "key.delete", keyId)).toHaveLength(1);
   });
 
-  test("a key of another workspace", async () => {
+  test("a key of another workspace: the unknown key's answer", async () => {
     const { keyId, key } = await createKey(h, { apiId });
-    expectError(h, await del({ keyId }, otherWorkspaceRootKey(h, "delete-other")), 404, KEY_NOT_FOUND, "The specified key was not found.");
+    expectError(h, await del({ keyId }, otherWorkspaceRootKey(h, "delete-other")), 404, KEY_NOT_FOUND, "We could not find the requested key.");
     expect((await verify(h, key)).code).toBe("VALID");
   });
 });

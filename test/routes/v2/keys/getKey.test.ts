@@ -13,7 +13,6 @@ beforeAll(async () => {
 afterAll(async () => { await h.stop(); });
 
 const get = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.getKey", body, key === undefined ? {} : { key });
-const NOT_FOUND_DETAIL = "The specified key was not found.";
 const MISSING_DETAIL = "We could not find the requested key.";
 
 describe("200", () => {
@@ -114,9 +113,9 @@ describe("404", () => {
     expectError(h, await get({ keyId: "key_doesnotexist" }), 404, KEY_NOT_FOUND, MISSING_DETAIL);
   });
 
-  test("key of another workspace", async () => {
+  test("key of another workspace: the unknown key's answer", async () => {
     const k = await createKey(h, { apiId });
-    expectError(h, await get({ keyId: k.keyId }, otherWorkspaceRootKey(h, "getkey-other")), 404, KEY_NOT_FOUND, NOT_FOUND_DETAIL);
+    expectError(h, await get({ keyId: k.keyId }, otherWorkspaceRootKey(h, "getkey-other")), 404, KEY_NOT_FOUND, MISSING_DETAIL);
   });
 
   test("key of a deleted API", async () => {

@@ -36,9 +36,9 @@ describe("200", () => {
     expect(names(res.body.data)).toEqual(["beta"]);
   });
 
-  test("update_key alone is enough (no rbac grant needed)", async () => {
+  test("update_key and rbac.*.remove_role_from_key are enough", async () => {
     const { keyId } = await createKey(h, { apiId, roles: ["alpha"] });
-    const res = await removeRoles({ keyId, roles: ["alpha"] }, h.rootKeyWith([`api.${apiId}.update_key`]));
+    const res = await removeRoles({ keyId, roles: ["alpha"] }, h.rootKeyWith([`api.${apiId}.update_key`, "rbac.*.remove_role_from_key"]));
     expect({ status: res.status, data: res.body.data }).toEqual({ status: 200, data: [] });
   });
 
@@ -63,6 +63,13 @@ describe("403", () => {
     const { keyId } = await createKey(h, { apiId, roles: ["alpha"] });
     const res = await removeRoles({ keyId, roles: ["alpha"] }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.update_key' or 'api.${apiId}.update_key'`);
+    expect((await getKey(h, keyId)).roles).toEqual(["alpha"]);
+  });
+
+  test("without rbac.*.remove_role_from_key (upstream asks only update_key); the roles stay", async () => {
+    const { keyId } = await createKey(h, { apiId, roles: ["alpha"] });
+    const res = await removeRoles({ keyId, roles: ["alpha"] }, h.rootKeyWith(allGrantsExcept("rbac.*.remove_role_from_key")));
+    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.remove_role_from_key'");
     expect((await getKey(h, keyId)).roles).toEqual(["alpha"]);
   });
 });

@@ -39,9 +39,10 @@ describe("200", () => {
     expect((await verify(h, key)).roles).toBeUndefined();
   });
 
-  test("update_key alone is enough", async () => {
+  test("update_key, rbac.*.add_role_to_key and rbac.*.remove_role_from_key are enough", async () => {
     const { keyId } = await createKey(h, { apiId });
-    expect((await setRoles({ keyId, roles: ["reader"] }, h.rootKeyWith(["api.*.update_key"]))).status).toBe(200);
+    const key = h.rootKeyWith(["api.*.update_key", "rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"]);
+    expect((await setRoles({ keyId, roles: ["reader"] }, key)).status).toBe(200);
   });
 
   test("writes one key.set_roles audit entry", async () => {
@@ -66,6 +67,14 @@ describe("403", () => {
     const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
     expectError(h, await setRoles({ keyId, roles: [] }, h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
+  });
+
+  // Upstream asks only update_key, which would let setRoles hand out any role that addRoles refuses.
+  test.each(["rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"])("without %s: 403 naming it; the roles stay and no audit entry", async (grant) => {
+    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    expectError(h, await setRoles({ keyId, roles: ["owner"] }, h.rootKeyWith(allGrantsExcept(grant))), 403, INSUFFICIENT, `Missing permission: '${grant}'`);
+    expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
+    expect(auditRows(h, "key.set_roles", keyId)).toEqual([]);
   });
 });
 

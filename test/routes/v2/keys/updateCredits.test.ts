@@ -123,9 +123,9 @@ describe("404", () => {
     expectError(h, await credits({ keyId: "key_unknown", operation: "set", value: 1 }), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
-  test("a key of another workspace", async () => {
+  test("a key of another workspace: the unknown key's answer", async () => {
     const { keyId } = await createKey(h, { apiId, credits: { remaining: 1 } });
     const res = await credits({ keyId, operation: "set", value: 9 }, otherWorkspaceRootKey(h, "credits-other"));
-    expectError(h, res, 404, KEY_NOT_FOUND, "The specified key was not found.");
+    expectError(h, res, 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 });

@@ -227,9 +227,9 @@ describe("404", () => {
     expectError(h, await update({ keyId, name: "x" }), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
-  test("a key of another workspace", async () => {
+  test("a key of another workspace: the unknown key's answer", async () => {
     const { keyId } = await createKey(h, { apiId });
-    expectError(h, await update({ keyId, name: "x" }, otherWorkspaceRootKey(h, "update-other-ws")), 404, KEY_NOT_FOUND, "The specified key was not found.");
+    expectError(h, await update({ keyId, name: "x" }, otherWorkspaceRootKey(h, "update-other-ws")), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
   test("an unknown role: 404 and nothing changes", async () => {

@@ -74,10 +74,10 @@ describe("404", () => {
     expectError(h, await whoami(key), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
-  test("a key of another workspace", async () => {
+  test("a key of another workspace: the unknown key's answer", async () => {
     const { key } = await createKey(h, { apiId });
     const other = otherWorkspaceRootKey(h, "whoami-other");
-    expectError(h, await whoami(key, other), 404, KEY_NOT_FOUND, "The specified key was not found.");
+    expectError(h, await whoami(key, other), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 });
 
