@@ -82,8 +82,10 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger): Erro
           ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
         },
       };
-      const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json" } : undefined);
+      const headers: Record<string, string> = {};
+      if (wantsProblemJson(request, kind.status, appError.code === "invalid_input")) headers["content-type"] = "application/problem+json";
+      if (appError.retryAfterS !== undefined) headers["retry-after"] = String(appError.retryAfterS);
+      return jsonResponse(body, kind.status, requestId, headers);
     },
   };
 }

@@ -5,9 +5,10 @@
  * every slice a background thread takes is a slice the HTTP thread waits. Raised by
  * BACKGROUND_NICENESS (Linux niceness is per thread), a background thread still runs whenever a
  * core is free and still gets about a tenth of a core when none is, so its work keeps up, but it no
- * longer delays a verification.
+ * longer delays a verification. A process of its own (an analytics query process) lowers all its
+ * threads the same way.
  */
-import { readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
 import os from "node:os";
 
 /** Added to the thread's niceness: a weight of about a tenth of the HTTP thread's. */
@@ -31,4 +32,30 @@ export function runInBackground(by = BACKGROUND_NICENESS): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Lowers every thread of the calling process, for a process that does only background work (an
+ * analytics query process). Threads started afterwards inherit the niceness of the thread that
+ * starts them. Returns whether any thread was lowered; the same exceptions as runInBackground.
+ */
+export function runProcessInBackground(by = BACKGROUND_NICENESS): boolean {
+  if (process.platform !== "linux") return false;
+  let threads: string[];
+  try {
+    threads = readdirSync("/proc/self/task");
+  } catch {
+    return false;
+  }
+  let lowered = false;
+  for (const entry of threads) {
+    const tid = Number(entry);
+    try {
+      os.setPriority(tid, Math.min(MAX_NICENESS, os.getPriority(tid) + by));
+      lowered = true;
+    } catch {
+      // The thread ended between the listing and the call, or the call is refused.
+    }
+  }
+  return lowered;
 }
