@@ -3,7 +3,7 @@
  * whether a process is gone. A killed child whose parent is gone too may stay a zombie when nothing
  * reaps it (PID 1 in a container); a zombie runs nothing, so it counts as gone.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** Field 3 (state) and field 4 (parent PID) of /proc/<pid>/stat; undefined once the process is gone. */
 function statOf(pid: number): { state: string; ppid: number } | undefined {
@@ -45,6 +45,26 @@ export function cpuMsOf(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The paths `pid` has open; empty once it is gone. */
+export function openFiles(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** `list` when it holds something, for waitFor (an empty array is truthy). */
+export function nonEmpty<T>(list: T[]): T[] | undefined {
+  return list.length > 0 ? list : undefined;
 }
 
 /** Resolves with the first truthy value of `probe`, checked every 20 ms; rejects after `timeoutMs`. */

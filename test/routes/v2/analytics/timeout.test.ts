@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi, createKey, expectError } from "../../../support/contract.ts";
-import { childPids, isGone, waitFor } from "../../../support/processes.ts";
+import { childPids, isGone, nonEmpty, waitFor } from "../../../support/processes.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../../../src/cli/analytics-query-process.ts";
 import { insertEvent, runQuery } from "./support.ts";
 
@@ -68,7 +68,7 @@ describe("422: the time limit", () => {
   test("a query whose WHERE rejects every row is stopped at the limit too, and its process is gone: no CPU burns on", async () => {
     const started = performance.now();
     const query = runQuery(h, REJECTS_ALL);
-    const [pid] = await waitFor(() => queryProcesses().length > 0 && queryProcesses(), 5000, "a query process runs the query");
+    const [pid] = await waitFor(() => nonEmpty(queryProcesses()), 5000, "a query process runs the query");
     expect(queryProcesses()).toEqual([pid!]);
     const res = await query;
     expectError(h, res, 422, TIMEOUT, `The query ran longer than the limit of ${LIMIT_MS} ms.`);
