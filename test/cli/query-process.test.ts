@@ -5,15 +5,12 @@
  * refuses to run when started by hand.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
 import { childPids, cpuMsOf, isGone, nonEmpty, openFiles, waitFor } from "../support/processes.ts";
-import { insertEvent } from "../routes/v2/analytics/support.ts";
+import { RUNAWAY_REJECTING_ALL, seedEventsBeside } from "../routes/v2/analytics/support.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../src/cli/analytics-query-process.ts";
-
-const RUNAWAY = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency < 0";
 
 let data: ReturnType<typeof tempDataDir> | undefined;
 let served: Served | undefined;
@@ -24,19 +21,6 @@ afterEach(() => {
   data = undefined;
 });
 
-/** 2,000 events of workspace `default`, written beside the running serve as its writer would. */
-function seedEvents(dataDir: string): void {
-  const main = new Database(join(dataDir, "tollgate.db"), { readonly: true });
-  const workspaceId = main.query<{ id: string }, []>("SELECT id FROM workspaces WHERE name = 'default'").get()!.id;
-  main.close();
-  const analytics = new Database(join(dataDir, "analytics.db"));
-  analytics.run("PRAGMA busy_timeout = 5000");
-  analytics.transaction(() => {
-    for (let i = 0; i < 2000; i++) insertEvent(analytics, { time: Date.now() - i, workspaceId, keySpaceId: "ks_load", latencyMs: 1 });
-  })();
-  analytics.close();
-}
-
 describe("analytics query processes", () => {
   test("a query process running a runaway query ends when serve is killed", async () => {
     data = tempDataDir();
@@ -44,9 +28,9 @@ describe("analytics query processes", () => {
     served = await startServe({ dataDir: data.dir, env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "600000" } });
     const rootKey = readFileSync(join(data.dir, "bootstrap-root-key"), "utf8").trim();
     expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: data.dir })).code).toBe(0);
-    seedEvents(data.dir);
+    seedEventsBeside(data.dir, { count: 2000 });
     const server = served;
-    server.post("/v2/analytics.getVerifications", { query: RUNAWAY }, rootKey).catch(() => {});
+    server.post("/v2/analytics.getVerifications", { query: RUNAWAY_REJECTING_ALL }, rootKey).catch(() => {});
     const [pid] = await waitFor(() => nonEmpty(childPids(server.pid, ANALYTICS_QUERY_PROCESS_COMMAND)), 15_000, "serve starts a query process");
     // Started (it opens analytics.db last) and running the query: using CPU since. Slow on a busy
     // machine: the process runs at a lower priority.

@@ -9,12 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, expectError } from "../../../support/contract.ts";
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
-import { insertEvent, runQuery } from "./support.ts";
+import { RUNAWAY_REJECTING_ALL, insertEvent, runQuery } from "./support.ts";
 
 const LIMIT_MS = 1000;
 /** A process start from sources on a busy machine, on top of the deadline. */
 const START_MARGIN_MS = 4000;
-const REJECTS_ALL = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency < 0";
 const COUNT = "SELECT count() AS n FROM key_verifications_v1";
 const TIMEOUT = "user/unprocessable_entity/query_execution_timeout";
 const QUOTA = "user/too_many_requests/query_quota_exceeded";
@@ -40,8 +39,8 @@ afterAll(async () => { await h.stop(); });
 
 describe("each workspace's share of the query processes", () => {
   test("200: another workspace's query answers within one deadline while runaways hold the process; 429 with Retry-After past the runaways' queue", async () => {
-    const runaways = [runQuery(h, REJECTS_ALL), runQuery(h, REJECTS_ALL), runQuery(h, REJECTS_ALL)];
-    const refused = await runQuery(h, REJECTS_ALL);
+    const runaways = [runQuery(h, RUNAWAY_REJECTING_ALL), runQuery(h, RUNAWAY_REJECTING_ALL), runQuery(h, RUNAWAY_REJECTING_ALL)];
+    const refused = await runQuery(h, RUNAWAY_REJECTING_ALL);
     expectError(h, refused, 429, QUOTA, "The workspace already has 3 analytics queries running or waiting (at most 1 run at once); try again when one has answered.");
     expect(refused.headers.get("retry-after")).toBe("1");
 

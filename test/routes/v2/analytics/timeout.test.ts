@@ -11,13 +11,13 @@ import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi, createKey, expectError } from "../../../support/contract.ts";
 import { childPids, isGone, nonEmpty, waitFor } from "../../../support/processes.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../../../src/cli/analytics-query-process.ts";
-import { insertEvent, runQuery } from "./support.ts";
+import { RUNAWAY_REJECTING_ALL, insertEvent, runQuery } from "./support.ts";
 
 const LIMIT_MS = 1000;
 /** 2,000³ = 8·10⁹ joined rows: hours of work, whatever the machine. */
 const RUNAWAY = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency > 0";
 /** The same join, but no row passes the WHERE: SQLite calls the watchdog for none of them. */
-const REJECTS_ALL = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency < 0";
+const REJECTS_ALL = RUNAWAY_REJECTING_ALL;
 /** The seeded events only: the verifications below are recorded in the same table. */
 const SEEDED = "SELECT count() AS n FROM key_verifications_v1 WHERE key_space_id = 'ks_load'";
 const TIMEOUT = "user/unprocessable_entity/query_execution_timeout";
