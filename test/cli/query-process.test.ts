@@ -1,13 +1,13 @@
 /**
  * Analytics query processes of the real `tollgate serve` (a child process): when serve is killed
  * with SIGKILL (no handler of its own runs), the query process running a runaway query ends with
- * it, long before the query's deadline, instead of running on as an orphan. The hidden command
- * refuses to run when started by hand.
+ * it, long before the query's deadline, instead of running on as an orphan; it holds none of serve's
+ * environment. The hidden command refuses to run when started by hand.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { environOf, runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
 import { childPids, cpuMsOf, isGone, nonEmpty, openFiles, waitFor } from "../support/processes.ts";
 import { RUNAWAY_REJECTING_ALL, seedEventsBeside } from "../routes/v2/analytics/support.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../src/cli/analytics-query-process.ts";
@@ -37,6 +37,10 @@ describe("analytics query processes", () => {
     await waitFor(() => openFiles(pid!).includes(join(data!.dir, "analytics.db")), 40_000, "the query process opens analytics.db");
     const readyCpuMs = cpuMsOf(pid!) ?? 0;
     await waitFor(() => (cpuMsOf(pid!) ?? 0) >= readyCpuMs + 50, 40_000, "the query process runs the query");
+
+    // Nothing of serve's environment, TOLLGATE_MASTER_KEY and the like included, reaches it: only
+    // what Bun adds for the IPC channel.
+    expect(environOf(pid!).filter((entry) => !entry.startsWith("NODE_CHANNEL_"))).toEqual([]);
 
     server.kill();
     await waitFor(() => isGone(pid!), 3000, `query process ${pid} ends after serve was killed`);

@@ -47,6 +47,22 @@ export function cpuMsOf(pid: number): number | undefined {
   }
 }
 
+/** The niceness of each thread of `pid` (field 19 of its stat); empty once it is gone. */
+export function threadNiceness(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        return [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
 /** The paths `pid` has open; empty once it is gone. */
 export function openFiles(pid: number): string[] {
   try {

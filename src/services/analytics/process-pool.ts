@@ -1,12 +1,13 @@
 /**
  * The `serve` side of analytics queries: at most `processes` query processes (query-process.ts),
- * shared by every workspace through a fair queue (fair-queue.ts). A query waits in the queue for
- * its workspace's earlier queries (bounded by its workspace's share), then for a process: one
- * that is free, or room for one more, which is then started for it. That second wait is at most
- * two deadlines (one is what the fair queue needs when another workspace's runaways hold every
- * process); past them the query gets 429. Its deadline starts when the process takes it. At the
- * deadline the process is killed with SIGKILL, so its CPU use stops at once whatever SQLite is
- * doing, and the query is answered 422 at once; its place goes to the next query, with a fresh process.
+ * shared by every workspace through a fair queue (fair-queue.ts). A query waits for its
+ * workspace's earlier queries (as many as its share allows), then for a place: a free process, or
+ * room for one more, which is then started for it. That second wait is bounded by two deadlines,
+ * 429 past them; with the fair queue, a workspace that runs nothing gets the first place freed,
+ * within one deadline even when other workspaces' runaways hold every process. Its deadline starts
+ * when the process takes it (a fresh process starts first). At the deadline the process is killed
+ * with SIGKILL, so its CPU use stops at once whatever SQLite is doing, and the query is answered
+ * 422 at once; its place goes to the next query, with a fresh process.
  */
 import type { Subprocess } from "bun";
 import { AppError } from "../../errors/app-error.ts";
@@ -147,6 +148,9 @@ export class AnalyticsProcessPool {
       const proc = Bun.spawn([...this.opts.command], {
         // stdin is the process's lifeline (lifeline.ts): never written, closed by the kernel when `serve` ends.
         stdin: "pipe", stdout: "ignore", stderr: "inherit",
+        // It needs nothing from the environment, and what parses callers' SQL should not hold
+        // TOLLGATE_MASTER_KEY or TOLLGATE_ROOT_KEY.
+        env: {},
         ipc: (message: FromQueryProcess) => { if (child) this.received(child, message); },
         onExit: () => { if (child) this.exited(child); },
       });

@@ -1,15 +1,17 @@
 /**
  * A runaway analytics query is stopped at the time limit (TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS,
  * 1 s here, 5 s by default) with 422 `query_execution_timeout`, whatever its shape: also one whose
- * WHERE rejects every row, which SQLite never hands to the watchdog. Its query process is killed,
- * so nothing goes on using CPU after the answer, while keys.verifyKey keeps answering promptly.
+ * WHERE rejects every row, which SQLite never hands to the watchdog. Its query process, every
+ * thread of it at a lower priority, is killed, so nothing goes on using CPU after the answer, while
+ * keys.verifyKey keeps answering promptly.
  * Wall-clock times are measured here because they are the point; the 100 ms bound is far above a
  * verification's usual time and only a blocked event loop would exceed it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi, createKey, expectError } from "../../../support/contract.ts";
-import { childPids, isGone, nonEmpty, waitFor } from "../../../support/processes.ts";
+import { childPids, isGone, nonEmpty, threadNiceness, waitFor } from "../../../support/processes.ts";
+import { BACKGROUND_NICENESS } from "../../../../src/lib/thread-priority.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../../../src/cli/analytics-query-process.ts";
 import { RUNAWAY_REJECTING_ALL, insertEvent, runQuery } from "./support.ts";
 
@@ -70,6 +72,10 @@ describe("422: the time limit", () => {
     const query = runQuery(h, REJECTS_ALL);
     const [pid] = await waitFor(() => nonEmpty(queryProcesses()), 5000, "a query process runs the query");
     expect(queryProcesses()).toEqual([pid!]);
+    // Every thread of it yields to this process's.
+    const niceness = threadNiceness(pid!);
+    expect(niceness.length).toBeGreaterThan(1);
+    expect(Math.min(...niceness)).toBe(Math.min(19, threadNiceness(process.pid)[0]! + BACKGROUND_NICENESS));
     const res = await query;
     expectError(h, res, 422, TIMEOUT, `The query ran longer than the limit of ${LIMIT_MS} ms.`);
     expect(performance.now() - started).toBeLessThan(LIMIT_MS + 500);
