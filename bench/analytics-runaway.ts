@@ -15,7 +15,7 @@ import { buildServices, openDataDir } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/logger.ts";
-import { formatRow, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
+import { cpuMs, formatMeasured, measure, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type Measured } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
 import { verifyBody } from "./verify.ts";
 
@@ -57,8 +57,8 @@ async function seedRunawayWorkspaces(dataDir: string): Promise<string[]> {
 
 interface Attack {
   statuses: Map<number, number>;
-  /** Distinct query processes seen while it ran. */
-  processes: Set<number>;
+  /** CPU time each query process seen used while it ran (up to its last reading), in ms. */
+  processCpuMs: Map<number, number>;
   stop(): Promise<void>;
 }
 
@@ -77,7 +77,9 @@ function queryProcesses(serverPid: number): number[] {
 
 /** Every runaway workspace keeps IN_FLIGHT queries going until stop(), which waits for the last answers. */
 function startAttack(server: Child, rootKeys: string[]): Attack {
-  const attack = { statuses: new Map<number, number>(), processes: new Set<number>() };
+  const attack = { statuses: new Map<number, number>(), processCpuMs: new Map<number, number>() };
+  // Processes left idle by an earlier round count from here; new ones from their start.
+  const baseline = new Map(queryProcesses(server.pid).map((pid) => [pid, cpuMs(pid)]));
   let running = true;
   const loop = async (rootKey: string) => {
     while (running) {
@@ -91,7 +93,12 @@ function startAttack(server: Child, rootKeys: string[]): Attack {
     }
   };
   const loops = rootKeys.flatMap((key) => Array.from({ length: IN_FLIGHT }, () => loop(key)));
-  const sampler = setInterval(() => { for (const pid of queryProcesses(server.pid)) attack.processes.add(pid); }, 100);
+  const sampler = setInterval(() => {
+    for (const pid of queryProcesses(server.pid)) {
+      const used = cpuMs(pid) - (baseline.get(pid) ?? 0);
+      if (!Number.isNaN(used)) attack.processCpuMs.set(pid, used);
+    }
+  }, 100);
   return {
     ...attack,
     async stop() {
@@ -103,23 +110,30 @@ function startAttack(server: Child, rootKeys: string[]): Attack {
 }
 
 interface Round {
-  echoIdle: WrkResult;
-  idle: WrkResult;
-  runaway: WrkResult;
-  echoRunaway: WrkResult;
+  echoIdle: Measured;
+  idle: Measured;
+  runaway: Measured;
+  echoRunaway: Measured;
   statuses: Map<number, number>;
   processes: number;
+  /** CPU the query processes used, in cores, over the time the runaways ran. */
+  processCores: number;
 }
 
 async function round(echo: Child, tollgate: Child, lua: string, rootKeys: string[]): Promise<Round> {
-  const echoIdle = await wrk(echo.url, lua, { seconds: SECONDS });
-  const idle = await wrk(tollgate.url, lua, { seconds: SECONDS });
+  const echoIdle = await measure(echo, lua, SECONDS);
+  const idle = await measure(tollgate, lua, SECONDS);
+  const started = performance.now();
   const attack = startAttack(tollgate, rootKeys);
   await Bun.sleep(RAMP_MS);
-  const runaway = await wrk(tollgate.url, lua, { seconds: SECONDS });
-  const echoRunaway = await wrk(echo.url, lua, { seconds: SECONDS });
+  const runaway = await measure(tollgate, lua, SECONDS);
+  const echoRunaway = await measure(echo, lua, SECONDS);
   await attack.stop();
-  return { echoIdle, idle, runaway, echoRunaway, statuses: attack.statuses, processes: attack.processes.size };
+  const processCpuMs = [...attack.processCpuMs.values()].reduce((a, b) => a + b, 0);
+  return {
+    echoIdle, idle, runaway, echoRunaway, statuses: attack.statuses, processes: attack.processCpuMs.size,
+    processCores: processCpuMs / (performance.now() - started),
+  };
 }
 
 async function main(): Promise<void> {
@@ -147,19 +161,20 @@ async function main(): Promise<void> {
 function report(rounds: Round[]): string {
   const out = [
     `### keys.verifyKey while ${WORKSPACES} workspaces keep runaway analytics queries going (${KEY_COUNT.toLocaleString("en")} keys, permission query + credit spend, 50 connections, ${ROUNDS} × ${SECONDS} s per phase)\n`,
-    TABLE_HEADER,
+    MEASURED_HEADER,
   ];
   rounds.forEach((r, i) => {
-    out.push(formatRow(`Bun.serve echo, idle, round ${i + 1}`, r.echoIdle), formatRow(`tollgate keys.verifyKey, idle, round ${i + 1}`, r.idle));
-    out.push(formatRow(`tollgate keys.verifyKey, runaways, round ${i + 1}`, r.runaway), formatRow(`Bun.serve echo, runaways, round ${i + 1}`, r.echoRunaway));
+    out.push(formatMeasured(`Bun.serve echo, idle, round ${i + 1}`, r.echoIdle), formatMeasured(`tollgate keys.verifyKey, idle, round ${i + 1}`, r.idle));
+    out.push(formatMeasured(`tollgate keys.verifyKey, runaways, round ${i + 1}`, r.runaway), formatMeasured(`Bun.serve echo, runaways, round ${i + 1}`, r.echoRunaway));
   });
-  const ratio = (during: (r: Round) => WrkResult, before: (r: Round) => WrkResult, pick: (w: WrkResult) => number) =>
+  const ratio = (during: (r: Round) => Measured, before: (r: Round) => Measured, pick: (w: Measured) => number) =>
     median(rounds.map((r) => pick(during(r)))) / median(rounds.map((r) => pick(before(r))));
   const p99 = ratio((r) => r.runaway, (r) => r.idle, (w) => w.p99Ms);
   const statuses = new Map<number, number>();
   for (const r of rounds) for (const [status, n] of r.statuses) statuses.set(status, (statuses.get(status) ?? 0) + n);
   out.push(
-    `\nrunaway queries answered: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(", ")}; query processes seen per round: ${rounds.map((r) => r.processes).join(", ")}`,
+    `\nrunaway queries answered: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(", ")}; ` +
+      `query processes per round: ${rounds.map((r) => r.processes).join(", ")}, using ${rounds.map((r) => r.processCores.toFixed(2)).join(", ")} cores while the runaways ran`,
     `\nverifyKey under the runaways over idle: p99 **${p99.toFixed(2)}** (target ≤ 2), p50 ${ratio((r) => r.runaway, (r) => r.idle, (w) => w.p50Ms).toFixed(2)}, throughput ${ratio((r) => r.runaway, (r) => r.idle, (w) => w.requestsPerSec).toFixed(2)}; ` +
       `the echo's p99 ${ratio((r) => r.echoRunaway, (r) => r.echoIdle, (w) => w.p99Ms).toFixed(2)}, throughput ${ratio((r) => r.echoRunaway, (r) => r.echoIdle, (w) => w.requestsPerSec).toFixed(2)}\n`,
   );

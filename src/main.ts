@@ -7,9 +7,13 @@ import { writeSync } from "node:fs";
 import { allocatorReexec } from "./cli/allocator.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND, runAnalyticsQueryProcess } from "./cli/analytics-query-process.ts";
 import type { CliIo } from "./cli/index.ts";
+import { runProcessAtLowestPriority } from "./lib/thread-priority.ts";
 
 /** An analytics query process: no signal handlers of ours, so SIGINT and SIGTERM end it as they should. */
 async function queryProcess(): Promise<void> {
+  // Before the program loads: starting costs CPU too, and a caller's query, however heavy, must
+  // not slow the verifications of the `serve` beside it.
+  runProcessAtLowestPriority();
   const send = process.send?.bind(process);
   if (!send) {
     writeSync(2, `${ANALYTICS_QUERY_PROCESS_COMMAND} is internal: \`tollgate serve\` starts it.\n`);

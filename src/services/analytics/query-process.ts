@@ -8,7 +8,6 @@
  */
 import type { Database } from "bun:sqlite";
 import { AppError } from "../../errors/app-error.ts";
-import { runProcessInBackground } from "../../lib/thread-priority.ts";
 import { compileAnalyticsQuery, initSqlParser, ParserBrokenError, TOO_COMPLEX_DETAIL } from "./query/compile.ts";
 import { executeCompiled, openAnalyticsConnection, timeoutError, type Watchdog } from "./execute.ts";
 import type { FromQueryProcess, QueryMessage, ToQueryProcess } from "./protocol.ts";
@@ -19,11 +18,11 @@ export interface ParentChannel {
   onMessage(handler: (message: ToQueryProcess) => void): void;
 }
 
-/** Serves queries from `parent` until the process is killed (or `serve` is gone: lifeline.ts). */
+/**
+ * Serves queries from `parent` until the process is killed (or `serve` is gone: lifeline.ts). The
+ * process runs at the lowest priority (main.ts lowers it before it loads the program).
+ */
 export function serveAnalyticsQueries(parent: ParentChannel): void {
-  // First, so that the threads started below inherit it: a caller's query, however heavy, must
-  // not slow the verifications of the `serve` beside it.
-  runProcessInBackground();
   // It must not keep the process alive by itself: when the channel closes, the process may end.
   new Worker(new URL("./lifeline.ts", import.meta.url)).unref();
   const watchdog: Watchdog = { deadlineMs: 0, calls: 0, expired: false };
