@@ -7,6 +7,7 @@ import { writeSync } from "node:fs";
 import { allocatorReexec } from "./cli/allocator.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND, runAnalyticsQueryProcess } from "./cli/analytics-query-process.ts";
 import type { CliIo } from "./cli/index.ts";
+import { EXIT } from "./cli/io.ts";
 import { runProcessAtLowestPriority } from "./lib/thread-priority.ts";
 
 /** An analytics query process: no signal handlers of ours, so SIGINT and SIGTERM end it as they should. */
@@ -17,7 +18,7 @@ async function queryProcess(): Promise<void> {
   const send = process.send?.bind(process);
   if (!send) {
     writeSync(2, `${ANALYTICS_QUERY_PROCESS_COMMAND} is internal: \`tollgate serve\` starts it.\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
   await runAnalyticsQueryProcess({ send, onMessage: (handler) => process.on("message", handler) });
 }

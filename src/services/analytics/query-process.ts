@@ -23,7 +23,8 @@ export interface ParentChannel {
  * process runs at the lowest priority (main.ts lowers it before it loads the program).
  */
 export function serveAnalyticsQueries(parent: ParentChannel): void {
-  // It must not keep the process alive by itself: when the channel closes, the process may end.
+  // Ends this process when `serve` is gone (lifeline.ts); unref'd, so that it does not keep the
+  // process alive by itself once the channel has closed.
   new Worker(new URL("./lifeline.ts", import.meta.url)).unref();
   const watchdog: Watchdog = { deadlineMs: 0, calls: 0, expired: false };
   let db: Database | undefined;
