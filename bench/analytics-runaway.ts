@@ -160,23 +160,28 @@ async function main(): Promise<void> {
 
 function report(rounds: Round[]): string {
   const out = [
-    `### keys.verifyKey while ${WORKSPACES} workspaces keep runaway analytics queries going (${KEY_COUNT.toLocaleString("en")} keys, permission query + credit spend, 50 connections, ${ROUNDS} × ${SECONDS} s per phase)\n`,
+    `### keys.verifyKey while ${WORKSPACES} workspaces keep runaway analytics queries going (${KEY_COUNT.toLocaleString("en")} keys, ` +
+      `permission query + credit spend, 50 connections, ${ROUNDS} × ${SECONDS} s per phase)\n`,
     MEASURED_HEADER,
   ];
   rounds.forEach((r, i) => {
-    out.push(formatMeasured(`Bun.serve echo, idle, round ${i + 1}`, r.echoIdle), formatMeasured(`tollgate keys.verifyKey, idle, round ${i + 1}`, r.idle));
-    out.push(formatMeasured(`tollgate keys.verifyKey, runaways, round ${i + 1}`, r.runaway), formatMeasured(`Bun.serve echo, runaways, round ${i + 1}`, r.echoRunaway));
+    const round = `round ${i + 1}`;
+    out.push(formatMeasured(`Bun.serve echo, idle, ${round}`, r.echoIdle), formatMeasured(`tollgate keys.verifyKey, idle, ${round}`, r.idle));
+    out.push(formatMeasured(`tollgate keys.verifyKey, runaways, ${round}`, r.runaway), formatMeasured(`Bun.serve echo, runaways, ${round}`, r.echoRunaway));
   });
-  const ratio = (during: (r: Round) => Measured, before: (r: Round) => Measured, pick: (w: Measured) => number) =>
-    median(rounds.map((r) => pick(during(r)))) / median(rounds.map((r) => pick(before(r))));
-  const p99 = ratio((r) => r.runaway, (r) => r.idle, (w) => w.p99Ms);
+  /** The median of `pick` under the runaways over its median idle, for tollgate or the echo. */
+  const ratio = (server: "tollgate" | "echo", pick: (m: Measured) => number) => {
+    const [during, before] = server === "tollgate" ? [(r: Round) => r.runaway, (r: Round) => r.idle] : [(r: Round) => r.echoRunaway, (r: Round) => r.echoIdle];
+    return (median(rounds.map((r) => pick(during(r)))) / median(rounds.map((r) => pick(before(r))))).toFixed(2);
+  };
   const statuses = new Map<number, number>();
   for (const r of rounds) for (const [status, n] of r.statuses) statuses.set(status, (statuses.get(status) ?? 0) + n);
+  const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(", ");
   out.push(
-    `\nrunaway queries answered: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(", ")}; ` +
-      `query processes per round: ${rounds.map((r) => r.processes).join(", ")}, using ${rounds.map((r) => r.processCores.toFixed(2)).join(", ")} cores while the runaways ran`,
-    `\nverifyKey under the runaways over idle: p99 **${p99.toFixed(2)}** (target ≤ 2), p50 ${ratio((r) => r.runaway, (r) => r.idle, (w) => w.p50Ms).toFixed(2)}, throughput ${ratio((r) => r.runaway, (r) => r.idle, (w) => w.requestsPerSec).toFixed(2)}; ` +
-      `the echo's p99 ${ratio((r) => r.echoRunaway, (r) => r.echoIdle, (w) => w.p99Ms).toFixed(2)}, throughput ${ratio((r) => r.echoRunaway, (r) => r.echoIdle, (w) => w.requestsPerSec).toFixed(2)}\n`,
+    `\nrunaway queries answered: ${answered}; query processes per round: ${rounds.map((r) => r.processes).join(", ")}, ` +
+      `using ${rounds.map((r) => r.processCores.toFixed(2)).join(", ")} cores while the runaways ran`,
+    `\nverifyKey under the runaways over idle: p99 **${ratio("tollgate", (m) => m.p99Ms)}** (target ≤ 2), p50 ${ratio("tollgate", (m) => m.p50Ms)}, ` +
+      `throughput ${ratio("tollgate", (m) => m.requestsPerSec)}; the echo's p99 ${ratio("echo", (m) => m.p99Ms)}, throughput ${ratio("echo", (m) => m.requestsPerSec)}\n`,
   );
   return out.join("\n");
 }

@@ -2,9 +2,9 @@
  * The x64 executable as an operator runs it: built (or reused from a fresh dist/), copied alone
  * into an empty directory and started from there. create → verify → limit over HTTP, with what the
  * executable must carry inside (migrations, the docs pages, the API docs UI, the analytics writer
- * thread, query processes and their SQL parser); then SIGTERM in the middle of a bounded loopback load, and after a restart
- * every acknowledged write is there: the keys created, the credits spent, the rate-limit windows
- * used, the verifications recorded for analytics.
+ * thread, query processes and their SQL parser); then SIGTERM in the middle of a bounded loopback
+ * load, and after a restart every acknowledged write is there: the keys created, the credits spent,
+ * the rate-limit windows used, the verifications recorded for analytics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";

@@ -18,8 +18,6 @@ import { RUNAWAY_REJECTING_ALL, insertEvent, runQuery } from "./support.ts";
 const LIMIT_MS = 1000;
 /** 2,000³ = 8·10⁹ joined rows: hours of work, whatever the machine. */
 const RUNAWAY = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency > 0";
-/** The same join, but no row passes the WHERE: SQLite calls the watchdog for none of them. */
-const REJECTS_ALL = RUNAWAY_REJECTING_ALL;
 /** The seeded events only: the verifications below are recorded in the same table. */
 const SEEDED = "SELECT count() AS n FROM key_verifications_v1 WHERE key_space_id = 'ks_load'";
 const TIMEOUT = "user/unprocessable_entity/query_execution_timeout";
@@ -69,7 +67,7 @@ describe("422: the time limit", () => {
 
   test("a query whose WHERE rejects every row is stopped at the limit too, and its process is gone: no CPU burns on", async () => {
     const started = performance.now();
-    const query = runQuery(h, REJECTS_ALL);
+    const query = runQuery(h, RUNAWAY_REJECTING_ALL);
     const [pid] = await waitFor(() => nonEmpty(queryProcesses()), 5000, "a query process runs the query");
     expect(queryProcesses()).toEqual([pid!]);
     // Every thread of it yields to every thread of this process, the background ones included.
@@ -91,7 +89,7 @@ describe("422: the time limit", () => {
   }, 15_000);
 
   test("a query waiting behind a runaway of its own workspace runs once the runaway is stopped", async () => {
-    const first = runQuery(h, REJECTS_ALL);
+    const first = runQuery(h, RUNAWAY_REJECTING_ALL);
     const second = runQuery(h, SEEDED);
     expectError(h, await first, 422, TIMEOUT);
     expect((await second).body.data).toEqual([{ n: 2000 }]);
