@@ -27,6 +27,7 @@ const SUITES: Suite[] = [
   { name: "big-meta", file: "big-meta.ts", title: "keys.verifyKey of keys with a 1 MB meta: time a verification holds the server, memory" },
   { name: "analytics-query", file: "analytics-query.ts", title: "analytics.getVerifications: a 365-day per-day query over 10,000 keys" },
   { name: "analytics-overhead", file: "analytics-overhead.ts", title: "what the verification event pipeline costs verifyKey" },
+  { name: "analytics-runaway", file: "analytics-runaway.ts", title: "keys.verifyKey while other workspaces keep runaway analytics queries going" },
   { name: "appliance", file: "appliance.ts", title: "the executable: size, start-up, idle memory" },
 ];
 

@@ -33,7 +33,8 @@ import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
-import { AnalyticsQueryService, AnalyticsWorkerPool, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { AnalyticsQueryService, AnalyticsProcessPool, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 
@@ -95,9 +96,11 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
       storage, clock,
-      // The worker starts on the first query, so CLI commands that build services start no thread.
-      runner: new AnalyticsWorkerPool({
-        dbPath: analytics.sqlite.filename, timeoutMs: config.analyticsQueryTimeoutMs, maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
+      // Query processes start on the first query, so CLI commands that build services start none.
+      runner: new AnalyticsProcessPool({
+        dbPath: analytics.sqlite.filename, command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,
+        maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
+        processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
       }),
     }),
     keyCache: cache,

@@ -27,8 +27,12 @@ export interface Config {
   /** Rate-limit namespaces held in memory per workspace (least recently used dropped beyond). */
   ratelimitNamespaceCacheSize: number;
   auditRetentionDays: number;
-  /** Time limit of one analytics.getVerifications query, waiting included. */
+  /** Time limit of one analytics.getVerifications query, from when a query process takes it. */
   analyticsQueryTimeoutMs: number;
+  /** Analytics query processes, shared by every workspace. */
+  analyticsQueryProcesses: number;
+  /** Per workspace: analytics queries running at once, and waiting beyond those (429 past both). */
+  analyticsQueriesPerWorkspace: { running: number; waiting: number };
   /** false (TOLLGATE_ANALYTICS=off) skips recording verification events, e.g. to measure their cost. */
   recordVerifications: boolean;
   /** How late a buffered verification event may be written. */
@@ -197,6 +201,11 @@ export function loadConfig(env: Env): Config {
     ratelimitNamespaceCacheSize: int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", 10_000, 1, 10_000_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
+    analyticsQueryProcesses: int(r, "TOLLGATE_ANALYTICS_QUERY_PROCESSES", 2, 1, 64),
+    analyticsQueriesPerWorkspace: {
+      running: int(r, "TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", 1, 1, 64),
+      waiting: int(r, "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", 2, 0, 1000),
+    },
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
     analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
     analyticsRetentionDays: {
@@ -237,7 +246,10 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
   ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "rate-limit namespaces held in memory per workspace (default 10000)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query (default 5000)"],
+  ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
+  ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
+  ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
+  ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 2)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],
   ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
   ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],

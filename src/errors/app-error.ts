@@ -12,13 +12,16 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
+  /** Seconds after which a retry may succeed: sent as `Retry-After` (429s and 503s). */
+  readonly retryAfterS: number | undefined;
 
-  constructor(code: ErrorCode, opts: { detail: string; errors?: FieldError[]; cause?: unknown }) {
+  constructor(code: ErrorCode, opts: { detail: string; errors?: FieldError[]; cause?: unknown; retryAfterS?: number }) {
     super(opts.detail, { cause: opts.cause });
     this.name = "AppError";
     this.code = code;
     this.detail = opts.detail;
     this.errors = opts.errors;
+    this.retryAfterS = opts.retryAfterS;
   }
 }
 

@@ -103,7 +103,7 @@ export class BodyReader {
   /** Adds `bytes` to this request's share of the budget, or 503 when the budget has no room. */
   private reserve(reserved: { bytes: number }, bytes: number): void {
     if (this.bufferedBytes + bytes > this.bounds.bufferBudgetBytes) {
-      throw new AppError("overloaded", { detail: "The service holds as many request-body bytes as it accepts; retry shortly." });
+      throw new AppError("overloaded", { detail: "The service holds as many request-body bytes as it accepts; retry shortly.", retryAfterS: 1 });
     }
     this.bufferedBytes += bytes;
     reserved.bytes += bytes;

@@ -34,9 +34,6 @@ function toAppError(error: unknown, code: string | number): AppError {
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }
 
-/** `Retry-After` of the errors that say when to come back. */
-const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, string>> = { overloaded: "1" };
-
 /** Routes whose every error the upstream API document (and so the SDK) declares as problem+json. */
 const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
 
@@ -79,10 +76,9 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyL
         },
       };
       const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      const retryAfter = RETRY_AFTER_SECONDS[appError.code];
       const headers = {
         ...(problem ? { "content-type": "application/problem+json" } : {}),
-        ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+        ...(appError.retryAfterS === undefined ? {} : { "retry-after": String(appError.retryAfterS) }),
         ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
       };
       return jsonResponse(body, kind.status, requestId, headers);

@@ -12,6 +12,6 @@ export interface PendingRequests {
 /** Throws 503 `overloaded` when more than `maxInFlight` requests are in flight. */
 export function admitRequest(server: PendingRequests | null | undefined, maxInFlight: number): void {
   if (server && server.pendingRequests > maxInFlight) {
-    throw new AppError("overloaded", { detail: `The service is answering as many requests at once as it accepts (${maxInFlight}); retry shortly.` });
+    throw new AppError("overloaded", { detail: `The service is answering as many requests at once as it accepts (${maxInFlight}); retry shortly.`, retryAfterS: 1 });
   }
 }

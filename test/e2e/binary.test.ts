@@ -1,16 +1,19 @@
 /**
  * The x64 executable as an operator runs it: built (or reused from a fresh dist/), copied alone
  * into an empty directory and started from there. create → verify → limit over HTTP, with what the
- * executable must carry inside (migrations, the docs pages, the API docs UI, the analytics workers
- * and their SQL parser); then SIGTERM in the middle of a bounded loopback load, and after a restart
- * every acknowledged write is there: the keys created, the credits spent, the rate-limit windows
- * used, the verifications recorded for analytics.
+ * executable must carry inside (migrations, the docs pages, the API docs UI, the analytics writer
+ * thread, query processes and their SQL parser); then SIGTERM in the middle of a bounded loopback
+ * load, and after a restart every acknowledged write is there: the keys created, the credits spent,
+ * the rate-limit windows used, the verifications recorded for analytics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { environOf, runCli, SERVE_ALLOCATOR_ENTRIES, startServe, type Served } from "../support/cli.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
+import { childPids, isGone, nonEmpty, waitFor } from "../support/processes.ts";
+import { RUNAWAY_REJECTING_ALL, seedEventsBeside } from "../routes/v2/analytics/support.ts";
+import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../src/cli/analytics-query-process.ts";
 
 let installed: InstalledBinary;
 let served: Served | undefined;
@@ -26,7 +29,10 @@ afterAll(() => {
 });
 
 const dataDir = () => join(installed.dir, "data");
-const serve = async () => (served = await startServe({ dataDir: dataDir(), program: installed.program }));
+const QUERY_TIMEOUT_MS = 1000;
+const serve = async () => (served = await startServe({
+  dataDir: dataDir(), program: installed.program, env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) },
+}));
 const server = (): Served => {
   if (!served) throw new Error("serve is not running");
   return served;
@@ -66,7 +72,7 @@ describe("from an empty directory", () => {
     expect((await server().post("/v2/ratelimits.limit", limit, rootKey)).body.data.success).toBe(false);
   });
 
-  test("analytics runs in the executable: its event writer and query threads and the SQL parser's WASM", async () => {
+  test("analytics runs in the executable: its event writer thread, query processes and the SQL parser's WASM", async () => {
     // Written by the writer thread within TOLLGATE_ANALYTICS_FLUSH_MS (1 s); waited for, bounded.
     const deadline = Date.now() + 10_000;
     let rows = await analytics("SELECT count() AS n FROM key_verifications_v1");
@@ -75,7 +81,21 @@ describe("from an empty directory", () => {
       rows = await analytics("SELECT count() AS n FROM key_verifications_v1");
     }
     expect(rows).toEqual([{ n: 1 }]);
+    // Run by the executable itself, started with the hidden command.
+    expect(childPids(server().pid, `tollgate\0${ANALYTICS_QUERY_PROCESS_COMMAND}`)).toHaveLength(1);
   });
+
+  test("a runaway query is stopped at the limit in the executable too, and its query process is killed", async () => {
+    // Not VALID, so the count of recorded verifications below is unchanged.
+    seedEventsBeside(dataDir(), { count: 2000, outcome: "DISABLED" });
+    const started = performance.now();
+    const answer = server().post("/v2/analytics.getVerifications", { query: RUNAWAY_REJECTING_ALL }, rootKey);
+    const [pid] = await waitFor(() => nonEmpty(childPids(server().pid, ANALYTICS_QUERY_PROCESS_COMMAND)), 5000, "a query process runs");
+    const res = await answer;
+    expect({ status: res.status, type: res.body.error?.type }).toEqual({ status: 422, type: expect.stringMatching(/query_execution_timeout$/) });
+    expect(performance.now() - started).toBeLessThan(QUERY_TIMEOUT_MS + 1000);
+    await waitFor(() => isGone(pid!), 1000, `query process ${pid} ends`);
+  }, 15_000);
 
   test("serves the API docs UI with its script, the OpenAPI document and the error pages from inside", async () => {
     const page = await fetch(`${server().url}/docs/api`);

@@ -1,5 +1,5 @@
 /**
- * Running a compiled analytics query on a read-only connection, inside the analytics worker: the
+ * Running a compiled analytics query on a read-only connection, inside a query process: the
  * watchdog that enforces the deadline from within SQLite's loops, the result-size limit, and the
  * mapping of SQLite's errors onto the API's error codes.
  */

@@ -12,7 +12,8 @@ export type { EventSubject, VerificationEvent, VerificationRecorder } from "./ty
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
 export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";
-// analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a worker thread.
+// analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a query process.
 export { AnalyticsQueryService, type AnalyticsQueryRunner } from "./query-service.ts";
-export { AnalyticsWorkerPool, type WorkerPoolOptions, type QueryRequest } from "./worker-pool.ts";
+export { AnalyticsProcessPool, type ProcessPoolOptions, type QueryRequest } from "./process-pool.ts";
+export { serveAnalyticsQueries, type ParentChannel } from "./query-process.ts";
 export { MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type Row as AnalyticsRow } from "./execute.ts";

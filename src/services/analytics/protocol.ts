@@ -1,4 +1,7 @@
-/** Messages between the analytics worker pool (main thread) and the analytics worker. */
+/**
+ * Messages between the analytics query pool (in `serve`) and an analytics query process, over
+ * Bun's IPC channel (structured clone, so rows keep their numbers, strings and blobs as they are).
+ */
 import type { ErrorCode } from "../../errors/catalogue.ts";
 import type { Confinement } from "./query/compile.ts";
 import type { Row } from "./execute.ts";
@@ -15,18 +18,18 @@ export interface QueryMessage {
   confinement: Confinement;
   /** The injected clock's now: what now() and today() mean in the query. */
   nowMs: number;
-  /** Date.now() after which the worker abandons the query. */
+  /** Date.now() after which the process abandons the query itself (the pool kills it then anyway). */
   deadlineMs: number;
   timeoutMs: number;
   maxRows: number;
   maxBytes: number;
 }
 
-export type ToWorker = InitMessage | QueryMessage;
+export type ToQueryProcess = InitMessage | QueryMessage;
 
-export type FromWorker =
+export type FromQueryProcess =
   | { type: "ready" }
   | { type: "failed"; detail: string }
   | { type: "rows"; id: number; rows: Row[] }
-  /** `broken`: the worker's parser can no longer be trusted; replace the worker. */
+  /** `broken`: the process's parser can no longer be trusted; replace the process. */
   | { type: "error"; id: number; code: ErrorCode; detail: string; broken?: boolean };

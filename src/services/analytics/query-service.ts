@@ -1,7 +1,7 @@
 /**
  * analytics.getVerifications: who may ask (workspace opt-in, `read_analytics`), what they may see
  * (their workspace; for API-scoped keys, those APIs' key spaces), and handing the query to the
- * worker pool. Compilation and execution happen off the main thread (worker.ts).
+ * process pool. Compilation and execution happen in a query process (query-process.ts).
  */
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
@@ -12,9 +12,9 @@ import { findLiveApi } from "../apis/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import { assertQuerySize, type Confinement } from "./query/compile.ts";
 import type { Row } from "./execute.ts";
-import type { QueryRequest } from "./worker-pool.ts";
+import type { QueryRequest } from "./process-pool.ts";
 
-/** Runs a query off the main thread (AnalyticsWorkerPool in production). */
+/** Runs a query outside `serve`'s thread (AnalyticsProcessPool in production). */
 export interface AnalyticsQueryRunner {
   run(request: QueryRequest): Promise<Row[]>;
   stop(): void;
@@ -28,7 +28,8 @@ export class AnalyticsQueryService {
   /**
    * Runs the caller's SQL over their verification analytics; rows as selected (at most the
    * runner's row limit). 412 without the workspace's opt-in, 403 without `read_analytics`, 400 for
-   * queries outside the supported subset, 422 past the time or size limits.
+   * queries outside the supported subset, 422 past the time or size limits, 429 past the
+   * workspace's share of the query processes.
    */
   async getVerifications(principal: Principal, input: { query: string }): Promise<Row[]> {
     this.requireOptIn(principal.workspaceId);
@@ -37,7 +38,7 @@ export class AnalyticsQueryService {
     return this.deps.runner.run({ sql: input.query, confinement, nowMs: this.deps.clock.now() });
   }
 
-  /** Terminates the worker; pending queries fail with 500 `service_unavailable`. */
+  /** Stops the query processes; pending queries fail with 500 `service_unavailable`. */
   stop(): void {
     this.deps.runner.stop();
   }

@@ -26,7 +26,9 @@ CROSS JOIN, IN, BETWEEN, LIKE, CASE. Anything else is 400: \`invalid_analytics_q
 columns, constructs outside the subset, more than 16 KiB).
 
 **Limits.** At most 10,000 rows (a larger result is cut) and 4 MiB (422 \`query_memory_limit_exceeded\`);
-5 s by default (422 \`query_execution_timeout\`). Counts of a workspace or an API over time (sums of \`count\` per
+5 s by default from when the query starts running (422 \`query_execution_timeout\`). A workspace runs one query at
+a time by default and two more may wait; past that, or after waiting too long for a free query process, 429
+\`query_quota_exceeded\` with \`Retry-After\`. Counts of a workspace or an API over time (sums of \`count\` per
 \`time\`, \`outcome\` and \`key_space_id\`) are fast at any scale; queries per key or owner read every matching row.`;
 
 export const getVerificationsRoute = (deps: RouteDeps) =>

@@ -14,7 +14,7 @@ const PARSER_RECURSION_LIMIT = 50;
 
 /**
  * The WASM parser trapped (its stack overflowed on a very long operator chain) and its instance
- * can no longer be trusted: the worker that owns it must be replaced.
+ * can no longer be trusted: the query process that owns it must be replaced.
  */
 export class ParserBrokenError extends Error {
   constructor(cause: unknown) {

@@ -2,8 +2,8 @@
  * The rewritten query → SQLite SQL and its bound parameters. Every string the caller wrote becomes
  * a parameter; identifiers are quoted here; numbers are printed from their parsed values. Public
  * tables become subqueries over the physical tables, filtered to the caller's workspace (and key
- * spaces). Every SELECT that reads a source also calls the watchdog once per joined row (see
- * WATCHDOG_FUNCTION), so a running query can always be stopped.
+ * spaces). Every SELECT that reads a source also calls the watchdog for its joined rows (see
+ * WATCHDOG_FUNCTION), so most long queries end by themselves at their deadline.
  */
 import { AppError } from "../../../errors/app-error.ts";
 import { translateCall, type Emit } from "./functions.ts";
@@ -14,8 +14,9 @@ import { fixedIntervalMs, foldTime, timeBounds, type TimeBounds } from "./time-b
 
 /**
  * A function the executing connection registers. SQLite runs native loops that no JavaScript can
- * interrupt; calling back into JavaScript for every joined row lets the worker stop the query at
- * its deadline, and lets a terminated worker thread actually end.
+ * interrupt; calling back into JavaScript for joined rows lets the query process give up at the
+ * deadline by itself and stay in use. SQLite calls it only for rows the rest of the WHERE kept, so
+ * it is an early answer, not the guarantee: that is the pool killing the process (process-pool.ts).
  */
 export const WATCHDOG_FUNCTION = "tollgate_watchdog";
 

@@ -2,7 +2,8 @@
  * Analytics test data written straight into the physical tables (the event pipeline is tested on
  * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`.
  */
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { batchRows, RAW_LAYOUT } from "../../../../src/services/analytics/raw-events.ts";
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
@@ -57,6 +58,27 @@ export function insertEvent(sqlite: Database, v: Verification): void {
     `INSERT INTO verification_event_batches (workspace_id, key_space_id, min_time, max_time, event_count, events, layout) VALUES (?, ?, ?, ?, ?, ?, ${RAW_LAYOUT})`,
     [row!.workspaceId, row!.keySpaceId, row!.minTime, row!.maxTime, row!.eventCount, row!.events],
   );
+}
+
+/** 2,000³ joined rows, none passing the WHERE: a runaway the watchdog never sees (with seedEventsBeside). */
+export const RUNAWAY_REJECTING_ALL = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency < 0";
+
+/**
+ * `count` events of workspace `default` (key space `ks_load`) written into the data dir of a
+ * running `serve`, beside it, as its event writer would.
+ */
+export function seedEventsBeside(dataDir: string, opts: { count: number; outcome?: string }): void {
+  const main = new Database(join(dataDir, "tollgate.db"), { readonly: true });
+  const workspaceId = main.query<{ id: string }, []>("SELECT id FROM workspaces WHERE name = 'default'").get()!.id;
+  main.close();
+  const analytics = new Database(join(dataDir, "analytics.db"));
+  analytics.run("PRAGMA busy_timeout = 5000");
+  analytics.transaction(() => {
+    for (let i = 0; i < opts.count; i++) {
+      insertEvent(analytics, { time: Date.now() - i, workspaceId, keySpaceId: "ks_load", latencyMs: 1, ...(opts.outcome ? { outcome: opts.outcome } : {}) });
+    }
+  })();
+  analytics.close();
 }
 
 export interface AnalyticsWorld {

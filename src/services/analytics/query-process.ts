@@ -1,41 +1,49 @@
 /**
- * The analytics worker: a thread of its own with its own read-only connection. It compiles the
- * caller's query (parsing can be slow or crash on hostile input, so it happens here too) and runs
- * it, one query at a time. The pool terminates and replaces it when a query overruns.
+ * An analytics query process: `tollgate analytics-query-process`, started by the pool in `serve`
+ * (process-pool.ts), never by hand. It opens analytics.db read-only, compiles each caller's query
+ * (parsing hostile SQL can be slow or crash, so it happens here, not in `serve`) and runs it, one
+ * at a time. A process, not a thread, because bun:sqlite can neither interrupt a statement nor
+ * install a progress handler, and a thread inside native SQLite code cannot be stopped: a process
+ * can be killed at once, and its CPU with it.
  */
 import type { Database } from "bun:sqlite";
 import { AppError } from "../../errors/app-error.ts";
-import { runInBackground } from "../../lib/thread-priority.ts";
 import { compileAnalyticsQuery, initSqlParser, ParserBrokenError, TOO_COMPLEX_DETAIL } from "./query/compile.ts";
 import { executeCompiled, openAnalyticsConnection, timeoutError, type Watchdog } from "./execute.ts";
-import type { FromWorker, QueryMessage, ToWorker } from "./protocol.ts";
+import type { FromQueryProcess, QueryMessage, ToQueryProcess } from "./protocol.ts";
 
-declare const self: Worker;
+/** The IPC channel to `serve` (process.send / process.on("message") in main.ts). */
+export interface ParentChannel {
+  send(message: FromQueryProcess): void;
+  onMessage(handler: (message: ToQueryProcess) => void): void;
+}
 
-function serve(): void {
+/**
+ * Serves queries from `parent` until the process is killed (or `serve` is gone: lifeline.ts). The
+ * process runs at the lowest priority (main.ts lowers it before it loads the program).
+ */
+export function serveAnalyticsQueries(parent: ParentChannel): void {
+  // Ends this process when `serve` is gone (lifeline.ts); unref'd, so that it does not keep the
+  // process alive by itself once the channel has closed.
+  new Worker(new URL("./lifeline.ts", import.meta.url)).unref();
   const watchdog: Watchdog = { deadlineMs: 0, calls: 0, expired: false };
   let db: Database | undefined;
-  const reply = (message: FromWorker) => self.postMessage(message);
-
-  self.onmessage = async (event: MessageEvent<ToWorker>) => {
-    const message = event.data;
+  parent.onMessage(async (message) => {
     if (message.type === "init") {
-      // A caller's query, however heavy, must not slow the verifications beside it.
-      runInBackground();
       try {
         await initSqlParser();
         db = openAnalyticsConnection(message.dbPath, watchdog);
-        reply({ type: "ready" });
+        parent.send({ type: "ready" });
       } catch (error) {
-        reply({ type: "failed", detail: error instanceof Error ? error.message : String(error) });
+        parent.send({ type: "failed", detail: error instanceof Error ? error.message : String(error) });
       }
       return;
     }
-    if (db) reply(runQuery(db, watchdog, message));
-  };
+    if (db) parent.send(runQuery(db, watchdog, message));
+  });
 }
 
-function runQuery(db: Database, watchdog: Watchdog, job: QueryMessage): FromWorker {
+function runQuery(db: Database, watchdog: Watchdog, job: QueryMessage): FromQueryProcess {
   watchdog.deadlineMs = job.deadlineMs;
   try {
     const compiled = compileAnalyticsQuery(job.sql, { confinement: job.confinement, nowMs: job.nowMs, maxRows: job.maxRows });
@@ -52,5 +60,3 @@ function runQuery(db: Database, watchdog: Watchdog, job: QueryMessage): FromWork
     return { type: "error", id: job.id, code: "unexpected_error", detail: error instanceof Error ? error.message : String(error) };
   }
 }
-
-serve();
