@@ -1,7 +1,8 @@
 /**
  * Crash durability, short form: three rounds of mixed load against the real `tollgate serve`,
- * each ended by SIGKILL at a random moment, then a restart and the checks of verify.ts. The long
- * form (20+ rounds) is `bun run test:crash`. The seed is printed; CRASH_SEED reproduces a run.
+ * each ended by SIGKILL at a random moment, then a restart and the checks of verify.ts and
+ * verify-keys.ts. The long form (20+ rounds) is `bun run test:crash`. The seed is printed;
+ * CRASH_SEED reproduces a run.
  */
 import { expect, test } from "bun:test";
 import { seedFrom } from "../support/prng.ts";
@@ -13,4 +14,4 @@ test("three SIGKILLs under mixed load lose nothing acknowledged", async () => {
   const summary = await runCrashRounds({ rounds: 3, seed, flushMs: 100, maxAnswersBeforeKill: 600 });
   expect({ seed, problems: summary.problems }).toEqual({ seed, problems: [] });
   expect(summary.rounds.map(describeRound)).toHaveLength(3);
-}, 120_000);
+}, 180_000);

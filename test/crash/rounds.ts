@@ -1,15 +1,21 @@
 /**
  * The crash-durability loop: start the real `tollgate serve` as a child process on a temp data dir,
  * run the mixed load, SIGKILL it after a random number of answers, start it again on the same data
- * dir and check everything acknowledged is there (verify.ts). The same data dir and ledger carry
- * over from round to round, so each round also re-checks what every earlier round left.
+ * dir and check everything acknowledged is there (verify.ts, verify-keys.ts). The same data dir and
+ * ledger carry over from round to round, so each round also re-checks what every earlier round left.
+ * The workspace has analytics on, and root keys narrower than the bootstrap key do the
+ * verifications and key changes; each round makes one more root key with the CLI and revokes it
+ * during the load.
  * Used by crash.test.ts (a few rounds, in `bun test`) and run.ts (`bun run test:crash`).
  */
 import { startServe, tempDataDir, type Served } from "../support/cli.ts";
 import { intBetween, rng } from "../support/prng.ts";
-import { Ledger, emptyStats, type LimitCall, type RoundStats } from "./ledger.ts";
-import { checkAudit, checkIntegrity, checkKeys, checkLimit, checkOverrides, checkPermissions } from "./verify.ts";
-import { OVERRIDE_NAMESPACE, runLoad, type Target } from "./workload.ts";
+import { Ledger, emptyStats, type LimitCall, type RoundStats, type TrackedRootKey } from "./ledger.ts";
+import { checkAnalytics, checkAudit, checkIntegrity, checkLimit, checkOverrides, checkPermissions, checkRootKeys } from "./verify.ts";
+import { checkKeys } from "./verify-keys.ts";
+import { OVERRIDE_NAMESPACE, runLoad } from "./workload.ts";
+import { adoptDoomed, cli, createDoomedRootKey, prepare, ROOT_KEY } from "./root-keys.ts";
+import type { Target } from "./client.ts";
 
 export interface CrashOptions {
   rounds: number;
@@ -27,6 +33,11 @@ export interface RoundReport extends RoundStats {
   limitLost: number;
   limitAllowed: number;
   limitSkipped: boolean;
+  /** Plaintext verifications after the restart, by the code they answered. */
+  verifiedByCode: Record<string, number>;
+  /** Verification events in analytics.db after the restart. */
+  events: number;
+  rootKeys: { live: number; revoked: number };
   problems: string[];
 }
 
@@ -37,8 +48,6 @@ export interface CrashSummary {
   problems: string[];
 }
 
-const ROOT_KEY = "tg_crash_root_key_0123456789abcdef";
-
 /**
  * How long before the kill a counted call may still be unsaved: one flush interval, plus one more
  * (at least 100 ms) for the timer to be late on a busy machine and for the flush's own commit.
@@ -48,7 +57,8 @@ export function lossWindowMs(flushMs: number): number {
 }
 
 async function start(dataDir: string, flushMs: number): Promise<Served> {
-  return startServe({ dataDir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_RATELIMIT_FLUSH_MS: String(flushMs) }, startTimeoutMs: 30_000 });
+  const env = { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_RATELIMIT_FLUSH_MS: String(flushMs), TOLLGATE_ANALYTICS_FLUSH_MS: String(Math.max(50, flushMs)) };
+  return startServe({ dataDir, env, startTimeoutMs: 30_000 });
 }
 
 async function killAndWait(served: Served): Promise<void> {
@@ -56,11 +66,18 @@ async function killAndWait(served: Served): Promise<void> {
   await served.exitCode();
 }
 
-async function checkAll(t: Target, ledger: Ledger, dataDir: string): Promise<string[]> {
+type Checked = Pick<RoundReport, "verifiedByCode" | "events" | "rootKeys" | "problems">;
+
+/** Every check after a restart. */
+async function checkAll(t: Target, ledger: Ledger, dataDir: string): Promise<Checked> {
+  const analytics = await checkAnalytics(t, ledger);
+  const keys = await checkKeys(t, ledger);
   const problems = [
-    ...await checkKeys(t, ledger), ...await checkPermissions(t, ledger), ...await checkOverrides(t, ledger), ...await checkAudit(t, ledger),
+    ...analytics.problems, ...keys.problems, ...await checkPermissions(t, ledger), ...await checkOverrides(t, ledger),
+    ...await checkRootKeys(t, ledger), ...await checkAudit(t, ledger), ...checkIntegrity(dataDir),
   ];
-  return [...problems, ...checkIntegrity(dataDir)];
+  const revoked = ledger.rootKeys.filter((r) => r.revoked).length;
+  return { verifiedByCode: keys.byCode, events: analytics.events, rootKeys: { live: ledger.rootKeys.length - revoked, revoked }, problems };
 }
 
 /** The API the keys go in, and the override namespace (a namespace is made by its first limit call). */
@@ -71,25 +88,45 @@ async function setUp(served: Served): Promise<string> {
   return api.body.data.apiId as string;
 }
 
-/** One round on a running service: load, kill, restart, check. Returns the report and the restarted service. */
-async function round(served: Served, ctx: { apiId: string; ledger: Ledger; dataDir: string; round: number; next: () => number; opts: CrashOptions }): Promise<[RoundReport, Served]> {
+interface RoundContext {
+  base: Omit<Target, "url">;
+  ledger: Ledger;
+  dataDir: string;
+  round: number;
+  next: () => number;
+  opts: CrashOptions;
+}
+
+/**
+ * One round on a running service: load, kill, restart, check. Resolves with the report, the
+ * restarted service and the next round's doomed root key (made while the service restarts).
+ */
+async function round(served: Served, doomed: TrackedRootKey, ctx: RoundContext): Promise<[RoundReport, Served, TrackedRootKey | undefined]> {
   const { ledger, dataDir, opts } = ctx;
-  const target = (s: Served): Target => ({ url: s.url, rootKey: ROOT_KEY, apiId: ctx.apiId });
+  const target = (s: Served): Target => ({ ...ctx.base, url: s.url });
+  await adoptDoomed(target(served), ledger, doomed, ctx.round);
   const killAfter = intBetween(ctx.next, 1, opts.maxAnswersBeforeKill);
+  const revokeAfter = intBetween(ctx.next, 0, killAfter - 1);
   const stats = emptyStats();
   const limitCalls: LimitCall[] = [];
-  const killedAtMs = await runLoad(target(served), { round: ctx.round, next: ctx.next, ledger, stats, limitCalls, killAfter }, () => served.kill());
+  const load = { round: ctx.round, next: ctx.next, ledger, stats, limitCalls, killAfter, doomed, revokeAfter, cli: (args: string[]) => cli(dataDir, args) };
+  const killedAtMs = await runLoad(target(served), load, () => served.kill());
   await killAndWait(served);
-  const restarted = await start(dataDir, opts.flushMs);
+  const [restarted, nextDoomed] = await Promise.all([
+    start(dataDir, opts.flushMs), ctx.round < opts.rounds ? createDoomedRootKey(dataDir, ctx.round + 1) : undefined,
+  ]);
   const limit = await checkLimit(target(restarted), ctx.round, limitCalls, killedAtMs, lossWindowMs(opts.flushMs));
-  const problems = [...await checkAll(target(restarted), ledger, dataDir), ...limit.problems];
-  return [{ round: ctx.round, killAfter, ...stats, limitLost: limit.lost, limitAllowed: limit.allowed, limitSkipped: limit.skipped, problems }, restarted];
+  const checked = await checkAll(target(restarted), ledger, dataDir);
+  const report = { round: ctx.round, killAfter, ...stats, limitLost: limit.lost, limitAllowed: limit.allowed, limitSkipped: limit.skipped, ...checked };
+  return [{ ...report, problems: [...checked.problems, ...limit.problems] }, restarted, nextDoomed];
 }
 
 export function describeRound(r: RoundReport): string {
   const ops = Object.entries(r.byOp).map(([op, n]) => `${op} ${n}`).join(", ");
   const limit = r.limitSkipped ? "window rolled over, not compared" : `${r.limitLost} lost (allowed ${r.limitAllowed})`;
+  const verified = Object.entries(r.verifiedByCode).map(([code, n]) => `${code} ${n}`).join(", ");
   return `round ${r.round}: killed after ${r.acknowledged} answers (${ops}), ${r.unanswered} unanswered; rate-limit counts: ${limit}; `
+    + `keys verified by plaintext: ${verified}; ${r.events} verification events; root keys ${r.rootKeys.live} live, ${r.rootKeys.revoked} revoked; `
     + (r.problems.length === 0 ? "all checks passed" : `${r.problems.length} problems:\n  ${r.problems.join("\n  ")}`);
 }
 
@@ -100,12 +137,16 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashSummary> 
   const next = rng(opts.seed);
   const ledger = new Ledger();
   const reports: RoundReport[] = [];
-  let served = await start(data.dir, opts.flushMs);
+  let served: Served | undefined;
   try {
-    const apiId = await setUp(served);
-    for (let i = 1; i <= opts.rounds; i++) {
-      const [report, restarted] = await round(served, { apiId, ledger, dataDir: data.dir, round: i, next, opts });
+    const prepared = await prepare(data.dir);
+    served = await start(data.dir, opts.flushMs);
+    const base = { ...prepared.keys, rootKey: ROOT_KEY, apiId: await setUp(served) };
+    let doomed: TrackedRootKey | undefined = prepared.firstDoomed;
+    for (let i = 1; i <= opts.rounds && doomed; i++) {
+      const [report, restarted, nextDoomed] = await round(served, doomed, { base, ledger, dataDir: data.dir, round: i, next, opts });
       served = restarted;
+      doomed = nextDoomed;
       reports.push(report);
       opts.log?.(describeRound(report));
       if (report.problems.length > 0) break;
@@ -114,7 +155,7 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashSummary> 
     const afterStop = reports.length === opts.rounds ? checkIntegrity(data.dir) : [];
     return { seed: opts.seed, rounds: reports, durationMs: performance.now() - startedMs, problems: [...reports.flatMap((r) => r.problems), ...afterStop] };
   } finally {
-    served.kill();
+    served?.kill();
     data.cleanup();
   }
 }

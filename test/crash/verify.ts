@@ -1,60 +1,22 @@
 /**
- * The checks after a restart: every acknowledged key (with its permissions), permission, override
- * and audit entry is there; each key's balance is what the acknowledged spends left, lower only by
- * spends whose answer never arrived; the database passes `PRAGMA integrity_check`; and the round's
- * rate-limit count lost at most what was counted within the last flush interval.
+ * The checks after a restart besides the keys' (verify-keys.ts): every acknowledged permission,
+ * override and audit entry is there; each root key made for a round answers 401 once its revocation
+ * was acknowledged, and works otherwise; analytics answers, shows every event and credit an
+ * earlier answer showed (a crash may lose only events not yet written), no more than were sent,
+ * and the same totals in the raw events and in every rollup; both databases pass
+ * `PRAGMA integrity_check`; and the round's rate-limit count lost at most what was counted within
+ * the last flush interval.
  * Each check returns a list of problems (empty when it holds), so a round reports all of them.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Ledger, LimitCall } from "./ledger.ts";
-import { RATELIMIT_DURATION_MS, RATELIMIT_LIMIT, RATELIMIT_NAMESPACE, OVERRIDE_NAMESPACE, type Target } from "./workload.ts";
+import { askOk, listAll, rootKeyStatus, type Target } from "./client.ts";
+import { ANALYTICS_TOTALS_QUERY, RATELIMIT_DURATION_MS, RATELIMIT_LIMIT, RATELIMIT_NAMESPACE, OVERRIDE_NAMESPACE } from "./workload.ts";
 
-async function post(t: Target, path: string, body: unknown): Promise<any> {
-  const res = await fetch(t.url + path, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${t.rootKey}` },
-    body: JSON.stringify(body),
-  });
-  const parsed = await res.json() as any;
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(parsed)}`);
-  return parsed;
-}
-
-/** Every item of a paginated list route (`data: [...]`, `pagination: {cursor?, hasMore}`). */
-async function listAll(t: Target, path: string, body: Record<string, unknown>): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await post(t, path, { ...body, limit: 100, ...(cursor ? { cursor } : {}) });
-    items.push(...page.data);
-    cursor = page.pagination?.cursor;
-  } while (cursor !== undefined);
-  return items;
-}
-
-export async function checkKeys(t: Target, ledger: Ledger): Promise<string[]> {
-  const listed = new Map((await listAll(t, "/v2/apis.listKeys", { apiId: t.apiId })).map((k) => [k.keyId as string, k]));
-  const problems: string[] = [];
-  for (const k of ledger.keys.values()) {
-    const got = listed.get(k.keyId);
-    if (!got) {
-      problems.push(`key ${k.keyId} was acknowledged but is gone`);
-      continue;
-    }
-    if (JSON.stringify([...(got.permissions ?? [])].sort()) !== JSON.stringify(k.permissions)) {
-      problems.push(`key ${k.keyId}: permissions ${JSON.stringify(got.permissions)}, acknowledged ${JSON.stringify(k.permissions)}`);
-    }
-    const remaining = got.credits?.remaining as number;
-    const lowest = Math.max(0, k.expectedRemaining - k.unansweredSpend);
-    if (!(remaining <= k.expectedRemaining && remaining >= lowest)) {
-      problems.push(`key ${k.keyId}: ${remaining} credits left; acknowledged spends leave ${k.expectedRemaining}, unanswered ones at most ${k.unansweredSpend} less`);
-    } else {
-      ledger.settle(k.keyId, remaining);
-    }
-  }
-  return problems;
-}
+/** The databases of a data dir. */
+const DATABASE_FILES = ["tollgate.db", "analytics.db"];
+const ROLLUPS = ["key_verifications_per_minute_v1", "key_verifications_per_hour_v1", "key_verifications_per_day_v1", "key_verifications_per_month_v1"];
 
 export async function checkPermissions(t: Target, ledger: Ledger): Promise<string[]> {
   const listed = new Map((await listAll(t, "/v2/permissions.listPermissions", {})).map((p) => [p.slug as string, p.id as string]));
@@ -81,17 +43,50 @@ export async function checkAudit(t: Target, ledger: Ledger): Promise<string[]> {
 }
 
 export function checkIntegrity(dataDir: string): string[] {
-  const db = new Database(join(dataDir, "tollgate.db"), { readonly: true });
-  try {
-    const integrity = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check);
-    const foreign = db.query("PRAGMA foreign_key_check").all();
-    return [
-      ...(integrity.join() === "ok" ? [] : [`integrity_check: ${integrity.join("; ")}`]),
-      ...(foreign.length === 0 ? [] : [`foreign_key_check: ${JSON.stringify(foreign.slice(0, 5))}`]),
-    ];
-  } finally {
-    db.close();
+  return DATABASE_FILES.flatMap((file) => {
+    const db = new Database(join(dataDir, file), { readonly: true });
+    try {
+      const integrity = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((r) => r.integrity_check);
+      const foreign = db.query("PRAGMA foreign_key_check").all();
+      return [
+        ...(integrity.join() === "ok" ? [] : [`${file} integrity_check: ${integrity.join("; ")}`]),
+        ...(foreign.length === 0 ? [] : [`${file} foreign_key_check: ${JSON.stringify(foreign.slice(0, 5))}`]),
+      ];
+    } finally {
+      db.close();
+    }
+  });
+}
+
+export async function checkRootKeys(t: Target, ledger: Ledger): Promise<string[]> {
+  const problems: string[] = [];
+  for (const r of ledger.rootKeys) {
+    const status = await rootKeyStatus(t, r.key);
+    if (status !== (r.revoked ? 401 : 200)) problems.push(`root key ${r.id} (${r.revoked ? "revoked" : "live"}) answered ${status}`);
   }
+  return problems;
+}
+
+/**
+ * The analytics totals in one query (one snapshot): raw events and every rollup must agree, hold
+ * at least what an answer before the kill showed, and at most what was sent. Resolves with the
+ * problems and the number of events.
+ */
+export async function checkAnalytics(t: Target, ledger: Ledger): Promise<{ problems: string[]; events: number }> {
+  const query = [ANALYTICS_TOTALS_QUERY.replace("SELECT ", "SELECT 'raw' AS source, "),
+    ...ROLLUPS.map((table) => `SELECT '${table}', SUM(count), SUM(spent_credits) FROM ${table}`)].join(" UNION ALL ");
+  const rows = (await askOk(t, "/v2/analytics.getVerifications", { query })).data as Array<{ source: string; events: number | null; spent: number | null }>;
+  const totals = rows.map((r) => ({ source: r.source, events: r.events ?? 0, spent: r.spent ?? 0 }));
+  const raw = totals.find((r) => r.source === "raw")!;
+  const a = ledger.analytics;
+  const problems = [
+    ...totals.filter((r) => r.events !== raw.events || r.spent !== raw.spent).map((r) => `analytics: ${r.source} holds ${r.events} events and ${r.spent} credits, the raw events ${raw.events} and ${raw.spent}`),
+    ...(raw.events < a.seenEvents || raw.spent < a.seenSpent ? [`analytics: ${raw.events} events and ${raw.spent} credits after the restart, but ${a.seenEvents} and ${a.seenSpent} were answered before the kill`] : []),
+    ...(raw.events > a.verificationsSent || raw.spent > a.costSent ? [`analytics: ${raw.events} events and ${raw.spent} credits, more than the ${a.verificationsSent} verifications sent, costing ${a.costSent}`] : []),
+  ];
+  a.seenEvents = raw.events;
+  a.seenSpent = raw.spent;
+  return { problems, events: raw.events };
 }
 
 export interface LimitCheck {
@@ -111,7 +106,7 @@ export interface LimitCheck {
  */
 export async function checkLimit(t: Target, round: number, calls: LimitCall[], killedAtMs: number, lossWindowMs: number): Promise<LimitCheck> {
   const body = { namespace: RATELIMIT_NAMESPACE, identifier: `round_${round}`, limit: RATELIMIT_LIMIT, duration: RATELIMIT_DURATION_MS, cost: 0 };
-  const probe = (await post(t, "/v2/ratelimit.limit", body)).data;
+  const probe = (await askOk(t, "/v2/ratelimit.limit", body)).data;
   const answered = calls.filter((c) => c.answeredAtMs !== undefined);
   const resets = new Set([...answered.map((c) => c.resetMs), probe.reset]);
   if (answered.length === 0 || resets.size > 1) return { problems: [], lost: 0, allowed: 0, skipped: answered.length > 0 };

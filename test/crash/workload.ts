@@ -1,11 +1,14 @@
 /**
- * The mixed load of one crash round: a few concurrent workers create keys with permissions and
- * credits, create permissions, set overrides, spend credits through verifyKey with a cost and
- * call ratelimit.limit, recording every answer in the Ledger. Once `killAfter` answers have
- * arrived, the service is killed with SIGKILL; requests then in flight are recorded as unanswered.
+ * The mixed load of one crash round: a few concurrent workers create, spend, update, re-credit,
+ * delete and reroll keys (key-ops.ts), create permissions, set overrides, call ratelimit.limit and
+ * read the analytics totals, recording every answer in the Ledger; once during the round the
+ * round's root key is revoked with the CLI. Once `killAfter` answers have arrived, the service is
+ * killed with SIGKILL; requests then in flight are recorded as unanswered.
  */
-import { intBetween, pick, type Rng } from "../support/prng.ts";
-import type { Ledger, LimitCall, RoundStats } from "./ledger.ts";
+import { intBetween, type Rng } from "../support/prng.ts";
+import type { LimitCall } from "./ledger.ts";
+import { createKey, deleteKey, rerollKey, spend, updateCredits, updateKey } from "./key-ops.ts";
+import { post, rootKeyStatus, WrongAnswer, type Op, type RoundLoad, type Target } from "./client.ts";
 
 export const RATELIMIT_NAMESPACE = "crash_rl";
 export const OVERRIDE_NAMESPACE = "crash_overrides";
@@ -13,57 +16,9 @@ export const OVERRIDE_NAMESPACE = "crash_overrides";
 export const RATELIMIT_LIMIT = 1_000_000_000;
 /** 30 days (the longest window): epoch-aligned, so a round almost never crosses a window edge. */
 export const RATELIMIT_DURATION_MS = 2_592_000_000;
-export const SHARED_PERMISSION = "crash.shared";
+/** Every verification event and the credits they spent; raw events, so the answer is exact. */
+export const ANALYTICS_TOTALS_QUERY = "SELECT count() AS events, SUM(spent_credits) AS spent FROM key_verifications_v1";
 const WORKERS = 6;
-
-export interface Target {
-  url: string;
-  rootKey: string;
-  apiId: string;
-}
-
-export interface RoundLoad {
-  round: number;
-  next: Rng;
-  ledger: Ledger;
-  stats: RoundStats;
-  /** The round's rate-limit identifier's calls. */
-  limitCalls: LimitCall[];
-  /** Answers to wait for before the kill. */
-  killAfter: number;
-}
-
-/** Thrown for an answer that is wrong in itself (a 5xx, an unexpected code): the round fails at once. */
-export class WrongAnswer extends Error {}
-
-/** POSTs; undefined when no answer arrived (connection refused or reset by the kill). */
-async function post(t: Target, path: string, body: unknown): Promise<any | undefined> {
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(t.url + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${t.rootKey}` },
-      body: JSON.stringify(body),
-    });
-    text = await res.text();
-  } catch {
-    return undefined;
-  }
-  if (res.status !== 200) throw new WrongAnswer(`${path} ${JSON.stringify(body)} answered ${res.status}: ${text}`);
-  return JSON.parse(text).data;
-}
-
-type Op = (t: Target, load: RoundLoad, n: number) => Promise<boolean>;
-
-const createKey: Op = async (t, load, n) => {
-  const permissions = [`crash.r${load.round}.p${n}`, SHARED_PERMISSION].sort();
-  const remaining = intBetween(load.next, 5, 40);
-  const data = await post(t, "/v2/keys.createKey", { apiId: t.apiId, permissions, credits: { remaining } });
-  if (data === undefined) return false;
-  load.ledger.addKey({ keyId: data.keyId, key: data.key, permissions, expectedRemaining: remaining });
-  return true;
-};
 
 const createPermission: Op = async (t, load, n) => {
   const slug = `crash.perm.r${load.round}.n${n}`;
@@ -82,23 +37,6 @@ const setOverride: Op = async (t, load, n) => {
   return true;
 };
 
-/** Spends credits; the key's permissions are asked for half the time (they always hold). */
-const spend: Op = async (t, load) => {
-  const keys = [...load.ledger.keys.values()];
-  if (keys.length === 0) return createKey(t, load, 0);
-  const k = pick(load.next, keys);
-  const cost = intBetween(load.next, 1, 3);
-  const query = load.next() < 0.5 ? { permissions: `${k.permissions.join(" AND ")}` } : {};
-  const data = await post(t, "/v2/keys.verifyKey", { key: k.key, credits: { cost }, ...query });
-  if (data === undefined) {
-    k.unansweredSpend += cost;
-    return false;
-  }
-  if (data.code === "VALID") k.expectedRemaining -= cost;
-  else if (data.code !== "USAGE_EXCEEDED") throw new WrongAnswer(`verifyKey of ${k.keyId} answered ${data.code}`);
-  return true;
-};
-
 const limit: Op = async (t, load) => {
   const call: LimitCall = { cost: 1 };
   load.limitCalls.push(call);
@@ -111,9 +49,37 @@ const limit: Op = async (t, load) => {
   return true;
 };
 
+/** Reads the analytics totals: what one answer showed committed, no later answer may show less. */
+const analyticsTotals: Op = async (t, load) => {
+  const model = load.ledger.analytics;
+  const floor = { events: model.seenEvents, spent: model.seenSpent };
+  const data = await post(t, "/v2/analytics.getVerifications", { query: ANALYTICS_TOTALS_QUERY });
+  if (data === undefined) return false;
+  const events = data[0].events as number;
+  const spent = (data[0].spent ?? 0) as number;
+  if (events < floor.events || spent < floor.spent) {
+    throw new WrongAnswer(`analytics answered ${events} events and ${spent} credits after an earlier answer showed ${floor.events} and ${floor.spent}`);
+  }
+  model.seenEvents = Math.max(model.seenEvents, events);
+  model.seenSpent = Math.max(model.seenSpent, spent);
+  return true;
+};
+
+/** Revokes the round's root key with the CLI; the running service must refuse it from its next request. */
+const revokeRootKey: Op = async (t, load) => {
+  const res = await load.cli(["root-key", "revoke", load.doomed.id]);
+  if (res.code !== 0) throw new WrongAnswer(`root-key revoke exited ${res.code}: ${res.stderr}`);
+  load.doomed.revoked = true;
+  load.ledger.audited.add(load.doomed.id);
+  const status = await rootKeyStatus(t, load.doomed.key);
+  if (status !== undefined && status !== 401) throw new WrongAnswer(`the revoked root key ${load.doomed.id} answered ${status}, not 401`);
+  return true;
+};
+
 const OPS: Array<[string, Op, number]> = [
-  ["createKey", createKey, 0.12], ["createPermission", createPermission, 0.06], ["setOverride", setOverride, 0.1],
-  ["spend", spend, 0.4], ["limit", limit, 0.32],
+  ["createKey", createKey, 0.1], ["spend", spend, 0.4], ["updateKey", updateKey, 0.07], ["updateCredits", updateCredits, 0.05],
+  ["deleteKey", deleteKey, 0.02], ["rerollKey", rerollKey, 0.03], ["createPermission", createPermission, 0.04],
+  ["setOverride", setOverride, 0.06], ["limit", limit, 0.21], ["analyticsTotals", analyticsTotals, 0.02],
 ];
 
 function chooseOp(next: Rng): [string, Op] {
@@ -134,9 +100,15 @@ export async function runLoad(t: Target, load: RoundLoad, kill: () => void): Pro
   let killedAtMs: number | undefined;
   let failed = false;
   let counter = 0;
+  let revoking = false;
+  const nextOp = (): [string, Op] => {
+    if (revoking || load.stats.acknowledged < load.revokeAfter) return chooseOp(load.next);
+    revoking = true;
+    return ["revokeRootKey", revokeRootKey];
+  };
   const worker = async () => {
     while (killedAtMs === undefined && !failed) {
-      const [name, op] = chooseOp(load.next);
+      const [name, op] = nextOp();
       const answered = await op(t, load, ++counter);
       if (!answered) {
         load.stats.unanswered++;
