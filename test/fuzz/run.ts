@@ -1,7 +1,8 @@
 /**
  * `bun run test:fuzz`: the long form of the hostile-input tests. Every hostile body of every route
- * (plus FUZZ_EXTRA random samples again with other values), FUZZ_SQL analytics queries and
- * FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
+ * (plus FUZZ_EXTRA random samples again with other values); the least-privilege campaign
+ * (privilege.ts) with FUZZ_PRIVILEGE hostile bodies per route and caller (default 60); FUZZ_SQL
+ * analytics queries and FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
  * Exits 1 on any problem.
  */
 import { startHarness } from "../support/harness.ts";
