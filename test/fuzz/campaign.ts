@@ -45,8 +45,8 @@ export function answerProblems(h: Harness, what: string, a: Answer, api = true):
   return ok ? [] : [`${what}: ${a.status} not in the error envelope: ${a.text.slice(0, 300)}`];
 }
 
-export async function send(h: Harness, path: string, hostile: Hostile, method = "POST"): Promise<Answer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${h.rootKey}` };
+export async function send(h: Harness, path: string, hostile: Hostile, method = "POST", rootKey = h.rootKey): Promise<Answer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${rootKey}` };
   const contentType = hostile.contentType ?? "application/json";
   if (contentType !== "") headers["content-type"] = contentType;
   const res = await fetch(h.url + path, { method, headers, ...(method === "GET" || method === "HEAD" ? {} : { body: hostile.text }) });
@@ -60,7 +60,7 @@ export async function settle(h: Harness): Promise<void> {
 }
 
 /** The request body schema of every POST operation in the app's OpenAPI document. */
-async function bodySchemas(h: Harness): Promise<Map<string, Schema>> {
+export async function bodySchemas(h: Harness): Promise<Map<string, Schema>> {
   const doc = await (await fetch(`${h.url}/docs/api/openapi.json`)).json() as { paths: Record<string, Record<string, any>> };
   const out = new Map<string, Schema>();
   for (const [path, ops] of Object.entries(doc.paths)) {
@@ -97,7 +97,7 @@ export class Campaign {
   }
 }
 
-function sample<T>(next: Rng, items: T[], count: number): T[] {
+export function sample<T>(next: Rng, items: T[], count: number): T[] {
   if (count >= items.length) return items;
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {

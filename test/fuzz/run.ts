@@ -1,13 +1,15 @@
 /**
  * `bun run test:fuzz`: the long form of the hostile-input tests. Every hostile body of every route
- * (plus FUZZ_EXTRA random samples again with other values), FUZZ_SQL analytics queries and
- * FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
+ * (plus FUZZ_EXTRA random samples again with other values); the least-privilege campaign
+ * (privilege.ts) with FUZZ_PRIVILEGE hostile bodies per route and caller (default 60); FUZZ_SQL
+ * analytics queries and FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
  * Exits 1 on any problem.
  */
 import { startHarness } from "../support/harness.ts";
 import { seedFrom } from "../support/prng.ts";
 import { runRouteCampaign, type FuzzSummary } from "./campaign.ts";
 import { runQueryCampaign } from "./queries.ts";
+import { runPrivilegeCampaign } from "./privilege.ts";
 
 const seed = seedFrom("FUZZ_SEED", process.env);
 const sql = Number(process.env.FUZZ_SQL ?? "3000");
@@ -29,8 +31,9 @@ async function campaign(name: string, run: (h: Awaited<ReturnType<typeof startHa
 }
 
 const routes = await campaign("routes", (h) => runRouteCampaign(h, { seed, perRoute: Infinity }));
+const privilege = await campaign("least privilege", (h) => runPrivilegeCampaign(h, { seed, perRoute: Number(process.env.FUZZ_PRIVILEGE ?? "60") }));
 const queries = await campaign("queries", (h) => runQueryCampaign(h, { seed, sql, permissions }));
 const pollution = Object.keys(Object.prototype).length > 0 ? 1 : 0;
-const problems = routes.problems.length + queries.problems.length + pollution;
-console.log(`fuzz: ${routes.requests + queries.requests} requests, ${problems} problems${pollution ? " (Object.prototype polluted)" : ""}, seed ${seed}`);
+const problems = routes.problems.length + privilege.problems.length + queries.problems.length + pollution;
+console.log(`fuzz: ${routes.requests + privilege.requests + queries.requests} requests, ${problems} problems${pollution ? " (Object.prototype polluted)" : ""}, seed ${seed}`);
 if (problems > 0) process.exit(1);

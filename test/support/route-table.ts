@@ -47,23 +47,34 @@ export interface RouteTable {
   setUp(): Promise<Fixtures>;
 }
 
+/** Whose records a table makes: workspace `default` with the bootstrap key unless told otherwise. */
+export interface TableOwner {
+  workspace: string;
+  /** A root key of `workspace` holding every grant. */
+  rootKey: string;
+  /** Put before every name the fixtures get, so that two workspaces' fixtures can be told apart by name. */
+  tag: string;
+}
+
 /**
  * The table. `harness` is called only when a body or the fixtures are made, so a test file can
  * build the table (and register a test per row) before its harness starts.
  */
-export function routeTable(harness: () => Harness): RouteTable {
+export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTable {
   let unique = 0;
-  const next = (stem: string) => `${stem}_${++unique}`;
+  const tag = owner ? `${owner.tag}_` : "";
+  const next = (stem: string) => `${tag}${stem}_${++unique}`;
+  const key = owner?.rootKey;
 
   async function created(path: string, body: Record<string, unknown>, field: string): Promise<string> {
-    const res = await harness().post(path, body);
+    const res = await harness().post(path, body, key === undefined ? {} : { key });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body.data[field] as string;
   }
   const newIdentity = () => created("/v2/identities.createIdentity", { externalId: next("ext") }, "identityId");
   const newPermission = (slug: string) => created("/v2/permissions.createPermission", { name: slug, slug }, "permissionId");
   const newRole = (name: string) => created("/v2/permissions.createRole", { name }, "roleId");
-  const newKey = async (x: Fixtures) => (await createKey(harness(), { apiId: x.apiId })).keyId;
+  const newKey = async (x: Fixtures) => (await createKey(harness(), { apiId: x.apiId }, key)).keyId;
 
   const notFound = (type: string) => ({ status: 404, type });
   const NS_GONE = notFound("service/data/ratelimit_namespace_not_found");
@@ -130,13 +141,16 @@ export function routeTable(harness: () => Harness): RouteTable {
 
   async function setUp(): Promise<Fixtures> {
     const h = harness();
-    await created("/v2/ratelimit.limit", { namespace: "contract_ns", identifier: "first", limit: 10, duration: 60_000 }, "success");
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
-    const apiId = await createApi(h, "contract");
-    const k = await createKey(h, { apiId });
+    const namespace = `${tag}contract_ns`;
+    const permissionSlug = `${tag}contract.perm`;
+    const roleName = `${tag}contract_role`;
+    await created("/v2/ratelimit.limit", { namespace, identifier: "first", limit: 10, duration: 60_000 }, "success");
+    h.running.services.workspaces.setAnalytics(owner?.workspace ?? "default", true, TEST_ACTOR);
+    const apiId = await createApi(h, `${tag}contract`, key);
+    const k = await createKey(h, { apiId }, key);
     const f: Fixtures = {
-      apiId, keyId: k.keyId, key: k.key, identityId: await newIdentity(), permissionSlug: "contract.perm", roleName: "contract_role",
-      permissionId: await newPermission("contract.perm"), roleId: await newRole("contract_role"), namespace: "contract_ns", overrideIdentifier: "",
+      apiId, keyId: k.keyId, key: k.key, identityId: await newIdentity(), permissionSlug, roleName,
+      permissionId: await newPermission(permissionSlug), roleId: await newRole(roleName), namespace, overrideIdentifier: "",
     };
     f.overrideIdentifier = await newOverride(f);
     return f;
