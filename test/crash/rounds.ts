@@ -6,7 +6,7 @@
  * The workspace has analytics on, and root keys narrower than the bootstrap key do the
  * verifications and key changes; each round makes one more root key with the CLI and revokes it
  * during the load.
- * Used by crash.test.ts (a few rounds, in `bun test`) and run.ts (`bun run test:crash`).
+ * Used by crash.test.ts (a few rounds, in `bun run test`) and run.ts (`bun run test:crash`).
  */
 import { startServe, tempDataDir, type Served } from "../support/cli.ts";
 import { intBetween, rng } from "../support/prng.ts";
