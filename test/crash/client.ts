@@ -30,6 +30,8 @@ export interface RoundLoad {
   /** The round's root key, revoked with the CLI once `revokeAfter` answers have arrived. */
   doomed: TrackedRootKey;
   revokeAfter: number;
+  /** The round's analytics queries, one after another: a workspace runs one at a time and queues two, 429 beyond. */
+  analyticsLane: Promise<unknown>;
   /** Runs a `tollgate` CLI command on the round's data dir. */
   cli(args: string[]): Promise<CliResult>;
 }

@@ -109,7 +109,7 @@ async function round(served: Served, doomed: TrackedRootKey, ctx: RoundContext):
   const revokeAfter = intBetween(ctx.next, 0, killAfter - 1);
   const stats = emptyStats();
   const limitCalls: LimitCall[] = [];
-  const load = { round: ctx.round, next: ctx.next, ledger, stats, limitCalls, killAfter, doomed, revokeAfter, cli: (args: string[]) => cli(dataDir, args) };
+  const load = { round: ctx.round, next: ctx.next, ledger, stats, limitCalls, killAfter, doomed, revokeAfter, analyticsLane: Promise.resolve(), cli: (args: string[]) => cli(dataDir, args) };
   const killedAtMs = await runLoad(target(served), load, () => served.kill());
   await killAndWait(served);
   const [restarted, nextDoomed] = await Promise.all([

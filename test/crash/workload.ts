@@ -53,7 +53,9 @@ const limit: Op = async (t, load) => {
 const analyticsTotals: Op = async (t, load) => {
   const model = load.ledger.analytics;
   const floor = { events: model.seenEvents, spent: model.seenSpent };
-  const data = await post(t, "/v2/analytics.getVerifications", { query: ANALYTICS_TOTALS_QUERY });
+  const answer = load.analyticsLane.then(() => post(t, "/v2/analytics.getVerifications", { query: ANALYTICS_TOTALS_QUERY }));
+  load.analyticsLane = answer.catch(() => undefined);
+  const data = await answer;
   if (data === undefined) return false;
   const events = data[0].events as number;
   const spent = (data[0].spent ?? 0) as number;
