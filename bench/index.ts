@@ -22,6 +22,7 @@ const SUITES: Suite[] = [
   { name: "floor", file: "floor.ts", title: "the floor: the least a verification or a rate-limit check does over HTTP on this stack" },
   { name: "verify", file: "verify.ts", title: "keys.verifyKey, and its cost curve over the number of keys", env: { BENCH_KEYS: process.env.BENCH_KEYS ?? "1000,100000,1000000" } },
   { name: "ratelimit", file: "ratelimit.ts", title: "ratelimit.limit: throughput, cost curve over identifiers, memory, accuracy" },
+  { name: "ratelimit-memory", file: "ratelimit-memory.ts", title: "rate-limit windows: memory per window, and the memory caps at their defaults" },
   { name: "ratelimit-peer", file: "ratelimit-peer.ts", title: "ratelimit.limit against rate-limiter-flexible on Redis" },
   { name: "create-key", file: "create-key.ts", title: "keys.createKey" },
   { name: "big-meta", file: "big-meta.ts", title: "keys.verifyKey of keys with a 1 MB meta: time a verification holds the server, memory" },

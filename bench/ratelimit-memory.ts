@@ -97,12 +97,19 @@ async function runChild(name: string): Promise<void> {
 }
 
 async function runAll(names: string[]): Promise<void> {
-  console.log(`charged: ${WINDOW_FIXED_BYTES} B per window + 2 B per identifier character; ${SCOPE_FIXED_BYTES} B per scope + 2 B per key character`);
+  console.log(`Charged: ${WINDOW_FIXED_BYTES} B per window + 2 B per identifier character; ${SCOPE_FIXED_BYTES} B per scope + 2 B per key character. ` +
+    "Each scenario in a fresh process; resident memory and JS heap after a full collection, less before.\n");
+  console.log("| scenario | windows kept | charged MiB | evicted | unkept | RSS MiB (peak) | heap MiB | B/window: RSS, heap, charged |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const name of names) {
     const child = Bun.spawn(["bun", "run", import.meta.path, "--child", name], {
-      env: { ...process.env, ...SERVE_ALLOCATOR_ENV }, stdout: "inherit", stderr: "inherit",
+      env: { ...process.env, ...SERVE_ALLOCATOR_ENV }, stdout: "pipe", stderr: "inherit",
     });
-    await child.exited;
+    const out = await new Response(child.stdout).text();
+    if ((await child.exited) !== 0) throw new Error(`scenario ${name} failed`);
+    const r = JSON.parse(out);
+    console.log(`| ${r.scenario} | ${r.windows.toLocaleString("en")} | ${r.chargedMiB} | ${r.evicted.toLocaleString("en")} | ${r.unkept.toLocaleString("en")} | ` +
+      `${r.rssMiB} (${r.peakRssMiB}) | ${r.heapMiB} | ${r.rssPerWindow}, ${r.heapPerWindow}, ${r.chargedPerWindow} |`);
   }
 }
 
