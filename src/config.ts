@@ -26,6 +26,8 @@ export interface Config {
   ratelimitWorkspaceMemoryMiB: number;
   /** Rate-limit namespaces held in memory per workspace (least recently used dropped beyond). */
   ratelimitNamespaceCacheSize: number;
+  /** Live wildcard overrides one rate-limit namespace may hold (every check tries each of them). */
+  ratelimitWildcardOverrides: number;
   auditRetentionDays: number;
   /** Time limit of one analytics.getVerifications query, from when a query process takes it. */
   analyticsQueryTimeoutMs: number;
@@ -199,6 +201,7 @@ export function loadConfig(env: Env): Config {
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     ...ratelimitMemory(r),
     ratelimitNamespaceCacheSize: int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", 10_000, 1, 10_000_000),
+    ratelimitWildcardOverrides: int(r, "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", 100, 0, 10_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
     analyticsQueryProcesses: int(r, "TOLLGATE_ANALYTICS_QUERY_PROCESSES", 2, 1, 64),
@@ -245,6 +248,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 128)"],
   ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
   ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "rate-limit namespaces held in memory per workspace (default 10000)"],
+  ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
   ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],

@@ -1,7 +1,7 @@
 /**
  * Namespaces and their overrides held in memory per workspace, so a `limit` on a known namespace
  * reads no SQLite. Entries are added when a namespace is first looked up or created; a namespace's
- * override index is built on first use and dropped by every change to its overrides.
+ * override index is built on first use and then kept up to date by every change to its overrides.
  *
  * Only this process changes namespaces and overrides (no CLI command touches them), so the cache
  * cannot go stale behind its back; `clear` exists for anyone who edits those rows directly.
@@ -14,7 +14,7 @@ import type { OverrideIndex } from "./overrides.ts";
 import type { NamespaceRecord } from "./records.ts";
 
 export interface NamespaceEntry extends NamespaceRecord {
-  /** Built lazily from the live overrides; undefined until needed or after a change. */
+  /** Built lazily from the live overrides; undefined until needed. */
   overrides: OverrideIndex | undefined;
   workspaceId: string;
   /** The namespace's scope in the limiter: `${workspaceId}|${namespaceId}`. */
@@ -61,12 +61,6 @@ export class NamespaceCache {
       ws.byName.delete(oldest.name);
     }
     return entry;
-  }
-
-  /** Forgets the override index of a namespace after its overrides changed. */
-  overridesChanged(workspaceId: string, namespaceId: string): void {
-    const entry = this.workspaces.get(workspaceId)?.byId.get(namespaceId);
-    if (entry !== undefined) entry.overrides = undefined;
   }
 
   /** Forgets one workspace's entries, or every entry. */

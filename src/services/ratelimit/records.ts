@@ -57,21 +57,22 @@ export function findLiveOverride(db: Db, namespaceId: string, identifier: string
     .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), eq(ratelimitOverrides.identifier, identifier), isNull(ratelimitOverrides.deletedAt))).get();
 }
 
-/** Inserts or updates the live override for (namespace, identifier); an update keeps its id. */
+/** Updates `existing` (it keeps its id), or inserts a new live override when there is none. */
 export function upsertOverride(
-  db: Db, workspaceId: string, namespaceId: string, input: { identifier: string; limit: number; duration: number }, nowMs: number,
-): { id: string; created: boolean } {
-  const existing = findLiveOverride(db, namespaceId, input.identifier);
+  db: Db, workspaceId: string, namespaceId: string, existing: OverrideRecord | undefined,
+  input: { identifier: string; limit: number; duration: number }, nowMs: number,
+): OverrideRecord {
+  const values = { identifier: input.identifier, limit: input.limit, duration: input.duration };
   if (existing) {
     db.update(ratelimitOverrides).set({ limit: input.limit, durationMs: input.duration, updatedAt: nowMs })
       .where(eq(ratelimitOverrides.id, existing.id)).run();
-    return { id: existing.id, created: false };
+    return { ...values, id: existing.id, createdAt: existing.createdAt };
   }
   const id = newId("rlor");
   db.insert(ratelimitOverrides).values({
     id, workspaceId, namespaceId, identifier: input.identifier, limit: input.limit, durationMs: input.duration, createdAt: nowMs,
   }).run();
-  return { id, created: true };
+  return { ...values, id, createdAt: nowMs };
 }
 
 export function softDeleteOverride(db: Db, overrideId: string, nowMs: number): void {

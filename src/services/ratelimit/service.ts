@@ -68,10 +68,17 @@ export interface RatelimitDeps {
   limiter: SlidingWindowLimiter;
   /** Namespaces (with their overrides) held in memory per workspace; default DEFAULT_NAMESPACE_CACHE_SIZE. */
   namespaceCacheSize?: number;
+  /** Live wildcard overrides one namespace may hold; default DEFAULT_WILDCARD_OVERRIDES. */
+  wildcardOverridesPerNamespace?: number;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
 export const DEFAULT_NAMESPACE_CACHE_SIZE = 10_000;
+/**
+ * Every check on a namespace tries each of its wildcard overrides in turn, so their number is what
+ * a check costs at worst. Tiers and domains ("premium_*", "*@example.com") need a handful.
+ */
+export const DEFAULT_WILDCARD_OVERRIDES = 100;
 
 const namespaceNotFound = () => new AppError("ratelimit_namespace_not_found", { detail: "This namespace does not exist." });
 const overrideNotFound = () => new AppError("ratelimit_override_not_found", { detail: "This override does not exist." });
@@ -112,23 +119,37 @@ export class RatelimitService {
     return { passed: batch.success, limits };
   }
 
-  /** Creates or replaces the override for an exact identifier (a pattern may hold `*`); an update keeps its id. */
+  /**
+   * Creates or replaces the override for an exact identifier (a pattern may hold `*`); an update
+   * keeps its id. A new pattern beyond the namespace's wildcard cap is 412; replacing one is not.
+   */
   setOverride(principal: Principal, input: { namespace: string; identifier: string; limit: number; duration: number }): { overrideId: string } {
     const ns = this.existingNamespace(principal.workspaceId, input.namespace);
     requirePermission(principal, "ratelimit", ns.id, "set_override");
     const { db } = this.deps.storage;
     const now = this.deps.clock.now();
-    const overrideId = inTransaction(this.deps.storage, () => {
-      const { id, created } = upsertOverride(db, principal.workspaceId, ns.id, input, now);
+    const index = this.overridesOf(ns);
+    const record = inTransaction(this.deps.storage, () => {
+      const existing = findLiveOverride(db, ns.id, input.identifier);
+      if (!existing && input.identifier.includes("*")) this.checkWildcardRoom(index);
+      const saved = upsertOverride(db, principal.workspaceId, ns.id, existing, input, now);
       recordAudit(db, {
         workspaceId: principal.workspaceId, event: "ratelimit.set_override", actor: principal.actor, timeMs: now,
-        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id, name: input.identifier }],
-        description: `${created ? "Created" : "Updated"} override ${id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
+        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: saved.id, name: input.identifier }],
+        description: `${existing ? "Updated" : "Created"} override ${saved.id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
       });
-      return id;
+      return saved;
     });
-    this.cache.overridesChanged(principal.workspaceId, ns.id);
-    return { overrideId };
+    index.put(record);
+    return { overrideId: record.id };
+  }
+
+  private checkWildcardRoom(index: OverrideIndex): void {
+    const cap = this.deps.wildcardOverridesPerNamespace ?? DEFAULT_WILDCARD_OVERRIDES;
+    if (index.wildcardCount < cap) return;
+    throw new AppError("precondition_failed", {
+      detail: `This namespace has ${cap} wildcard overrides (identifiers with '*'), the most it may have. Delete one, or change an existing one.`,
+    });
   }
 
   /** The override that applies to `identifier` (exact, then wildcard). Needs `read_override` (403). */
@@ -155,6 +176,7 @@ export class RatelimitService {
     requirePermission(principal, "ratelimit", ns.id, "delete_override");
     const { db } = this.deps.storage;
     const now = this.deps.clock.now();
+    const index = this.overridesOf(ns);
     inTransaction(this.deps.storage, () => {
       const found = findLiveOverride(db, ns.id, input.identifier);
       if (!found) throw overrideNotFound();
@@ -165,7 +187,7 @@ export class RatelimitService {
         description: `Deleted override ${found.id} for '${found.identifier}'`,
       });
     });
-    this.cache.overridesChanged(principal.workspaceId, ns.id);
+    index.remove(input.identifier);
     return {};
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { OverrideIndex, matchesPattern, type OverrideRecord } from "../../../src/services/ratelimit/overrides.ts";
+import { intBetween, pick, rng } from "../../support/prng.ts";
 
 function override(identifier: string, extra: Partial<OverrideRecord> = {}): OverrideRecord {
   return { id: `rlor_${identifier}`, identifier, limit: 1, duration: 1000, createdAt: 0, ...extra };
@@ -48,6 +49,18 @@ describe("matchesPattern", () => {
     expect(matchesPattern(`${"*a".repeat(200)}*b`, "a".repeat(512))).toBe(false);
     expect(matchesPattern(`${"*a".repeat(200)}*`, "a".repeat(512))).toBe(true);
   });
+
+  test("agrees with an anchored regular expression on random patterns and identifiers", () => {
+    const seed = 22;
+    const next = rng(seed);
+    const text = (alphabet: string[], max: number) => Array.from({ length: intBetween(next, 0, max) }, () => pick(next, alphabet)).join("");
+    for (let i = 0; i < 5000; i++) {
+      const pattern = text(["a", "b", "*", "."], 8);
+      const identifier = text(["a", "b", "."], 10);
+      const reference = new RegExp(`^${pattern.split("*").map((p) => p.replaceAll(".", "\\.")).join(".*")}$`, "s");
+      if (matchesPattern(pattern, identifier) !== reference.test(identifier)) throw new Error(`seed ${seed}: ${pattern} against ${identifier}`);
+    }
+  });
 });
 
 describe("OverrideIndex.match", () => {
@@ -78,5 +91,22 @@ describe("OverrideIndex.match", () => {
     const older = override("a*", { id: "rlor_z", createdAt: 1 });
     const newer = override("*a", { id: "rlor_a", createdAt: 2 });
     expect(new OverrideIndex([newer, older]).match("aa")?.id).toBe("rlor_z");
+  });
+
+  test("put and remove keep the index as a rebuild from the same records would be", () => {
+    const index = new OverrideIndex([override("user_*"), override("user_1")]);
+    index.put(override("user_premium_*"));
+    expect(index.match("user_premium_1")?.identifier).toBe("user_premium_*");
+    expect(index.wildcardCount).toBe(2);
+    index.put(override("user_*", { id: "rlor_same", limit: 7 }));
+    expect(index.match("user_2")).toMatchObject({ id: "rlor_same", limit: 7 });
+    expect(index.wildcardCount).toBe(2);
+    index.remove("user_premium_*");
+    expect(index.match("user_premium_1")?.identifier).toBe("user_*");
+    index.remove("user_1");
+    expect(index.match("user_1")?.identifier).toBe("user_*");
+    index.remove("user_*");
+    expect(index.match("user_1")).toBeUndefined();
+    expect(index.wildcardCount).toBe(0);
   });
 });

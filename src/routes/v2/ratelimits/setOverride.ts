@@ -6,5 +6,5 @@ import { SetOverrideBody } from "../ratelimit/schemas.ts";
 export const ratelimitsSetOverrideRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/ratelimits.setOverride", ({ body, request }) => ok(deps.services.ratelimits.setOverride(deps.principal(request), body)), {
     body: SetOverrideBody,
-    detail: { summary: "Set a rate-limit override", tags: ["ratelimits"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`." },
+    detail: { summary: "Set a rate-limit override", tags: ["ratelimits"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`. A namespace holds at most 100 wildcard overrides by default (`TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES`): a new one beyond is 412, replacing one is not." },
   });

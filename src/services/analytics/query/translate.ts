@@ -32,6 +32,20 @@ export interface CompiledQuery {
   params: Array<string | number>;
 }
 
+/**
+ * False, and 0, as SQL. Not the literal `0`: SQLite folds a literal 0 or FALSE together with every
+ * condition it is ANDed with, also when it pushes a WHERE down into the rollup views, whose
+ * minute branch then loses the condition of its partial index and fails its INDEXED BY with
+ * "no query solution". A comparison is never folded that way.
+ */
+const NEVER = "(1 = 0)";
+
+/** A number as SQL: negative ones (and -0) in parentheses, 0 as NEVER. */
+function numberSql(value: number): string {
+  if (value === 0 && !Object.is(value, -0)) return NEVER;
+  return value < 0 || Object.is(value, -0) ? `(${String(value)})` : String(value);
+}
+
 const CALENDAR_UNIT: Partial<Record<string, [number, string]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
 
 export function translateQuery(query: Query, confinement: Confinement, nowMs: number): CompiledQuery {
@@ -123,7 +137,7 @@ class Printer implements Emit {
     const columns = exposed.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
     const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
     const spaces = this.confinement.keySpaceIds;
-    if (spaces !== null) filters.push(spaces.length === 0 ? "0" : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
+    if (spaces !== null) filters.push(spaces.length === 0 ? NEVER : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
     const batch = totals ? undefined : table.batchBounds;
     // Printed as numbers, as the caller's bounds are: compared with the batch's integer columns alike.
     if (batch && bounds.lowest !== undefined) filters.push(`${quoteIdent(batch.max)} >= ${this.expr({ kind: "number", value: bounds.lowest })}`);
@@ -140,9 +154,9 @@ class Printer implements Emit {
     switch (e.kind) {
       case "column": return e.table ? `${quoteIdent(e.table)}.${quoteIdent(e.name)}` : quoteIdent(e.name);
       case "string": return this.param(e.value);
-      case "number": return e.value < 0 || Object.is(e.value, -0) ? `(${String(e.value)})` : String(e.value);
+      case "number": return numberSql(e.value);
       case "null": return "NULL";
-      case "bool": return e.value ? "1" : "0";
+      case "bool": return e.value ? "1" : NEVER;
       case "not": return `(NOT ${this.expr(e.expr)})`;
       case "neg": return `(- ${this.expr(e.expr)})`;
       case "logical": return `(${e.terms.map((t) => this.expr(t)).join(` ${e.op} `)})`;
@@ -157,7 +171,7 @@ class Printer implements Emit {
       case "like": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}LIKE ${this.expr(e.pattern)})`;
       case "case": return this.caseExpr(e);
       case "call": return translateCall(e, this);
-      case "interval": return String(fixedIntervalMs(e));
+      case "interval": return numberSql(fixedIntervalMs(e));
     }
   }
 
@@ -168,7 +182,7 @@ class Printer implements Emit {
 
   private arith(e: Extract<Expr, { kind: "arith" }>): string {
     const folded = foldTime(e, this.nowMs);
-    if (folded !== undefined) return String(folded);
+    if (folded !== undefined) return numberSql(folded);
     const calendar = this.calendarShift(e);
     if (calendar !== undefined) return calendar;
     // ClickHouse divides as floating point; SQLite would divide integers as integers.

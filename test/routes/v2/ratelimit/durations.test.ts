@@ -83,6 +83,8 @@ describe("limits stored by an older version with longer windows", () => {
     await createNamespace(h, ns);
     const overrideId = await setOverride(h, ns, "old", 2);
     h.running.storage.sqlite.run("UPDATE ratelimit_overrides SET duration_ms = ? WHERE id = ?", [Number.MAX_SAFE_INTEGER, overrideId]);
+    // Rows edited behind the service's back: it is told, as anyone who edits them directly must.
+    h.running.services.ratelimits.forgetCached();
     const res = await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "old", limit: 100, duration: MINUTE });
     expect(res.body.data).toMatchObject({ success: true, limit: 2, remaining: 1, reset: windowEnd(h.clock.now(), THIRTY_DAYS), overrideId });
   });
