@@ -143,7 +143,8 @@ export function report(r: Omit<SoakResult, "markdown">, factor: number): string 
     formatRow("tollgate, mixed workload", r.capacity),
     "",
     `Normal traffic at a constant ${r.rate} requests/s (open loop, latency counted from each request's scheduled moment): **${r.normalErrors} errors** ` +
-      `(non-2xx or socket errors); CPU per request (both mixes): server ${r.serverCpuUsPerRequest.toFixed(1)} µs.`,
+      `(non-2xx or socket errors); CPU per request (both mixes): server ${r.serverCpuUsPerRequest.toFixed(1)} µs, ` +
+      `client process ${r.polite.clientCpuUsPerRequest.toFixed(1)} µs a normal request in the warm-up, ${r.normal.clientCpuUsPerRequest.toFixed(1)} µs after it (the hostile client shares the process).`,
     "",
     ...normalPhase(`Normal traffic, polite warm-up (0–${r.warmup} s)`, r.polite),
     ...normalPhase(`Normal traffic ${after}`, r.normal),
