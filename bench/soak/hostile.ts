@@ -78,12 +78,13 @@ function limitOperations(data: HostileData): HostileOperation[] {
 
 function verifyOperations(data: HostileData): HostileOperation[] {
   let n = 0;
+  let verified = 0;
   const request = { rootKey: data.rootKeys.verify, path: "/v2/keys.verifyKey", expected: [200] };
   const adHoc = () => ({ name: unique("a", n++, 255), limit: 10, duration: THIRTY_DAYS_MS });
   return [
     { weight: 40, next: () => ({ ...request, name: "keys.verifyKey, unknown key", body: JSON.stringify({ key: `hostile_${crypto.randomUUID()}` }) }) },
     { weight: 24, next: () => ({ ...request, name: "keys.verifyKey, 50 ad-hoc 30-day limits",
-      body: JSON.stringify({ key: data.keys[n % data.keys.length], ratelimits: Array.from({ length: 50 }, adHoc) }) }) },
+      body: JSON.stringify({ key: data.keys[verified++ % data.keys.length], ratelimits: Array.from({ length: 50 }, adHoc) }) }) },
   ];
 }
 
