@@ -9,13 +9,13 @@
  * same rounds, for the machine's own share of the slowdown. Target: verifyKey's p99 under the
  * runaways at most 2 × its idle p99 (medians over the rounds).
  */
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildServices, openDataDir } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/logger.ts";
-import { cpuMs, formatMeasured, measure, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type Measured } from "./lib.ts";
+import { childProcesses, cpuMs, formatMeasured, measure, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type Measured } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
 import { verifyBody } from "./verify.ts";
 
@@ -64,11 +64,9 @@ interface Attack {
 
 /** The query processes of `serverPid` right now (children started with the hidden command). */
 function queryProcesses(serverPid: number): number[] {
-  return readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+  return childProcesses(serverPid).filter((pid) => {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      return ppid === serverPid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("analytics-query-process");
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("analytics-query-process");
     } catch {
       return false;
     }

@@ -2,7 +2,7 @@
  * Shared pieces of the benchmarks: start a server as a child process and wait for its URL, run wrk
  * against it, and parse wrk's report. Every child is ended by its PID when the benchmark ends.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SERVE_ALLOCATOR_ENV } from "../src/cli/allocator.ts";
@@ -217,6 +217,26 @@ export function residentKiB(pid: number): { rss: number; anon: number; file: num
   } catch {
     return { rss: Number.NaN, anon: Number.NaN, file: Number.NaN };
   }
+}
+
+/** The processes whose parent is `pid` right now, from /proc (Linux; none elsewhere). */
+export function childProcesses(pid: number): number[] {
+  const all = (() => {
+    try {
+      return readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+    } catch {
+      return [];
+    }
+  })();
+  return all.filter((child) => {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, "utf8");
+      // The fields after the command name, which is in parentheses and may contain spaces: state, ppid.
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** A wrk script for `/v2/ratelimits.limit` over `identifiers` random identifiers (namespace "bench", limit 1,000,000 per minute). */

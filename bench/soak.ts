@@ -1,18 +1,47 @@
 /**
  * The soak: tollgate under a mixed workload (bench/soak/mix.ts) for SOAK_SECONDS (default 600) at
- * half its measured capacity, at a constant rate. First wrk measures the capacity for the same mix
- * (10 s, 50 connections, after a warm-up); then a constant-rate client (bench/soak/constant-rate.ts)
- * sends at half of it while the server's resident memory is sampled from /proc every 10 s.
- * Pass: zero errors (any non-2xx, any socket error) and resident memory in the last minute less
- * than 5% above the minute after the warm-up (the first 60 s). Exits 1 otherwise when run directly.
- * The report also gives the two parts of resident memory apart, anonymous (the heaps) and
- * file-backed (mapped files, SQLite's WAL index among them), as each grows for its own reasons.
- * SOAK_RATE sets the rate instead (requests/s), for a machine whose capacity swings with other work.
+ * half its measured capacity, at a constant rate, with a hostile mix beside it. First wrk measures
+ * the capacity for the normal mix (10 s, 50 connections, after a warm-up); then a constant-rate
+ * client (bench/soak/constant-rate.ts) sends the normal mix at half of it for the whole soak. The
+ * first minute (the warm-up; half of a shorter run) is polite; from then on the hostile client
+ * (bench/soak/hostile.ts) sends SOAK_HOSTILE_RATE requests/s (default 200; 0 turns it off) with
+ * least-privilege root keys of two other workspaces: unique long rate-limit identifiers, unknown
+ * keys, ad-hoc 30-day limits, ~1 MB metas, runaway analytics queries. Resident memory of the server
+ * and of its children, and the footprint gauges of /metrics, are sampled every 5 s.
+ *
+ * The server runs with small caps, so that the hostile mix reaches them within the run: rate-limit
+ * windows 32 MiB in all and 16 per workspace, key cache 32 MiB, request bodies 10 MiB (each yields
+ * to a TOLLGATE_* variable of the same name set in the soak's environment).
+ *
+ * Pass, with the hostile mix:
+ * - the normal traffic: zero errors (any non-2xx, any socket error);
+ * - the hostile traffic: no 5xx, no socket error, no status it should not get;
+ * - the caps reached (so the run exercises what it gates): at the end, live window bytes at least
+ *   90% of TOLLGATE_RATELIMIT_MEMORY_MB, the key cache's bytes at least 90% of its snapshot budget
+ *   (7/8 of TOLLGATE_KEY_CACHE_MB), and some windows evicted;
+ * - the server's resident memory at the end (median of the last minute's samples; the children,
+ *   which are killed and replaced with every runaway query, are reported, not gated) at most
+ *     RSS of the polite warm-up (median of its second half)
+ *       + RSS_FACTOR × (TOLLGATE_RATELIMIT_MEMORY_MB + TOLLGATE_KEY_CACHE_MB) + TOLLGATE_BODY_BUFFER_MIB.
+ *   Both caps count estimated bytes at their worst case (2 bytes a character, every column counted
+ *   twice for its doubling); the factor adds what that count leaves out: the garbage of the churn
+ *   (every evicted window's and snapshot's strings), heap fragmentation and the allocator's slack,
+ *   which made resident memory grow well past the bytes the caps count (BENCHMARKS.md has the
+ *   measured ratio it is chosen from). Request bodies are held as bytes and freed with their request,
+ *   so their budget counts once.
+ * Without the hostile mix (SOAK_HOSTILE_RATE=0) the memory gate is the polite one: resident memory in
+ * the last minute less than 5% above the minute after the warm-up; with it, that growth is what the
+ * run is for, and is reported, not gated. Exits 1 when a gate fails.
+ * SOAK_RATE sets the normal rate instead (requests/s), for a machine whose capacity swings with other work.
  */
 import { rmSync } from "node:fs";
-import { cpuMs, formatRow, residentKiB, startTollgate, stopOnSignal, TABLE_HEADER, tempDir, wrk, type WrkResult } from "./lib.ts";
-import { constantRate, Histogram, type ConstantRateResult } from "./soak/constant-rate.ts";
+import { cpuMs, startTollgate, stopOnSignal, tempDir, wrk } from "./lib.ts";
+import { constantRate } from "./soak/constant-rate.ts";
+import { hostileClient } from "./soak/hostile.ts";
+import { seedHostile } from "./soak/hostile-seed.ts";
+import { memoryWindows, sampleServer } from "./soak/memory.ts";
 import { buildMix, mixLua } from "./soak/mix.ts";
+import { report, type SoakCaps, type SoakResult } from "./soak/report.ts";
 import { seedSoak } from "./soak/seed.ts";
 
 export interface SoakOptions {
@@ -23,144 +52,62 @@ export interface SoakOptions {
   sampleSeconds?: number;
   /** Requests per second instead of half the measured capacity. */
   rate?: number;
+  /** Requests per second of the hostile mix after the warm-up; 0 for none. */
+  hostileRate?: number;
 }
 
-export interface RssSample {
-  atSeconds: number;
-  rssKiB: number;
-  anonKiB: number;
-  fileKiB: number;
-}
+/** Resident memory the server may add to its polite warm-up, per MiB of the two caps (see the header). */
+export const RSS_FACTOR = 2;
+/** How near its cap a footprint must be at the end for the run to count as having reached it. */
+const CAP_REACHED_SHARE = 0.9;
+const MIB = 1024 * 1024;
 
-export interface SoakResult {
-  capacity: WrkResult;
-  rate: number;
-  load: ConstantRateResult;
-  errors: number;
-  samples: RssSample[];
-  rssAfterWarmupKiB: number;
-  rssAtEndKiB: number;
-  growthPercent: number;
-  /** Length of the two windows whose medians are compared (60 s, less in a short run). */
-  windowSeconds: number;
-  /** Least-squares trend of the samples after the warm-up, as % of their mean over that span: a leak shows here whatever the swings. */
-  trendPercent: number;
-  /** The same two medians for each part of VmRSS: anonymous memory (heaps) and file-backed (mapped files, e.g. SQLite's -shm). */
-  parts: { anon: [number, number]; file: [number, number] };
-  serverCpuUsPerRequest: number;
-  passed: boolean;
-  markdown: string;
-}
-
-function errorsOf(load: ConstantRateResult): number {
-  let errors = 0;
-  for (const stats of load.byOperation.values()) {
-    errors += stats.socketErrors;
-    for (const [status, n] of stats.statuses) if (status < 200 || status > 299) errors += n;
-  }
-  return errors;
-}
-
-const mib = (kib: number) => (kib / 1024).toFixed(1);
-const change = ([from, to]: [number, number]) => `${mib(from)} → ${mib(to)} MiB (${to >= from ? "+" : ""}${mib(to - from)} MiB)`;
-const singleAt = (samples: RssSample[], at: number) => (samples.find((s) => s.atSeconds >= at) ?? samples[samples.length - 1]!).rssKiB;
-
-function operationsTable(load: ConstantRateResult): string[] {
-  const rows = ["| operation | sent | p50 ms | p99 ms | statuses | socket errors | denials |", "| --- | --- | --- | --- | --- | --- | --- |"];
-  for (const [name, s] of load.byOperation) {
-    const statuses = [...s.statuses].map(([status, n]) => `${status}: ${n}`).join(", ");
-    rows.push(`| ${name} | ${s.sent} | ${s.latency.quantile(0.5).toFixed(2)} | ${s.latency.quantile(0.99).toFixed(2)} | ${statuses} | ${s.socketErrors} | ${s.denials} |`);
-  }
-  return rows;
-}
-
-function report(r: Omit<SoakResult, "markdown" | "passed">, keys: number, warmup: number, passed: boolean): string {
-  const all = new Histogram();
-  for (const s of r.load.byOperation.values()) all.merge(s.latency);
-  return [
-    `### soak: ${r.load.seconds} s at half capacity (${keys.toLocaleString("en")} keys, analytics on)`,
-    "",
-    `Capacity for the mix (wrk, 50 connections, 10 s):`,
-    "",
-    TABLE_HEADER,
-    formatRow("tollgate, mixed workload", r.capacity),
-    "",
-    `Constant rate ${r.rate} requests/s (open loop, latency counted from each request's scheduled moment):`,
-    `${r.load.sent} requests sent, **${r.errors} errors** (non-2xx or socket errors), ${r.load.lateSends} sent more than 10 ms late; ` +
-      `p50 ${all.quantile(0.5).toFixed(2)} ms, p99 ${all.quantile(0.99).toFixed(2)} ms (from the actual send: p50 ${r.load.fromSend.quantile(0.5).toFixed(2)} ms, ` +
-      `p99 ${r.load.fromSend.quantile(0.99).toFixed(2)} ms); CPU per request: server ${r.serverCpuUsPerRequest.toFixed(1)} µs, client ${r.load.clientCpuUsPerRequest.toFixed(1)} µs.`,
-    "",
-    ...operationsTable(r.load),
-    "",
-    `Resident memory (VmRSS), median of the samples in the ${r.windowSeconds} s after the warm-up (${warmup} s) and in the last ${r.windowSeconds} s: ` +
-      `${mib(r.rssAfterWarmupKiB)} MiB → ${mib(r.rssAtEndKiB)} MiB, **${r.growthPercent >= 0 ? "+" : ""}${r.growthPercent.toFixed(1)}%** (target < 5%). ` +
-      `Single samples: ${mib(singleAt(r.samples, warmup))} MiB at ${warmup} s, ${mib(r.samples[r.samples.length - 1]!.rssKiB)} MiB at the end; ` +
-      `least-squares trend after the warm-up ${r.trendPercent >= 0 ? "+" : ""}${r.trendPercent.toFixed(1)}%. ${passed ? "Passed." : "**Failed.**"} ` +
-      `Its parts, same medians: anonymous ${change(r.parts.anon)}, file-backed ${change(r.parts.file)}.`,
-    "",
-    "| s | VmRSS MiB | anonymous MiB | file MiB |",
-    "| --- | --- | --- | --- |",
-    ...r.samples.map((s) => `| ${s.atSeconds} | ${mib(s.rssKiB)} | ${mib(s.anonKiB)} | ${mib(s.fileKiB)} |`),
-    "",
-  ].join("\n");
-}
-
-/** Samples the resident memory of `pid` now and every `everySeconds`; stop() takes a last sample. */
-function sampleRss(pid: number, everySeconds: number): { samples: RssSample[]; stop(): void } {
-  const start = performance.now();
-  const samples: RssSample[] = [];
-  const take = () => {
-    const m = residentKiB(pid);
-    samples.push({ atSeconds: Math.round((performance.now() - start) / 1000), rssKiB: m.rss, anonKiB: m.anon, fileKiB: m.file });
+/** The caps the server runs with: the soak's small ones, or the TOLLGATE_* variables of its environment. */
+function soakCaps(env: Record<string, string | undefined>): SoakCaps {
+  const mib = (name: string, fallback: number) => Number(env[name] || fallback);
+  return {
+    ratelimitMiB: mib("TOLLGATE_RATELIMIT_MEMORY_MB", 32), ratelimitWorkspaceMiB: mib("TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", 16),
+    keyCacheMiB: mib("TOLLGATE_KEY_CACHE_MB", 32), bodyBufferMiB: mib("TOLLGATE_BODY_BUFFER_MIB", 10),
   };
-  take();
-  const timer = setInterval(take, everySeconds * 1000);
-  const stop = () => {
-    clearInterval(timer);
-    if (samples[samples.length - 1]!.atSeconds !== Math.round((performance.now() - start) / 1000)) take();
-  };
-  return { samples, stop };
 }
 
-/** The least-squares line through `samples`: its rise from the first to the last, as % of their mean. */
-function trend(samples: RssSample[]): number {
-  if (samples.length < 2) return 0;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const mx = mean(samples.map((s) => s.atSeconds));
-  const my = mean(samples.map((s) => s.rssKiB));
-  const slope = samples.reduce((a, s) => a + (s.atSeconds - mx) * (s.rssKiB - my), 0) / samples.reduce((a, s) => a + (s.atSeconds - mx) ** 2, 0);
-  return ((slope * (samples[samples.length - 1]!.atSeconds - samples[0]!.atSeconds)) / my) * 100;
-}
+const capsEnv = (caps: SoakCaps): Record<string, string> => ({
+  TOLLGATE_RATELIMIT_MEMORY_MB: String(caps.ratelimitMiB), TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB: String(caps.ratelimitWorkspaceMiB),
+  TOLLGATE_KEY_CACHE_MB: String(caps.keyCacheMiB), TOLLGATE_BODY_BUFFER_MIB: String(caps.bodyBufferMiB),
+});
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/**
- * Growth between the minute after the warm-up and the last minute, each the median of its samples:
- * garbage collection swings single samples by ±10%, more than the 5% being looked for.
- */
-function rssGrowth(
-  samples: RssSample[], warmup: number, seconds: number,
-): Pick<SoakResult, "rssAfterWarmupKiB" | "rssAtEndKiB" | "growthPercent" | "windowSeconds" | "trendPercent" | "parts"> {
-  const window = Math.max(1, Math.min(60, Math.floor((seconds - warmup) / 2)));
-  const within = (from: number, to: number) => samples.filter((s) => s.atSeconds >= from && s.atSeconds <= to);
-  const early = within(warmup, warmup + window);
-  const late = within(seconds - window, Number.POSITIVE_INFINITY);
-  const medians = (of: (s: RssSample) => number): [number, number] => [
-    median(early.length ? early.map(of) : [of(samples[0]!)]), median(late.length ? late.map(of) : [of(samples[samples.length - 1]!)]),
-  ];
-  const [rssAfterWarmupKiB, rssAtEndKiB] = medians((s) => s.rssKiB);
-  return { rssAfterWarmupKiB, rssAtEndKiB, growthPercent: ((rssAtEndKiB - rssAfterWarmupKiB) / rssAfterWarmupKiB) * 100, windowSeconds: window,
-    trendPercent: trend(samples.filter((s) => s.atSeconds >= warmup)), parts: { anon: medians((s) => s.anonKiB), file: medians((s) => s.fileKiB) } };
+/** The gates of a run (see the header); each failure named. */
+function gates(r: Omit<SoakResult, "failures" | "markdown">): string[] {
+  const failures: string[] = [];
+  if (r.normalErrors > 0) failures.push(`${r.normalErrors} errors in the normal traffic`);
+  if (!r.hostile) {
+    if (!(r.memory.growthPercent < 5)) failures.push(`resident memory grew ${r.memory.growthPercent.toFixed(1)}% after the warm-up (target < 5%)`);
+    return failures;
+  }
+  if (r.hostile.errors > 0) failures.push(`${r.hostile.errors} 5xx answers or socket errors in the hostile traffic`);
+  if (r.hostile.unexpected > 0) failures.push(`${r.hostile.unexpected} unexpected answers in the hostile traffic`);
+  const end = r.samples[r.samples.length - 1]!.footprint;
+  if (!end) failures.push("no /metrics at the end");
+  else {
+    if (!(end.tollgate_ratelimit_window_bytes >= CAP_REACHED_SHARE * r.caps.ratelimitMiB * MIB)) failures.push("live window bytes did not reach the rate-limit cap");
+    if (!(end.tollgate_key_cache_bytes >= CAP_REACHED_SHARE * (7 / 8) * r.caps.keyCacheMiB * MIB)) failures.push("the key cache did not reach its cap");
+    if (!(end.tollgate_ratelimit_windows_evicted_total > 0)) failures.push("no window was evicted");
+  }
+  if (!(r.memory.rssAtEndKiB <= r.rssBoundKiB)) failures.push("resident memory at the end is over the bound");
+  return failures;
 }
 
 export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
   const seconds = opts.seconds ?? 600;
   const warmup = Math.min(opts.warmupSeconds ?? 60, Math.floor(seconds / 2));
   const keys = opts.keys ?? 10_000;
+  const hostileRate = opts.hostileRate ?? 200;
+  const caps = soakCaps(process.env);
   const dataDir = tempDir("tollgate-bench-soak-");
   const data = seedSoak(dataDir, keys);
+  const hostileData = hostileRate > 0 ? await seedHostile(dataDir) : undefined;
   const mix = buildMix(data);
-  const server = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
+  const server = await startTollgate({ TOLLGATE_DATA_DIR: dataDir, ...capsEnv(caps) });
   const forgetSignals = stopOnSignal([server.stop]);
   try {
     const lua = mixLua(mix, data.rootKey);
@@ -168,14 +115,22 @@ export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
     const capacity = await wrk(server.url, lua, { seconds: opts.capacitySeconds ?? 10 });
     const rate = opts.rate ?? Math.max(1, Math.round(capacity.requestsPerSec / 2));
     const cpuBefore = cpuMs(server.pid);
-    const sampler = sampleRss(server.pid, opts.sampleSeconds ?? 10);
-    const load = await constantRate(server.url, data.rootKey, mix, { rate, seconds }).finally(() => sampler.stop());
-    const serverCpuUsPerRequest = ((cpuMs(server.pid) - cpuBefore) * 1000) / load.sent;
-    const memory = rssGrowth(sampler.samples, warmup, seconds);
-    const errors = errorsOf(load);
-    const partial = { capacity, rate, load, errors, samples: sampler.samples, ...memory, serverCpuUsPerRequest };
-    const passed = errors === 0 && memory.growthPercent < 5;
-    return { ...partial, passed, markdown: report(partial, keys, warmup, passed) };
+    const sampler = sampleServer(server.pid, server.url, opts.sampleSeconds ?? 5);
+    const polite = await constantRate(server.url, data.rootKey, mix, { rate, seconds: warmup });
+    const [normal, hostile] = await Promise.all([
+      constantRate(server.url, data.rootKey, mix, { rate, seconds: seconds - warmup }),
+      hostileData ? hostileClient(server.url, hostileData, { rate: hostileRate, seconds: seconds - warmup }) : undefined,
+    ]).finally(() => sampler.stop());
+    const sent = polite.sent + normal.sent + (hostile?.sent ?? 0);
+    const memory = memoryWindows(sampler.samples, warmup, seconds, hostile !== undefined);
+    const partial = {
+      capacity, rate, keys, warmup, caps, polite, normal, hostile, samples: sampler.samples, memory,
+      normalErrors: errorsOf(polite) + errorsOf(normal),
+      rssBoundKiB: memory.rssAfterWarmupKiB + (RSS_FACTOR * (caps.ratelimitMiB + caps.keyCacheMiB) + caps.bodyBufferMiB) * 1024,
+      serverCpuUsPerRequest: ((cpuMs(server.pid) - cpuBefore) * 1000) / sent,
+    };
+    const failures = gates(partial);
+    return { ...partial, failures, markdown: report({ ...partial, failures }, RSS_FACTOR) };
   } finally {
     forgetSignals();
     await server.stop();
@@ -184,8 +139,18 @@ export async function run(opts: SoakOptions = {}): Promise<SoakResult> {
   }
 }
 
+function errorsOf(load: { byOperation: Map<string, { socketErrors: number; statuses: Map<number, number> }> }): number {
+  let errors = 0;
+  for (const stats of load.byOperation.values()) {
+    errors += stats.socketErrors;
+    for (const [status, n] of stats.statuses) if (status < 200 || status > 299) errors += n;
+  }
+  return errors;
+}
+
 if (import.meta.main) {
-  const result = await run({ seconds: Number(process.env.SOAK_SECONDS ?? 600), rate: process.env.SOAK_RATE ? Number(process.env.SOAK_RATE) : undefined });
+  const env = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+  const result = await run({ seconds: env("SOAK_SECONDS") ?? 600, rate: env("SOAK_RATE"), hostileRate: env("SOAK_HOSTILE_RATE") });
   console.log(result.markdown);
-  if (!result.passed) process.exitCode = 1;
+  if (result.failures.length > 0) process.exitCode = 1;
 }

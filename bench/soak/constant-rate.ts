@@ -54,45 +54,47 @@ export interface ConstantRateResult {
   clientCpuUsPerRequest: number;
 }
 
-/** True when a 200 answer denied: verification `valid: false` or a rate limit `success: false`. */
-function isDenial(op: Operation, body: string): boolean {
-  if (op.path.endsWith("keys.verifyKey")) return !body.includes('"valid":true');
-  if (op.path.endsWith("ratelimits.limit")) return !body.includes('"success":true');
+/** An empty record for one operation. */
+export function newStats(): OperationStats {
+  return { sent: 0, statuses: new Map(), socketErrors: 0, denials: 0, latency: new Histogram() };
+}
+
+/** True when a 200 answer denied: verification `valid: false`, a rate limit `success: false`, a multiLimit `passed: false`. */
+function isDenial(path: string, body: string): boolean {
+  if (path.endsWith("keys.verifyKey")) return !body.includes('"valid":true');
+  if (/ratelimits?\.limit$/.test(path)) return !body.includes('"success":true');
+  if (path.endsWith("ratelimit.multiLimit")) return !body.includes('"passed":true');
   return false;
 }
 
-export async function constantRate(url: string, rootKey: string, mix: Operation[], opts: { rate: number; seconds: number; maxInFlight?: number }): Promise<ConstantRateResult> {
+export interface Sent {
+  stats: OperationStats;
+  path: string;
+  /** When the request was due: its latency counts from here. */
+  scheduledAt: number;
+  sentAt: number;
+}
+
+/** Records an answer (status, latency, denial) into `sent.stats` and `fromSend`; returns its text. */
+export async function recordAnswer(sent: Sent, res: Response, fromSend?: Histogram): Promise<string> {
+  const text = await res.text();
+  const answeredAt = performance.now();
+  sent.stats.latency.add(answeredAt - sent.scheduledAt);
+  fromSend?.add(answeredAt - sent.sentAt);
+  sent.stats.statuses.set(res.status, (sent.stats.statuses.get(res.status) ?? 0) + 1);
+  if (res.status === 200 && isDenial(sent.path, text)) sent.stats.denials++;
+  return text;
+}
+
+/**
+ * The open loop itself: calls `fire(scheduledAt)` for request n at start + n / rate, at most
+ * `maxInFlight` of its promises open at once, until `seconds` have passed; then waits for the last.
+ */
+export async function openLoop(opts: { rate: number; seconds: number; maxInFlight?: number }, fire: (scheduledAt: number) => Promise<void>): Promise<{ sent: number; lateSends: number }> {
   const maxInFlight = opts.maxInFlight ?? 64;
-  const headers = { authorization: `Bearer ${rootKey}`, "content-type": "application/json" };
-  const byOperation = new Map<string, OperationStats>(mix.map((op) => [op.name, { sent: 0, statuses: new Map(), socketErrors: 0, denials: 0, latency: new Histogram() }]));
   const open = new Set<Promise<void>>();
   let sent = 0;
   let lateSends = 0;
-  const fromSend = new Histogram();
-  const cpu0 = process.cpuUsage();
-
-  const fire = (op: Operation, scheduled: number) => {
-    const stats = byOperation.get(op.name)!;
-    stats.sent++;
-    const body = op.bodies[Math.floor(Math.random() * op.bodies.length)]!;
-    const sentAt = performance.now();
-    const request: Promise<void> = fetch(`${url}${op.path}`, { method: "POST", headers, body })
-      .then(async (res) => {
-        const text = await res.text();
-        const answeredAt = performance.now();
-        stats.latency.add(answeredAt - scheduled);
-        fromSend.add(answeredAt - sentAt);
-        stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
-        if (res.status === 200 && isDenial(op, text)) stats.denials++;
-      })
-      // A refused or broken connection, or a body cut short.
-      .catch(() => {
-        stats.socketErrors++;
-      })
-      .finally(() => open.delete(request));
-    open.add(request);
-  };
-
   const start = performance.now();
   const end = start + opts.seconds * 1000;
   for (let now = start; now < end; now = performance.now()) {
@@ -100,12 +102,39 @@ export async function constantRate(url: string, rootKey: string, mix: Operation[
     while (sent < due && open.size < maxInFlight) {
       const scheduled = start + (sent * 1000) / opts.rate;
       if (now - scheduled > 10) lateSends++;
-      fire(pick(mix, Math.random()), scheduled);
+      const request: Promise<void> = fire(scheduled).finally(() => open.delete(request));
+      open.add(request);
       sent++;
     }
     await Bun.sleep(1);
   }
   await Promise.all(open);
+  return { sent, lateSends };
+}
+
+export async function constantRate(url: string, rootKey: string, mix: Operation[], opts: { rate: number; seconds: number; maxInFlight?: number }): Promise<ConstantRateResult> {
+  const headers = { authorization: `Bearer ${rootKey}`, "content-type": "application/json" };
+  const byOperation = new Map<string, OperationStats>(mix.map((op) => [op.name, newStats()]));
+  const fromSend = new Histogram();
+  const cpu0 = process.cpuUsage();
+
+  const fire = (scheduledAt: number): Promise<void> => {
+    const op = pick(mix, Math.random());
+    const stats = byOperation.get(op.name)!;
+    stats.sent++;
+    const body = op.bodies[Math.floor(Math.random() * op.bodies.length)]!;
+    const sent = { stats, path: op.path, scheduledAt, sentAt: performance.now() };
+    return fetch(`${url}${op.path}`, { method: "POST", headers, body })
+      .then(async (res) => {
+        await recordAnswer(sent, res, fromSend);
+      })
+      // A refused or broken connection, or a body cut short.
+      .catch(() => {
+        stats.socketErrors++;
+      });
+  };
+
+  const { sent, lateSends } = await openLoop(opts, fire);
   const cpu = process.cpuUsage(cpu0);
   return { sent, seconds: opts.seconds, byOperation, lateSends, fromSend, clientCpuUsPerRequest: (cpu.user + cpu.system) / sent };
 }

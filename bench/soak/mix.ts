@@ -45,7 +45,7 @@ export function buildMix(data: SoakData): Operation[] {
 }
 
 /** The operation for a uniform `r` in [0, 1). */
-export function pick(mix: Operation[], r: number): Operation {
+export function pick<T extends { weight: number }>(mix: readonly T[], r: number): T {
   const total = mix.reduce((sum, op) => sum + op.weight, 0);
   let point = r * total;
   for (const op of mix) {
