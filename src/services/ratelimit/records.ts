@@ -57,6 +57,7 @@ export function countLiveOverrides(db: Db, namespaceId: string, atMost: number):
   return countLiveOverridesQuery(db, namespaceId, atMost).get()?.n ?? 0;
 }
 
+/** The query of countLiveOverrides: a bounded walk of ratelimit_overrides_live_uq. */
 export function countLiveOverridesQuery(db: Db, namespaceId: string, atMost: number) {
   const some = db.select({ identifier: ratelimitOverrides.identifier }).from(ratelimitOverrides).where(liveIn(namespaceId)).limit(atMost).as("some");
   return db.select({ n: count() }).from(some);
@@ -67,7 +68,7 @@ export function loadWildcardOverrides(db: Db, namespaceId: string): OverrideReco
   return wildcardOverridesQuery(db, namespaceId).all();
 }
 
-/** Its condition is written as in the partial index ratelimit_overrides_live_wildcard_idx, so only wildcards are read. */
+/** The query of loadWildcardOverrides; its condition is the partial index ratelimit_overrides_live_wildcard_idx's, so only wildcards are read. */
 export function wildcardOverridesQuery(db: Db, namespaceId: string) {
   return db.select(overrideColumns).from(ratelimitOverrides).where(and(liveIn(namespaceId), sql`instr(${ratelimitOverrides.identifier}, '*') > 0`));
 }
