@@ -92,7 +92,9 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
-    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheSize: config.ratelimitNamespaceCacheSize,
+    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
+      totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
+    },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({

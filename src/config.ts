@@ -24,8 +24,11 @@ export interface Config {
    */
   ratelimitMemoryMiB: number;
   ratelimitWorkspaceMemoryMiB: number;
-  /** Rate-limit namespaces held in memory per workspace (least recently used dropped beyond). */
-  ratelimitNamespaceCacheSize: number;
+  /**
+   * Memory in MiB of the rate-limit namespaces and overrides held in memory, in all and per workspace
+   * (least recently used dropped beyond; estimated as services/ratelimit/namespace-cache.ts says).
+   */
+  ratelimitNamespaceCacheMiB: { total: number; workspace: number };
   /** Live wildcard overrides one rate-limit namespace may hold (every check tries each of them). */
   ratelimitWildcardOverrides: number;
   auditRetentionDays: number;
@@ -187,6 +190,14 @@ function ratelimitMemory(r: Reader): Pick<Config, "ratelimitMemoryMiB" | "rateli
   return { ratelimitMemoryMiB: total, ratelimitWorkspaceMemoryMiB: Math.min(perWorkspace, total) };
 }
 
+/** The namespace cache's caps; the per-workspace one defaults to at most the total. */
+function namespaceCacheMemory(r: Reader): Config["ratelimitNamespaceCacheMiB"] {
+  const total = int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", 32, 1, 1_048_576);
+  const workspace = int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", Math.min(8, total), 1, 1_048_576);
+  if (workspace > total) r.problems.push(`TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB (${workspace}) must not exceed TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB (${total})`);
+  return { total, workspace: Math.min(workspace, total) };
+}
+
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
 export function loadConfig(env: Env): Config {
   const r: Reader = { env, problems: [] };
@@ -200,7 +211,7 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     ...ratelimitMemory(r),
-    ratelimitNamespaceCacheSize: int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", 10_000, 1, 10_000_000),
+    ratelimitNamespaceCacheMiB: namespaceCacheMemory(r),
     ratelimitWildcardOverrides: int(r, "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", 100, 0, 10_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
@@ -247,7 +258,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
   ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 128)"],
   ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
-  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "rate-limit namespaces held in memory per workspace (default 10000)"],
+  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "MiB all rate-limit namespaces and their overrides held in memory may use, estimated (default 32)"],
+  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "MiB one workspace's cached rate-limit namespaces may use; beyond it its least recently used go, and a namespace whose overrides outgrow 1/32 of it looks them up in SQLite per check (default 8, at most the total)"],
   ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],

@@ -27,7 +27,7 @@ describe("defaults", () => {
       ratelimitFlushMs: 1000,
       ratelimitMemoryMiB: 128,
       ratelimitWorkspaceMemoryMiB: 64,
-      ratelimitNamespaceCacheSize: 10_000,
+      ratelimitNamespaceCacheMiB: { total: 32, workspace: 8 },
       ratelimitWildcardOverrides: 100,
       auditRetentionDays: 90,
       analyticsQueryTimeoutMs: 5000,
@@ -61,7 +61,7 @@ describe("defaults", () => {
       "TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "TOLLGATE_ANALYTICS_QUERY_PROCESSES", "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE",
       "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_MB", "TOLLGATE_KEY_CACHE_SIZE",
       "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS",
-      "TOLLGATE_RATELIMIT_MEMORY_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "TOLLGATE_ROOT_KEY",
+      "TOLLGATE_RATELIMIT_MEMORY_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
     ].sort());
@@ -81,7 +81,8 @@ describe("valid values", () => {
       TOLLGATE_RATELIMIT_FLUSH_MS: "250",
       TOLLGATE_RATELIMIT_MEMORY_MB: "64",
       TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB: "16",
-      TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE: "500",
+      TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB: "64",
+      TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB: "2",
       TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES: "0",
       TOLLGATE_AUDIT_RETENTION_DAYS: "30",
       TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "300",
@@ -116,7 +117,7 @@ describe("valid values", () => {
       ratelimitFlushMs: 250,
       ratelimitMemoryMiB: 64,
       ratelimitWorkspaceMemoryMiB: 16,
-      ratelimitNamespaceCacheSize: 500,
+      ratelimitNamespaceCacheMiB: { total: 64, workspace: 2 },
       ratelimitWildcardOverrides: 0,
       auditRetentionDays: 30,
       analyticsQueryTimeoutMs: 300,
@@ -145,6 +146,11 @@ describe("valid values", () => {
   test("the per-workspace window memory defaults to 64 MiB, or the total when that is smaller", () => {
     expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "512" })).toMatchObject({ ratelimitMemoryMiB: 512, ratelimitWorkspaceMemoryMiB: 64 });
     expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "32" })).toMatchObject({ ratelimitMemoryMiB: 32, ratelimitWorkspaceMemoryMiB: 32 });
+  });
+
+  test("the per-workspace namespace cache defaults to 8 MiB, or the total when that is smaller", () => {
+    expect(loadConfig({ TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB: "256" }).ratelimitNamespaceCacheMiB).toEqual({ total: 256, workspace: 8 });
+    expect(loadConfig({ TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB: "4" }).ratelimitNamespaceCacheMiB).toEqual({ total: 4, workspace: 4 });
   });
 
   test("port 0 (any free port) and the bounds 65535 are allowed", () => {
@@ -182,7 +188,9 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_RATELIMIT_MEMORY_MB", "1GB"],
     ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "0"],
     ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "129"],
-    ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_SIZE", "0"],
+    ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "0"],
+    ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "0"],
+    ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "33"],
     ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "10001"],
     ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "-1"],
     ["TOLLGATE_AUDIT_RETENTION_DAYS", "0"],

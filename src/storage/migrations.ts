@@ -15,6 +15,7 @@ import m0006 from "../../migrations/0006_rollups_without_rowid.sql" with { type:
 import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type: "text" };
 import m0008 from "../../migrations/0008_rollups_folded_from_minutes.sql" with { type: "text" };
 import m0009 from "../../migrations/0009_analytics_own_file.sql" with { type: "text" };
+import m0010 from "../../migrations/0010_override_wildcard_index.sql" with { type: "text" };
 import a0000 from "../../migrations/analytics/0000_analytics.sql" with { type: "text" };
 import a0001 from "../../migrations/analytics/0001_raw_events_slim.sql" with { type: "text" };
 
@@ -36,6 +37,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0007_raw_events_in_batches": m0007,
   "0008_rollups_folded_from_minutes": m0008,
   "0009_analytics_own_file": m0009,
+  "0010_override_wildcard_index": m0010,
 };
 
 const ANALYTICS_SQL_BY_TAG: Record<string, string> = {

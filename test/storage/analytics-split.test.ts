@@ -12,6 +12,7 @@ import { Database } from "bun:sqlite";
 import { getTableName } from "drizzle-orm";
 import { openDataStores, SPLIT_MIGRATION, type DataStores } from "../../src/storage/data-dir.ts";
 import type { Storage } from "../../src/storage/db.ts";
+import { JOURNAL_TAGS } from "../../src/storage/migrations.ts";
 import { ANALYTICS_TABLES, verificationEventBatches } from "../../src/storage/schema/index.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
@@ -25,6 +26,8 @@ const MINUTE = 60_000;
 const START = Date.UTC(2026, 2, 15, 12, 0, 0);
 
 const databases = databasesBefore(SPLIT_MIGRATION);
+/** tollgate.db's migrations after the split, which a start applies with it. */
+const AFTER_SPLIT = JOURNAL_TAGS.slice(JOURNAL_TAGS.indexOf(SPLIT_MIGRATION) + 1);
 const opened: DataStores[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -82,7 +85,7 @@ describe("a data dir from before analytics.db", () => {
     old.close();
 
     const { storage, analytics, applied } = open(dir);
-    expect(applied).toEqual(["analytics/0000_analytics", "analytics/0001_raw_events_slim", SPLIT_MIGRATION]);
+    expect(applied).toEqual(["analytics/0000_analytics", "analytics/0001_raw_events_slim", SPLIT_MIGRATION, ...AFTER_SPLIT]);
     expect(contents(analytics.sqlite)).toEqual(moved(before));
     expect(namesIn(storage.sqlite, [...TABLES, ...VIEWS_AND_TRIGGERS])).toEqual([]);
     for (const db of [storage, analytics]) expect(db.sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
@@ -125,7 +128,7 @@ describe("a data dir from before analytics.db", () => {
     renameSync(copy, join(dir, "tollgate.db"));
 
     const { storage, analytics, applied } = open(dir);
-    expect(applied).toEqual([SPLIT_MIGRATION]);
+    expect(applied).toEqual([SPLIT_MIGRATION, ...AFTER_SPLIT]);
     expect(contents(analytics.sqlite)).toEqual(moved(before));
     expect(namesIn(storage.sqlite, TABLES)).toEqual([]);
   });

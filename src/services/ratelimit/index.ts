@@ -7,7 +7,9 @@
  * Bounds: window lengths are 1 s to 30 days (durations.ts); the live windows are held within a
  * memory cap per workspace and in total, a workspace giving up only its own least recently used
  * windows (window-slots.ts), and a restart brings back at most the caps. A namespace holds at most
- * a capped number of wildcard overrides, since every check on it tries each (service.ts).
+ * a capped number of wildcard overrides, since every check on it tries each (service.ts). Cached
+ * namespaces and their overrides are held within a byte cap per workspace and in total
+ * (namespace-cache.ts); a namespace's overrides beyond its share stay in SQLite (override-loader.ts).
  */
 export {
   SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
@@ -15,7 +17,7 @@ export {
 export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
 export {
-  RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_SIZE, DEFAULT_WILDCARD_OVERRIDES,
+  RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES,
   type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
 } from "./service.ts";
 export { RatelimitStore } from "./store.ts";

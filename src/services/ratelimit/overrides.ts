@@ -66,22 +66,57 @@ function bySpecificity(a: Wildcard, b: Wildcard): number {
   return b.pattern.literalLength - a.pattern.literalLength || ra.createdAt - rb.createdAt || (ra.id < rb.id ? -1 : ra.id > rb.id ? 1 : 0);
 }
 
+/** Bytes charged for an override besides its identifier's characters: its record, id, map entry and the map's room to grow. */
+export const OVERRIDE_FIXED_BYTES = 512;
+/** Bytes charged for a wildcard's split pattern besides its characters. */
+const PATTERN_FIXED_BYTES = 128;
+
+/** What an override held in memory may cost at worst: two bytes per UTF-16 unit, twice for a split pattern. */
+export function overrideBytes(identifier: string): number {
+  const bytes = OVERRIDE_FIXED_BYTES + 2 * identifier.length;
+  return identifier.includes("*") ? bytes + PATTERN_FIXED_BYTES + 2 * identifier.length : bytes;
+}
+
+/** Where an index that has let its exact overrides go finds them again. */
+export interface Spill {
+  /** Bytes of overrides the index may hold; beyond them it keeps only its wildcards. */
+  maxBytes: number;
+  /** The live override stored with exactly this identifier (a pattern compared as written). */
+  findExact: (identifier: string) => OverrideRecord | undefined;
+}
+
+const NO_SPILL: Spill = { maxBytes: Number.POSITIVE_INFINITY, findExact: () => undefined };
+
 /**
  * The live overrides of one namespace, ready for matching. Among several matching wildcards the
  * most specific (most literal characters) wins, then the oldest, then the smallest id, so the
  * choice never depends on storage order. Kept up to date by `put` and `remove` after each change,
  * so a change does not make the next check read every override of the namespace again.
+ *
+ * Past `spill.maxBytes` the index is spilled: it keeps its wildcards (their number is capped) and
+ * asks `spill.findExact` for an exact identifier on every check, so a namespace with any number of
+ * overrides holds a bounded amount of memory. Matching is the same in both states.
  */
 export class OverrideIndex {
-  private readonly exact = new Map<string, OverrideRecord>();
+  /** Every override by identifier; once spilled, the wildcards only. */
+  private readonly byIdentifier = new Map<string, OverrideRecord>();
   private wildcards: Wildcard[] = [];
+  private heldBytes = 0;
+  private spilled = false;
 
-  constructor(records: readonly OverrideRecord[]) {
-    for (const r of records) {
-      this.exact.set(r.identifier, r);
-      if (r.identifier.includes("*")) this.wildcards.push({ record: r, pattern: compile(r.identifier) });
-    }
+  constructor(records: readonly OverrideRecord[], private readonly spill: Spill = NO_SPILL) {
+    for (const r of records) this.add(r);
     this.wildcards.sort(bySpecificity);
+    if (this.heldBytes > spill.maxBytes) this.spillExact();
+  }
+
+  /** An index that starts spilled: the namespace's wildcards, its exact overrides left to `spill.findExact`. */
+  static spilled(wildcards: readonly OverrideRecord[], spill: Spill): OverrideIndex {
+    const index = new OverrideIndex([], spill);
+    index.spilled = true;
+    for (const r of wildcards) index.add(r);
+    index.wildcards.sort(bySpecificity);
+    return index;
   }
 
   /** Live overrides whose identifier holds a `*`. */
@@ -89,9 +124,24 @@ export class OverrideIndex {
     return this.wildcards.length;
   }
 
+  /** Overrides held in memory: all of them, or once spilled the wildcards. */
+  get size(): number {
+    return this.byIdentifier.size;
+  }
+
+  /** What the held overrides may cost, by overrideBytes. */
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** Whether exact identifiers are looked up through `spill.findExact` rather than held. */
+  get isSpilled(): boolean {
+    return this.spilled;
+  }
+
   /** The override that applies to `identifier`: the exact one, else the first matching wildcard. */
   match(identifier: string): OverrideRecord | undefined {
-    const exact = this.exact.get(identifier);
+    const exact = this.spilled ? this.spill.findExact(identifier) : this.byIdentifier.get(identifier);
     if (exact !== undefined) return exact;
     for (const w of this.wildcards) if (matchesCompiled(w.pattern, identifier)) return w.record;
     return undefined;
@@ -100,15 +150,28 @@ export class OverrideIndex {
   /** Adds an override, or replaces the one with the same identifier. */
   put(record: OverrideRecord): void {
     this.remove(record.identifier);
-    this.exact.set(record.identifier, record);
-    if (!record.identifier.includes("*")) return;
-    this.wildcards.push({ record, pattern: compile(record.identifier) });
+    if (this.spilled && !record.identifier.includes("*")) return;
+    this.add(record);
     this.wildcards.sort(bySpecificity);
+    if (this.heldBytes > this.spill.maxBytes) this.spillExact();
   }
 
   /** Forgets the override with exactly this identifier, if any. */
   remove(identifier: string): void {
-    if (!this.exact.delete(identifier) || !identifier.includes("*")) return;
-    this.wildcards = this.wildcards.filter((w) => w.record.identifier !== identifier);
+    if (!this.byIdentifier.delete(identifier)) return;
+    this.heldBytes -= overrideBytes(identifier);
+    if (identifier.includes("*")) this.wildcards = this.wildcards.filter((w) => w.record.identifier !== identifier);
+  }
+
+  /** Adds a record known not to be held; the caller sorts the wildcards. */
+  private add(r: OverrideRecord): void {
+    this.byIdentifier.set(r.identifier, r);
+    this.heldBytes += overrideBytes(r.identifier);
+    if (r.identifier.includes("*")) this.wildcards.push({ record: r, pattern: compile(r.identifier) });
+  }
+
+  private spillExact(): void {
+    this.spilled = true;
+    for (const identifier of this.byIdentifier.keys()) if (!identifier.includes("*")) this.remove(identifier);
   }
 }

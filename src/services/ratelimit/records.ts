@@ -2,7 +2,7 @@
  * Namespace and override rows in SQLite. Every function runs in the caller's transaction (or none).
  * Overrides are soft-deleted; only live ones (deleted_at null) are read here.
  */
-import { and, asc, eq, gte, isNull } from "drizzle-orm";
+import { and, asc, count, eq, gte, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
 import { ratelimitNamespaces, ratelimitOverrides } from "../../storage/schema/index.ts";
 import { newId } from "../../lib/ids.ts";
@@ -45,16 +45,50 @@ export function insertNamespace(db: Db, workspaceId: string, name: string, nowMs
   return { namespace: toNamespace(existing), created: false };
 }
 
+const liveIn = (namespaceId: string) => and(eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt));
+
 /** Every live override of a namespace. */
 export function loadOverrides(db: Db, namespaceId: string): OverrideRecord[] {
-  return db.select(overrideColumns).from(ratelimitOverrides)
-    .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt))).all();
+  return db.select(overrideColumns).from(ratelimitOverrides).where(liveIn(namespaceId)).all();
+}
+
+/** How many live overrides a namespace has, counted no further than `atMost` (no more rows are read). */
+export function countLiveOverrides(db: Db, namespaceId: string, atMost: number): number {
+  return countLiveOverridesQuery(db, namespaceId, atMost).get()?.n ?? 0;
+}
+
+/** The query of countLiveOverrides: a bounded walk of ratelimit_overrides_live_uq. */
+export function countLiveOverridesQuery(db: Db, namespaceId: string, atMost: number) {
+  const some = db.select({ identifier: ratelimitOverrides.identifier }).from(ratelimitOverrides).where(liveIn(namespaceId)).limit(atMost).as("some");
+  return db.select({ n: count() }).from(some);
+}
+
+/** The live overrides of a namespace whose identifier holds a `*`. */
+export function loadWildcardOverrides(db: Db, namespaceId: string): OverrideRecord[] {
+  return wildcardOverridesQuery(db, namespaceId).all();
+}
+
+/** The query of loadWildcardOverrides; its condition is the partial index ratelimit_overrides_live_wildcard_idx's, so only wildcards are read. */
+export function wildcardOverridesQuery(db: Db, namespaceId: string) {
+  return db.select(overrideColumns).from(ratelimitOverrides).where(and(liveIn(namespaceId), sql`instr(${ratelimitOverrides.identifier}, '*') > 0`));
 }
 
 /** The live override stored with exactly this identifier (a pattern is compared as written). */
 export function findLiveOverride(db: Db, namespaceId: string, identifier: string): OverrideRecord | undefined {
   return db.select(overrideColumns).from(ratelimitOverrides)
     .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), eq(ratelimitOverrides.identifier, identifier), isNull(ratelimitOverrides.deletedAt))).get();
+}
+
+/**
+ * findLiveOverride compiled once, for the checks of a namespace whose exact overrides stay in
+ * SQLite: each check then runs the statement without building its query again.
+ */
+export function prepareFindLiveOverride(db: Db): (namespaceId: string, identifier: string) => OverrideRecord | undefined {
+  const statement = db.select(overrideColumns).from(ratelimitOverrides).where(and(
+    eq(ratelimitOverrides.namespaceId, sql.placeholder("namespaceId")), eq(ratelimitOverrides.identifier, sql.placeholder("identifier")),
+    isNull(ratelimitOverrides.deletedAt),
+  )).prepare();
+  return (namespaceId, identifier) => statement.get({ namespaceId, identifier });
 }
 
 /** Updates `existing` (it keeps its id), or inserts a new live override when there is none. */

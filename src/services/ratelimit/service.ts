@@ -1,7 +1,8 @@
 /**
  * Standalone rate limits (upstream §5.15–§5.17): `limit` / `multiLimit` on (namespace, identifier)
  * and per-identifier overrides. Namespaces are addressed by id or name and created on first use;
- * namespaces and overrides are cached in memory, so a check on a known namespace reads no SQLite.
+ * namespaces and overrides are cached in memory within a bounded number of bytes, so a check on a
+ * known namespace reads no SQLite (unless its overrides outgrow their share: override-loader.ts).
  * In the shared limiter a namespace is the scope `${workspaceId}|${namespaceId}` (one string per
  * cached namespace, so its hash is computed once) and the request's identifier is the counter in it.
  */
@@ -11,10 +12,11 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { NamespaceCache, type NamespaceEntry } from "./namespace-cache.ts";
-import { OverrideIndex, type OverrideRecord } from "./overrides.ts";
+import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
+import type { OverrideIndex, OverrideRecord } from "./overrides.ts";
+import { OverrideLoader } from "./override-loader.ts";
 import {
-  findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, loadOverrides, softDeleteOverride, upsertOverride,
+  findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, softDeleteOverride, upsertOverride,
 } from "./records.ts";
 import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
 import { effectiveDurationMs } from "./durations.ts";
@@ -66,14 +68,14 @@ export interface RatelimitDeps {
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
-  /** Namespaces (with their overrides) held in memory per workspace; default DEFAULT_NAMESPACE_CACHE_SIZE. */
-  namespaceCacheSize?: number;
+  /** Memory of the namespaces (with their overrides) held in memory; default DEFAULT_NAMESPACE_CACHE_CAPS. */
+  namespaceCacheCaps?: NamespaceCacheCaps;
   /** Live wildcard overrides one namespace may hold; default DEFAULT_WILDCARD_OVERRIDES. */
   wildcardOverridesPerNamespace?: number;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
-export const DEFAULT_NAMESPACE_CACHE_SIZE = 10_000;
+export const DEFAULT_NAMESPACE_CACHE_CAPS: NamespaceCacheCaps = { totalBytes: 32 * 2 ** 20, workspaceBytes: 8 * 2 ** 20 };
 /**
  * Every check on a namespace tries each of its wildcard overrides in turn, so their number is what
  * a check costs at worst. Tiers and domains ("premium_*", "*@example.com") need a handful.
@@ -96,9 +98,17 @@ interface PlannedLimit {
 
 export class RatelimitService {
   private readonly cache: NamespaceCache;
+  private readonly overrides: OverrideLoader;
 
   constructor(private readonly deps: RatelimitDeps) {
-    this.cache = new NamespaceCache(deps.namespaceCacheSize ?? DEFAULT_NAMESPACE_CACHE_SIZE);
+    const caps = deps.namespaceCacheCaps ?? DEFAULT_NAMESPACE_CACHE_CAPS;
+    this.cache = new NamespaceCache(caps);
+    this.overrides = new OverrideLoader(deps.storage, caps.workspaceBytes);
+  }
+
+  /** Cached namespaces and the bytes charged for them (with their overrides); `bytes` of one workspace when named. */
+  namespaceCacheStats(workspaceId?: string): { entries: number; bytes: number } {
+    return this.cache.stats(workspaceId);
   }
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
@@ -141,6 +151,7 @@ export class RatelimitService {
       return saved;
     });
     index.put(record);
+    this.cache.resized(ns);
     return { overrideId: record.id };
   }
 
@@ -188,6 +199,7 @@ export class RatelimitService {
       });
     });
     index.remove(input.identifier);
+    this.cache.resized(ns);
     return {};
   }
 
@@ -263,7 +275,9 @@ export class RatelimitService {
   }
 
   private overridesOf(ns: NamespaceEntry): OverrideIndex {
-    ns.overrides ??= new OverrideIndex(loadOverrides(this.deps.storage.db, ns.id));
+    if (ns.overrides !== undefined) return ns.overrides;
+    ns.overrides = this.overrides.load(ns.id);
+    this.cache.resized(ns);
     return ns.overrides;
   }
 

@@ -30,7 +30,10 @@ export const ratelimitNamespaces = sqliteTable("ratelimit_namespaces", {
   deletedAt: integer("deleted_at"),
 }, (t) => [uniqueIndex("ratelimit_namespaces_name_uq").on(t.workspaceId, t.name)]);
 
-/** A per-identifier limit that replaces the request's; `identifier` may contain `*` wildcards. */
+/**
+ * A per-identifier limit that replaces the request's; `identifier` may contain `*` wildcards. The
+ * wildcard index lets a namespace with more overrides than memory holds load its wildcards alone.
+ */
 export const ratelimitOverrides = sqliteTable("ratelimit_overrides", {
   id: text("id").primaryKey(),
   workspaceId: text("workspace_id").notNull().references(() => workspaces.id),
@@ -43,6 +46,7 @@ export const ratelimitOverrides = sqliteTable("ratelimit_overrides", {
   deletedAt: integer("deleted_at"),
 }, (t) => [
   uniqueIndex("ratelimit_overrides_live_uq").on(t.namespaceId, t.identifier).where(sql`${t.deletedAt} is null`),
+  index("ratelimit_overrides_live_wildcard_idx").on(t.namespaceId).where(sql`${t.deletedAt} is null and instr(${t.identifier}, '*') > 0`),
 ]);
 
 /**

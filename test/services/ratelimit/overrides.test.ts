@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { OverrideIndex, matchesPattern, type OverrideRecord } from "../../../src/services/ratelimit/overrides.ts";
+import { OverrideIndex, matchesPattern, overrideBytes, type OverrideRecord, type Spill } from "../../../src/services/ratelimit/overrides.ts";
 import { intBetween, pick, rng } from "../../support/prng.ts";
 
 function override(identifier: string, extra: Partial<OverrideRecord> = {}): OverrideRecord {
@@ -108,5 +108,84 @@ describe("OverrideIndex.match", () => {
     index.remove("user_*");
     expect(index.match("user_1")).toBeUndefined();
     expect(index.wildcardCount).toBe(0);
+  });
+});
+
+/** The rule of §5.15 as a plain scan: the exact identifier, else the most literal matching wildcard, then the oldest, then the smallest id. */
+function oracle(stored: ReadonlyMap<string, OverrideRecord>, identifier: string): OverrideRecord | undefined {
+  const exact = stored.get(identifier);
+  if (exact !== undefined) return exact;
+  const literal = (r: OverrideRecord) => r.identifier.replaceAll("*", "").length;
+  let best: OverrideRecord | undefined;
+  for (const r of stored.values()) {
+    if (!r.identifier.includes("*") || !matchesPattern(r.identifier, identifier)) continue;
+    if (best === undefined || literal(r) > literal(best) || (literal(r) === literal(best) && (r.createdAt < best.createdAt || (r.createdAt === best.createdAt && r.id < best.id)))) best = r;
+  }
+  return best;
+}
+
+/** A spill whose exact lookups read `stored`, as SQLite would hold the overrides. */
+function spillTo(stored: ReadonlyMap<string, OverrideRecord>, maxBytes: number): Spill {
+  return { maxBytes, findExact: (identifier) => stored.get(identifier) };
+}
+
+const wildcardsOf = (stored: ReadonlyMap<string, OverrideRecord>) => [...stored.values()].filter((r) => r.identifier.includes("*"));
+
+describe("spilled indexes", () => {
+  test("a spilled index holds its wildcards only and finds exact identifiers through its spill", () => {
+    const stored = new Map([override("user_*"), override("user_1"), override("user_2")].map((r) => [r.identifier, r]));
+    const index = OverrideIndex.spilled(wildcardsOf(stored), spillTo(stored, 0));
+    expect(index.isSpilled).toBe(true);
+    expect(index.size).toBe(1);
+    expect(index.bytes).toBe(overrideBytes("user_*"));
+    expect(index.match("user_1")?.identifier).toBe("user_1");
+    expect(index.match("user_3")?.identifier).toBe("user_*");
+    expect(index.match("user_*")?.identifier).toBe("user_*");
+  });
+
+  test("an index that outgrows its bytes lets its exact overrides go and keeps matching the same", () => {
+    const stored = new Map<string, OverrideRecord>();
+    const index = new OverrideIndex([], spillTo(stored, 3 * overrideBytes("id_00")));
+    for (const identifier of ["id_*", "id_00", "id_01", "id_02", "id_03"]) {
+      stored.set(identifier, override(identifier));
+      index.put(override(identifier));
+    }
+    expect(index.isSpilled).toBe(true);
+    expect(index.size).toBe(1);
+    expect(index.match("id_03")?.identifier).toBe("id_03");
+    expect(index.match("id_04")?.identifier).toBe("id_*");
+  });
+
+  test("in memory, spilled on the way, built spilled and rebuilt: every index matches as the plain scan does through random changes", () => {
+    const seed = 2215;
+    const next = rng(seed);
+    const text = (alphabet: string[], min: number, max: number) => Array.from({ length: intBetween(next, min, max) }, () => pick(next, alphabet)).join("");
+    const stored = new Map<string, OverrideRecord>();
+    const inMemory = new OverrideIndex([]);
+    const spilling = new OverrideIndex([], spillTo(stored, 12 * overrideBytes("abab")));
+    let spilledOnTheWay = false;
+    for (let step = 0; step < 600; step++) {
+      const identifier = text(["a", "b", "*"], 1, 4);
+      const known = stored.get(identifier);
+      if (known !== undefined && next() < 0.4) {
+        stored.delete(identifier);
+        for (const index of [inMemory, spilling]) index.remove(identifier);
+      } else {
+        // A replaced override keeps its id and creation time, as upsertOverride does.
+        const record = known === undefined ? override(identifier, { id: `rlor_${step}`, createdAt: intBetween(next, 0, 3) }) : { ...known, limit: step };
+        stored.set(identifier, record);
+        for (const index of [inMemory, spilling]) index.put(record);
+      }
+      spilledOnTheWay ||= spilling.isSpilled;
+      const indexes = [inMemory, spilling, new OverrideIndex([...stored.values()]), OverrideIndex.spilled(wildcardsOf(stored), spillTo(stored, 0))];
+      for (let probe = 0; probe < 20; probe++) {
+        const asked = next() < 0.9 ? text(["a", "b"], 0, 6) : text(["a", "b", "*"], 1, 4);
+        const expected = oracle(stored, asked);
+        for (const [i, index] of indexes.entries()) {
+          if (index.match(asked) !== expected) throw new Error(`seed ${seed}, step ${step}: index ${i} on '${asked}' gave ${index.match(asked)?.id}, expected ${expected?.id}`);
+        }
+      }
+    }
+    expect(spilledOnTheWay).toBe(true);
   });
 });

@@ -10,6 +10,8 @@ import { openStorage, type Storage } from "../../../src/storage/db.ts";
 import { applyMigrations } from "../../../src/storage/migrate.ts";
 import { ALL_GRANTS, type Principal } from "../../../src/services/auth/index.ts";
 import { RatelimitService, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
+import { namespaceBytes } from "../../../src/services/ratelimit/namespace-cache.ts";
+import { newId } from "../../../src/lib/ids.ts";
 import { TestClock } from "../../support/test-clock.ts";
 
 const MINUTE = 60_000;
@@ -18,7 +20,7 @@ let storage: Storage;
 /** The storage the service sees; `offline` makes every SQLite access throw. */
 let seen: { storage: Storage; offline: boolean };
 let service: RatelimitService;
-/** A service like `service` whose namespace cache holds two namespaces per workspace. */
+/** A service like `service` whose namespace cache holds two namespaces. */
 let small: RatelimitService;
 const principal: Principal = { workspaceId: "ws_test", rootKeyId: "rk_test", permissions: new Set(ALL_GRANTS), actor: { type: "cli", id: "test" } };
 
@@ -35,7 +37,11 @@ beforeEach(() => {
   };
   const clock = new TestClock();
   service = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });
-  small = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), namespaceCacheSize: 2 });
+  // Room for two namespaces with short names and no overrides, not three.
+  const twoNamespaces = 2.5 * namespaceBytes({ id: newId("rlns"), name: "three", scope: `ws_test|${newId("rlns")}` });
+  small = new RatelimitService({
+    storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), namespaceCacheCaps: { totalBytes: twoNamespaces, workspaceBytes: twoNamespaces },
+  });
 });
 afterEach(() => {
   storage.close();
@@ -83,7 +89,7 @@ describe("hot path", () => {
 describe("namespace cache bound", () => {
   const checkIn = (namespace: string) => small.limit(principal, { namespace, identifier: "u", limit: 10, duration: MINUTE });
 
-  test("beyond its size per workspace, the least recently used namespace is read from SQLite again; the rest stay cached", () => {
+  test("beyond its bytes per workspace, the least recently used namespace is read from SQLite again; the rest stay cached", () => {
     checkIn("one");
     checkIn("two");
     checkIn("one"); // "two" is now the least recently used

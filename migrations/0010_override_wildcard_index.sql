@@ -1,0 +1,1 @@
+CREATE INDEX `ratelimit_overrides_live_wildcard_idx` ON `ratelimit_overrides` (`namespace_id`) WHERE "ratelimit_overrides"."deleted_at" is null and instr("ratelimit_overrides"."identifier", '*') > 0;
