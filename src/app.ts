@@ -53,6 +53,7 @@ export function createApp(opts: AppOptions) {
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
     ratelimitWindows: () => opts.services.limiter.stats(),
+    ratelimitNamespaces: () => opts.services.ratelimits.namespaceCacheStats(),
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),

@@ -33,6 +33,8 @@ export interface MetricsSources {
   keyCache(): { hits: number; misses: number; size: number; sizeBytes: number };
   /** The limiter's live windows and what its memory caps gave up or refused. */
   ratelimitWindows(): { windows: number; bytes: number; evicted: number; unkept: number };
+  /** Rate-limit namespaces held in memory with their overrides. */
+  ratelimitNamespaces(): { entries: number; bytes: number };
   databaseSizeBytes(): number;
   analyticsDatabaseSizeBytes(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
@@ -101,7 +103,7 @@ export class MetricsRegistry {
     out.push(`tollgate_key_cache_entries ${cache.size}`);
     family(out, "tollgate_key_cache_bytes", "gauge", "Estimated memory of the snapshots in the verification cache (bounded by TOLLGATE_KEY_CACHE_MB).");
     out.push(`tollgate_key_cache_bytes ${cache.sizeBytes}`);
-    this.renderWindows(out, sources.ratelimitWindows());
+    this.renderRatelimitMemory(out, sources.ratelimitWindows(), sources);
     family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
     out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
     family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
@@ -113,7 +115,7 @@ export class MetricsRegistry {
     return out.join("\n") + "\n";
   }
 
-  private renderWindows(out: string[], w: ReturnType<MetricsSources["ratelimitWindows"]>): void {
+  private renderRatelimitMemory(out: string[], w: ReturnType<MetricsSources["ratelimitWindows"]>, sources: MetricsSources): void {
     family(out, "tollgate_ratelimit_windows", "gauge", "Live rate-limit windows in memory.");
     out.push(`tollgate_ratelimit_windows ${w.windows}`);
     family(out, "tollgate_ratelimit_window_bytes", "gauge", "Memory charged to live rate-limit windows (their worst-case cost), against TOLLGATE_RATELIMIT_MEMORY_MB.");
@@ -122,6 +124,11 @@ export class MetricsRegistry {
     out.push(`tollgate_ratelimit_windows_evicted_total ${w.evicted}`);
     family(out, "tollgate_ratelimit_windows_unkept_total", "counter", "Checks answered from an empty window without keeping it: the memory caps left their workspace nothing to give up.");
     out.push(`tollgate_ratelimit_windows_unkept_total ${w.unkept}`);
+    const ns = sources.ratelimitNamespaces();
+    family(out, "tollgate_ratelimit_namespace_cache_entries", "gauge", "Rate-limit namespaces held in memory.");
+    out.push(`tollgate_ratelimit_namespace_cache_entries ${ns.entries}`);
+    family(out, "tollgate_ratelimit_namespace_cache_bytes", "gauge", "Estimated memory of the namespaces held and their overrides, against TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB.");
+    out.push(`tollgate_ratelimit_namespace_cache_bytes ${ns.bytes}`);
   }
 
   private renderRequests(out: string[]): void {

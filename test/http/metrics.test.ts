@@ -11,6 +11,7 @@ import { startHarness, type Harness } from "../support/harness.ts";
 const sources = {
   keyCache: () => ({ hits: 3, misses: 1, size: 2, sizeBytes: 2048 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
   ratelimitWindows: () => ({ windows: 5, bytes: 1200, evicted: 2, unkept: 1 }),
+  ratelimitNamespaces: () => ({ entries: 3, bytes: 2100 }),
 };
 
 /** The value of the sample line `name{labels}`, or undefined. */
@@ -66,6 +67,8 @@ describe("MetricsRegistry", () => {
     expect(sample(text, "tollgate_ratelimit_window_bytes")).toBe(1200);
     expect(sample(text, "tollgate_ratelimit_windows_evicted_total")).toBe(2);
     expect(sample(text, "tollgate_ratelimit_windows_unkept_total")).toBe(1);
+    expect(sample(text, "tollgate_ratelimit_namespace_cache_entries")).toBe(3);
+    expect(sample(text, "tollgate_ratelimit_namespace_cache_bytes")).toBe(2100);
     expect(sample(text, "tollgate_process_resident_memory_bytes")).toBeGreaterThan(0);
     const families = [...text.matchAll(/^# TYPE (\S+) (counter|gauge|histogram)$/gm)].map((m) => m[1]);
     expect(families.length).toBe(new Set(families).size);
