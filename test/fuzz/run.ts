@@ -4,8 +4,9 @@
  * (privilege.ts) with FUZZ_PRIVILEGE hostile bodies per route and caller (default 60); FUZZ_SQL
  * analytics queries and FUZZ_PERMISSIONS permission queries (defaults 3,000 each); the transport
  * campaign (transport.ts) with FUZZ_TRANSPORT request shapes per route (default 20: chunked,
- * declared at and past the limit, cut short, trickled, unauthenticated and large, bursts) against
- * a service with short body bounds. FUZZ_SEED (default random) is printed. Exits 1 on any problem.
+ * declared at and past the limit, cut short, trickled, unauthenticated and large, bursts, malformed
+ * framing) against a service with short body bounds. FUZZ_SEED (default random) is printed. Exits
+ * 1 on any problem.
  */
 import { startHarness } from "../support/harness.ts";
 import { seedFrom } from "../support/prng.ts";

@@ -87,7 +87,7 @@ export async function runBurst(c: TransportCampaign, ctx: RouteContext): Promise
     const x = planned[i]!;
     const early = refusedEarly.has(exchanges[i]!);
     const one = `${what}, #${i} ${x.shape.framing} ${x.data.byteLength} bytes as ${x.shape.caller.label}${early ? " (answered while held)" : ""}`;
-    c.count(result);
+    c.count(result.reply?.status);
     if (result.hung) p.push(`${one}: no answer and the connection still open after ${c.exchangeLimitMs} ms`);
     if (result.reply === undefined) {
       if (!result.hung) p.push(`${one}: the connection closed without an answer`);

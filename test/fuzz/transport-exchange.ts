@@ -17,6 +17,8 @@ export interface ExchangeHead {
   /** Content-Length when declared; the body's length unless a lie is wanted. */
   declaredBytes?: number;
   contentType?: string;
+  /** Chunk extensions (`;ext=n` after each chunk's size), which a server must accept and ignore. */
+  chunkExtensions?: boolean;
 }
 
 export interface Reply {
@@ -107,9 +109,16 @@ export class Exchange {
       if (opts.gapMs) await Promise.race([delay(opts.gapMs), this.raw.response.catch(() => {})]);
       if (this.answered || this.closed || this.written >= this.body.byteLength) return;
       const piece = this.body.subarray(this.written, this.written + size);
-      if (!(await this.raw.write(this.head.framing === "chunked" ? chunk(piece) : piece))) return;
+      if (!(await this.raw.write(this.head.framing === "chunked" ? this.chunk(piece) : piece))) return;
       this.written += piece.byteLength;
     }
+  }
+
+  private chunk(piece: Uint8Array): Uint8Array {
+    if (!this.head.chunkExtensions) return chunk(piece);
+    const framed = chunk(piece);
+    const size = piece.byteLength.toString(16);
+    return Buffer.concat([encoder.encode(`${size};ext=${this.written}`), framed.subarray(size.length)]);
   }
 
   /** The last chunk of a chunked body, once all of it is written (nothing for a declared body). */

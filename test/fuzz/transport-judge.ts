@@ -32,7 +32,7 @@ export interface Caller {
   authError?: string;
 }
 
-export type Kind = "random size" | "near the limit" | "cut short" | "slow" | "early auth" | "burst";
+export type Kind = "random size" | "near the limit" | "cut short" | "slow" | "early auth" | "burst" | "malformed framing";
 
 export interface Shape {
   kind: Kind;

@@ -5,8 +5,9 @@
  * from the API document, as a caller would); declared just under, at and over it; a declared
  * length the client never sends before it closes; a body trickled past the body deadline; an
  * unauthenticated body past EARLY_AUTH_BODY_BYTES, which must be refused before it is all sent;
- * and bursts of large bodies held open together, which the in-flight cap and the body budget
- * must refuse in part (503 with Retry-After) while the rest are answered as usual. The bodies are
+ * bursts of large bodies held open together, which the in-flight cap and the body budget must
+ * refuse in part (503 with Retry-After) while the rest are answered as usual (transport-burst.ts);
+ * and malformed framing (transport-framing.ts). Chunks carry extensions now and then. The bodies are
  * the route's valid one and the hostile ones of mutate.ts, padded with whitespace to size.
  *
  * After every shape: the answer is judged (transport-judge.ts); a hang is a finding; a refusal
@@ -26,6 +27,7 @@ import { hostileBodies, type Hostile } from "./mutate.ts";
 import { Exchange, logBetween, padded, pieceSizes, type Framing, type Result } from "./transport-exchange.ts";
 import { expectation, replyProblems, TYPES, type Caller, type Kind, type Shape } from "./transport-judge.ts";
 import { runBurst } from "./transport-burst.ts";
+import { runMalformed } from "./transport-framing.ts";
 
 const MiB = 1024 * 1024;
 
@@ -46,7 +48,7 @@ export interface TransportSummary extends FuzzSummary {
   shapes: Record<string, number>;
 }
 
-const KINDS: readonly Kind[] = ["random size", "random size", "near the limit", "near the limit", "cut short", "slow", "early auth", "burst"];
+const KINDS: readonly Kind[] = ["random size", "random size", "near the limit", "near the limit", "cut short", "slow", "early auth", "burst", "malformed framing"];
 
 /** Everything a shape needs to know about its route. */
 export interface RouteContext {
@@ -81,9 +83,9 @@ export class TransportCampaign {
     this.exchangeLimitMs = bounds.bodyTimeoutMs + 5000;
   }
 
-  /** Counts one exchange; one the client gave up on (or that closed unanswered) counts as 499, as the service logs it. */
-  count(result: Result): void {
-    const status = result.reply?.status ?? 499;
+  /** Counts one exchange by its status; one the client gave up on (or that closed unanswered) counts as 499, as the service logs it. */
+  count(answered: number | undefined): void {
+    const status = answered ?? 499;
     this.summary.requests++;
     this.summary.byStatus[status] = (this.summary.byStatus[status] ?? 0) + 1;
   }
@@ -133,6 +135,7 @@ export class TransportCampaign {
   async shape(ctx: RouteContext, kind: Kind): Promise<void> {
     this.summary.shapes[kind] = (this.summary.shapes[kind] ?? 0) + 1;
     if (kind === "burst") return runBurst(this, ctx);
+    if (kind === "malformed framing") return runMalformed(this, ctx);
     const next = this.next;
     const unauthenticated = ctx.callers.filter((c) => c.authError !== undefined);
     const caller = pick(next, kind === "early auth" ? unauthenticated : ctx.callers);
@@ -144,10 +147,13 @@ export class TransportCampaign {
     const what = `${ctx.route.path} ${kind} ${framing} ${shape.bytes} bytes as ${caller.label} [${body.label}]`;
     await settle(this.h);
     const before = digest(this.h);
-    const head = { path: ctx.route.path, rootKey: caller.rootKey, framing, declaredBytes, ...(body.contentType === undefined ? {} : { contentType: body.contentType }) };
+    const head = {
+      path: ctx.route.path, rootKey: caller.rootKey, framing, declaredBytes, chunkExtensions: next() < 0.3,
+      ...(body.contentType === undefined ? {} : { contentType: body.contentType }),
+    };
     const ex = await Exchange.open(this.h.url, head, data);
     const result = await this.send(ex, kind);
-    this.count(result);
+    this.count(result.reply?.status);
     this.judge(what, shape, ctx.limitBytes, result, data.byteLength);
     if (!(await ex.close(this.exchangeLimitMs))) this.summary.problems.push(`${what}: the connection stayed open after the client closed it`);
     await this.checkStored(what, before, [result]);
