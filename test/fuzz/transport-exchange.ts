@@ -14,7 +14,7 @@ export interface ExchangeHead {
   /** The root key sent as `Bearer`; null sends no Authorization header. */
   rootKey: string | null;
   framing: Framing;
-  /** Content-Length when declared; the body's length unless a lie is wanted. */
+  /** Content-Length when declared: the body's length, unless the body is to be cut short. */
   declaredBytes?: number;
   contentType?: string;
   /** Chunk extensions (`;ext=n` after each chunk's size), which a server must accept and ignore. */
@@ -101,7 +101,6 @@ export class Exchange {
 
   get answered(): boolean { return this.replyValue !== undefined; }
   get closed(): boolean { return this.closedValue; }
-  get sentBodyBytes(): number { return this.written; }
 
   /** Writes the next pieces of the body (sizes in bytes), each after `gapMs`; stops once answered or closed. */
   async write(sizes: readonly number[], opts: { gapMs?: number } = {}): Promise<void> {
@@ -116,9 +115,7 @@ export class Exchange {
 
   private chunk(piece: Uint8Array): Uint8Array {
     if (!this.head.chunkExtensions) return chunk(piece);
-    const framed = chunk(piece);
-    const size = piece.byteLength.toString(16);
-    return Buffer.concat([encoder.encode(`${size};ext=${this.written}`), framed.subarray(size.length)]);
+    return Buffer.concat([encoder.encode(`${piece.byteLength.toString(16)};ext=${this.written}\r\n`), piece, encoder.encode("\r\n")]);
   }
 
   /** The last chunk of a chunked body, once all of it is written (nothing for a declared body). */
