@@ -30,6 +30,11 @@ export interface Answer {
  */
 export function answerProblems(h: Harness, what: string, a: Answer, api = true): string[] {
   if (a.status >= 500) return [`${what}: ${a.status} ${a.text.slice(0, 300)}`];
+  return envelopeProblems(h, what, a, api);
+}
+
+/** Whether an answer of any status is in the envelope (success or error) that its status calls for. */
+export function envelopeProblems(h: Harness, what: string, a: Answer, api = true): string[] {
   if (a.status < 400 && !api) return [];
   let body: any;
   try {

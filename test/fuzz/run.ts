@@ -2,23 +2,27 @@
  * `bun run test:fuzz`: the long form of the hostile-input tests. Every hostile body of every route
  * (plus FUZZ_EXTRA random samples again with other values); the least-privilege campaign
  * (privilege.ts) with FUZZ_PRIVILEGE hostile bodies per route and caller (default 60); FUZZ_SQL
- * analytics queries and FUZZ_PERMISSIONS permission queries (defaults 3,000 each). FUZZ_SEED (default random) is printed.
- * Exits 1 on any problem.
+ * analytics queries and FUZZ_PERMISSIONS permission queries (defaults 3,000 each); the transport
+ * campaign (transport.ts) with FUZZ_TRANSPORT request shapes per route (default 20: chunked,
+ * declared at and past the limit, cut short, trickled, unauthenticated and large, bursts, malformed
+ * framing) against a service with short body bounds. FUZZ_SEED (default random) is printed. Exits
+ * 1 on any problem.
  */
 import { startHarness } from "../support/harness.ts";
 import { seedFrom } from "../support/prng.ts";
 import { runRouteCampaign, type FuzzSummary } from "./campaign.ts";
 import { runQueryCampaign } from "./queries.ts";
 import { runPrivilegeCampaign } from "./privilege.ts";
+import { runTransportCampaign, transportHarnessEnv } from "./transport.ts";
 
 const seed = seedFrom("FUZZ_SEED", process.env);
 const sql = Number(process.env.FUZZ_SQL ?? "3000");
 const permissions = Number(process.env.FUZZ_PERMISSIONS ?? "3000");
 console.log(`fuzz: seed ${seed} (FUZZ_SEED=${seed} reproduces it)`);
 
-async function campaign(name: string, run: (h: Awaited<ReturnType<typeof startHarness>>) => Promise<FuzzSummary>): Promise<FuzzSummary> {
+async function campaign(name: string, run: (h: Awaited<ReturnType<typeof startHarness>>) => Promise<FuzzSummary>, env: Record<string, string> = { TOLLGATE_RATELIMIT_FLUSH_MS: "60000" }): Promise<FuzzSummary> {
   const startedMs = performance.now();
-  const h = await startHarness({ env: { TOLLGATE_RATELIMIT_FLUSH_MS: "60000" } });
+  const h = await startHarness({ env });
   try {
     const s = await run(h);
     const statuses = Object.entries(s.byStatus).map(([status, n]) => `${status}: ${n}`).join(", ");
@@ -33,7 +37,9 @@ async function campaign(name: string, run: (h: Awaited<ReturnType<typeof startHa
 const routes = await campaign("routes", (h) => runRouteCampaign(h, { seed, perRoute: Infinity }));
 const privilege = await campaign("least privilege", (h) => runPrivilegeCampaign(h, { seed, perRoute: Number(process.env.FUZZ_PRIVILEGE ?? "60") }));
 const queries = await campaign("queries", (h) => runQueryCampaign(h, { seed, sql, permissions }));
+const transport = await campaign("transport", (h) => runTransportCampaign(h, { seed, perRoute: Number(process.env.FUZZ_TRANSPORT ?? "20") }), transportHarnessEnv());
+const campaigns = [routes, privilege, queries, transport];
 const pollution = Object.keys(Object.prototype).length > 0 ? 1 : 0;
-const problems = routes.problems.length + privilege.problems.length + queries.problems.length + pollution;
-console.log(`fuzz: ${routes.requests + privilege.requests + queries.requests} requests, ${problems} problems${pollution ? " (Object.prototype polluted)" : ""}, seed ${seed}`);
+const problems = campaigns.reduce((n, c) => n + c.problems.length, pollution);
+console.log(`fuzz: ${campaigns.reduce((n, c) => n + c.requests, 0)} requests, ${problems} problems${pollution ? " (Object.prototype polluted)" : ""}, seed ${seed}`);
 if (problems > 0) process.exit(1);
