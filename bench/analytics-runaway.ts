@@ -1,7 +1,7 @@
 /**
  * keys.verifyKey while other workspaces keep runaway analytics queries going. BENCH_RUNAWAY_WORKSPACES
- * workspaces (4 by default: more than the 2 query processes) each keep two runaway queries in
- * flight, their whole share (one running, one waiting), resent as soon as one answers: a three-way
+ * workspaces (4 by default: more than the 2 query processes) each keep their whole share of runaway
+ * queries in flight (the default running and waiting ones), resent as soon as one answers: a three-way
  * join of 2,000 events whose WHERE rejects every row, so only the kill at the deadline (5 s, the
  * default) ends it, and every kill costs a fresh query process. verifyKey (permission query and
  * credit spend, 1,000 keys) is measured idle and under that load with wrk (50 connections,
@@ -25,8 +25,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 if (![WORKSPACES, SECONDS, ROUNDS].every((n) => Number.isInteger(n) && n >= 1)) throw new Error("BENCH_RUNAWAY_WORKSPACES, BENCH_SECONDS and BENCH_ROUNDS must be positive integers");
 const KEY_COUNT = 1_000;
 const EVENTS_PER_WORKSPACE = 2_000;
-/** Queries each runaway workspace keeps in flight: its default share, one running and one waiting. */
-const IN_FLIGHT = 2;
+/** Queries each runaway workspace keeps in flight: its whole default share, running and waiting. */
+const SHARE = loadConfig({}).analyticsQueriesPerWorkspace;
+const IN_FLIGHT = SHARE.running + SHARE.waiting;
 /** After the runaways start, before measuring: every query process has started and is busy. */
 const RAMP_MS = 3_000;
 const RUNAWAY = "SELECT count() AS n FROM key_verifications_v1 AS a, key_verifications_v1 AS b, key_verifications_v1 AS c WHERE a.latency + b.latency + c.latency < 0";

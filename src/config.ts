@@ -218,7 +218,7 @@ export function loadConfig(env: Env): Config {
     analyticsQueryProcesses: int(r, "TOLLGATE_ANALYTICS_QUERY_PROCESSES", 2, 1, 64),
     analyticsQueriesPerWorkspace: {
       running: int(r, "TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", 1, 1, 64),
-      waiting: int(r, "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", 2, 0, 1000),
+      waiting: int(r, "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", 8, 0, 1000),
     },
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
     analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
@@ -265,7 +265,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
   ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
   ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
-  ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 2)"],
+  ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],
   ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
   ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],

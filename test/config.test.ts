@@ -32,7 +32,7 @@ describe("defaults", () => {
       auditRetentionDays: 90,
       analyticsQueryTimeoutMs: 5000,
       analyticsQueryProcesses: 2,
-      analyticsQueriesPerWorkspace: { running: 1, waiting: 2 },
+      analyticsQueriesPerWorkspace: { running: 1, waiting: 8 },
       recordVerifications: true,
       analyticsFlushMs: 1000,
       analyticsRetentionDays: { raw: 90, minute: 90, hour: 90, day: 365, month: 1095 },

@@ -1,7 +1,7 @@
 /**
  * One workspace's runaway analytics queries never make another's fail: each workspace runs at most
  * TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE queries (1) with TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE
- * (2) waiting, 429 with Retry-After beyond; a free query process goes to a workspace running nothing
+ * waiting (2 here), 429 with Retry-After beyond; a free query process goes to a workspace running nothing
  * first. One process here, the hardest case: workspace `default` keeps it busy with runaways, and
  * workspace `other`'s ordinary query waits for one deadline and a fresh process, no more.
  */
@@ -22,7 +22,7 @@ let h: Harness;
 let otherKey = "";
 
 beforeAll(async () => {
-  h = await startHarness({ env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: String(LIMIT_MS), TOLLGATE_ANALYTICS_QUERY_PROCESSES: "1" } });
+  h = await startHarness({ env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: String(LIMIT_MS), TOLLGATE_ANALYTICS_QUERY_PROCESSES: "1", TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE: "2" } });
   const ws = h.running.services.workspaces;
   const own = ws.setAnalytics("default", true, TEST_ACTOR);
   const other = ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
