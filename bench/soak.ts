@@ -57,7 +57,7 @@ export interface SoakOptions {
 }
 
 /** Resident memory the server may add to its polite warm-up, per MiB of the two caps (see the header). */
-export const RSS_FACTOR = 2;
+export const RSS_FACTOR = 2.5;
 /** How near its cap a footprint must be at the end for the run to count as having reached it. */
 const CAP_REACHED_SHARE = 0.9;
 const MIB = 1024 * 1024;
