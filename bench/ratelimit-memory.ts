@@ -10,6 +10,7 @@
  */
 import { heapStats } from "bun:jsc";
 import { SERVE_ALLOCATOR_ENV } from "../src/cli/allocator.ts";
+import { loadConfig } from "../src/config.ts";
 import { SlidingWindowLimiter, type LimitRequest } from "../src/services/ratelimit/index.ts";
 import { WINDOW_FIXED_BYTES, SCOPE_FIXED_BYTES, type WindowCaps } from "../src/services/ratelimit/workspace-windows.ts";
 import { TestClock } from "../test/support/test-clock.ts";
@@ -27,7 +28,8 @@ interface Scenario {
   caps?: WindowCaps;
 }
 
-const DEFAULT_CAPS: WindowCaps = { totalBytes: 128 * MIB, workspaceBytes: 64 * MIB };
+const DEFAULTS = loadConfig({});
+const DEFAULT_CAPS: WindowCaps = { totalBytes: DEFAULTS.ratelimitMemoryMiB * MIB, workspaceBytes: DEFAULTS.ratelimitWorkspaceMemoryMiB * MIB };
 /** A unique identifier: the fill is never a base-36 digit. */
 const pad = (prefix: string, i: number, length: number, fill: string) => (prefix + i.toString(36) + "-").padEnd(length, fill);
 

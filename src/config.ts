@@ -184,8 +184,8 @@ function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
 
 /** The window caps; the per-workspace one defaults to at most the total. */
 function ratelimitMemory(r: Reader): Pick<Config, "ratelimitMemoryMiB" | "ratelimitWorkspaceMemoryMiB"> {
-  const total = int(r, "TOLLGATE_RATELIMIT_MEMORY_MB", 128, 1, 1_048_576);
-  const perWorkspace = int(r, "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", Math.min(64, total), 1, 1_048_576);
+  const total = int(r, "TOLLGATE_RATELIMIT_MEMORY_MB", 64, 1, 1_048_576);
+  const perWorkspace = int(r, "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", Math.min(32, total), 1, 1_048_576);
   if (perWorkspace > total) r.problems.push(`TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB (${perWorkspace}) must not exceed TOLLGATE_RATELIMIT_MEMORY_MB (${total})`);
   return { ratelimitMemoryMiB: total, ratelimitWorkspaceMemoryMiB: Math.min(perWorkspace, total) };
 }
@@ -256,8 +256,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
   ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
-  ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 128)"],
-  ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 64, at most the total)"],
+  ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 64)"],
+  ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 32, at most the total)"],
   ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "MiB all rate-limit namespaces and their overrides held in memory may use, estimated (default 32)"],
   ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "MiB one workspace's cached rate-limit namespaces may use; beyond it its least recently used go, and a namespace whose overrides outgrow 1/32 of it looks them up in SQLite per check (default 8, at most the total)"],
   ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],

@@ -25,8 +25,8 @@ describe("defaults", () => {
       docsUrl: undefined,
       logLevel: "info",
       ratelimitFlushMs: 1000,
-      ratelimitMemoryMiB: 128,
-      ratelimitWorkspaceMemoryMiB: 64,
+      ratelimitMemoryMiB: 64,
+      ratelimitWorkspaceMemoryMiB: 32,
       ratelimitNamespaceCacheMiB: { total: 32, workspace: 8 },
       ratelimitWildcardOverrides: 100,
       auditRetentionDays: 90,
@@ -143,8 +143,8 @@ describe("valid values", () => {
     expect(loadConfig({ TOLLGATE_TRUSTED_PROXIES: "none" }).trustedProxies).toEqual([]);
   });
 
-  test("the per-workspace window memory defaults to 64 MiB, or the total when that is smaller", () => {
-    expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "512" })).toMatchObject({ ratelimitMemoryMiB: 512, ratelimitWorkspaceMemoryMiB: 64 });
+  test("the per-workspace window memory defaults to 32 MiB, or the total when that is smaller", () => {
+    expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "512" })).toMatchObject({ ratelimitMemoryMiB: 512, ratelimitWorkspaceMemoryMiB: 32 });
     expect(loadConfig({ TOLLGATE_RATELIMIT_MEMORY_MB: "32" })).toMatchObject({ ratelimitMemoryMiB: 32, ratelimitWorkspaceMemoryMiB: 32 });
   });
 
