@@ -266,7 +266,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
   ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
   ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
-  ["TOLLGATE_ANALYTICS", "on | off: record every verification for analytics (default on)"],
+  ["TOLLGATE_ANALYTICS", "on | off: record every verification of every workspace for analytics; who may query is each workspace's opt-in, `workspace update --analytics` (default on)"],
   ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
   ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "days per-minute rollups are kept (default 90)"],

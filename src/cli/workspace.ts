@@ -6,7 +6,9 @@ import { EXIT, UsageError, type CliIo } from "./io.ts";
 
 export const WORKSPACE_HELP = `tollgate workspace create --name <name> [--analytics]   prints the workspace id
 tollgate workspace list                                  one workspace a line: id, name, analytics
-tollgate workspace update <id|name> --analytics on|off`;
+tollgate workspace update <id|name> --analytics on|off
+                                      whether the workspace's root keys may query analytics (its
+                                      verifications are recorded either way while TOLLGATE_ANALYTICS=on)`;
 
 /**
  * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
