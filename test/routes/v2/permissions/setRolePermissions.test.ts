@@ -70,7 +70,7 @@ describe("200", () => {
 
 describe("400", () => {
   test.each([
-    ["roleId missing", { permissions: [] }, "body.roleId"],
+    ["role missing", { permissions: [] }, "body.role"],
     ["permissions missing", { roleId: "role_x" }, "body.permissions"],
     ["a slug with a space", { roleId: "role_x", permissions: ["ok", "not ok"] }, "body.permissions[1]"],
     ["more than 1000 permissions", { roleId: "role_x", permissions: Array.from({ length: 1001 }, (_, i) => `p.${i}`) }, "body.permissions"],
@@ -114,5 +114,26 @@ describe("404", () => {
     const res = await set({ roleId, permissions: [] }, otherWorkspaceRootKey(h, "set-elsewhere"));
     expectError(h, res, 404, ROLE_NOT_FOUND);
     expect(await roleSlugs(roleId)).toEqual(["foreign.kept"]);
+  });
+});
+
+describe("the role's field: `role` as in getRole and deleteRole, `roleId` still accepted", () => {
+  test("200: `role` names the role by id or name, like `roleId`", async () => {
+    const roleId = await createRole(h, "set-by-role", ["by.role.a"]);
+    const byId = await set({ role: roleId, permissions: ["by.role.b"] });
+    expect({ status: byId.status, slugs: slugs(byId.body.data) }).toEqual({ status: 200, slugs: ["by.role.b"] });
+    const byName = await set({ role: "set-by-role", permissions: ["by.role.c"] });
+    expect({ status: byName.status, slugs: slugs(byName.body.data) }).toEqual({ status: 200, slugs: ["by.role.c"] });
+    expect(await roleSlugs(roleId)).toEqual(["by.role.c"]);
+  });
+
+  test("400: neither or both spellings, and nothing changed", async () => {
+    const roleId = await createRole(h, "set-both", ["both.kept"]);
+    for (const body of [{ permissions: ["both.new"] }, { role: roleId, roleId, permissions: ["both.new"] }]) {
+      const res = await set(body);
+      expectError(h, res, 400, "service/application/invalid_input");
+      expect(res.body.error.errors[0].location).toBe("body.role");
+    }
+    expect(await roleSlugs(roleId)).toEqual(["both.kept"]);
   });
 });
