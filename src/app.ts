@@ -72,13 +72,13 @@ export function createApp(opts: AppOptions) {
   const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request));
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request) => checkedBeforeBody.get(request) ?? authenticate(request),
+    principal: (request, info = contexts.of(request)) => (info.principal ??= checkedBeforeBody.get(request) ?? authenticate(request)),
   };
   // Learnt once every route is registered (below).
   const routeBodies = new RouteBodies();
 
   const hot = hotV2Routes(deps);
-  const logOptions = { logger: opts.logger, contexts, metrics };
+  const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf, checkedBeforeBody: (request: Request) => checkedBeforeBody.get(request) };
   const lane = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight };
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.

@@ -104,7 +104,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel, io.stderr);
+  const logger = createLogger(config.logLevel, io.stderr, config.logFormat);
   try {
     return await dispatch(command, rest, config, logger, io);
   } catch (e) {

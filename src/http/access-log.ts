@@ -1,12 +1,17 @@
 /**
- * One JSON log line per answered request (request id, method, route, status, duration in ms) and
- * the request metrics, from one Elysia hook that runs after the response is sent. Nothing of the
+ * One log line per answered request (request id, method, route, status, duration in ms) and the
+ * request metrics, from one Elysia hook that runs after the response is sent. An error line also
+ * names the error's catalogue code and, when the request was authenticated, the root key's id and
+ * its workspace. They are looked up only for an error line, and the principal rides on the
+ * request's info, which every request has anyway: a success costs what it did. Nothing of the
  * request's headers or body is logged: the Authorization header and key strings never reach a log.
  * The route is the matched pattern, not the raw path, so logs and metrics stay free of whatever a
  * client puts in a URL; for an unmatched request the path is logged, without its query string.
  */
 import { Elysia } from "elysia";
-import type { Logger } from "../lib/logger.ts";
+import type { ErrorCode } from "../errors/catalogue.ts";
+import type { LogFields, Logger } from "../lib/logger.ts";
+import type { Principal } from "../services/auth/index.ts";
 import { toMicroseconds } from "../lib/clock.ts";
 import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
 import type { RequestContexts, RequestInfo } from "./request-context.ts";
@@ -15,6 +20,10 @@ export interface AccessLogOptions {
   logger: Logger;
   contexts: RequestContexts;
   metrics: MetricsRegistry;
+  /** The catalogue code an error answer was rendered from. */
+  errorCodeOf(request: Request): ErrorCode | undefined;
+  /** Who a request was authenticated as before its large body was read (its route may never have run). */
+  checkedBeforeBody(request: Request): Principal | undefined;
 }
 
 const MAX_LOGGED_PATH = 200;
@@ -27,6 +36,16 @@ function unmatchedPath(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const end = url.indexOf("?", start);
   return url.slice(start, end === -1 ? undefined : end).slice(0, MAX_LOGGED_PATH);
+}
+
+/** The error's code and who asked (ids only: never a key string or hash). */
+function errorFields(opts: AccessLogOptions, request: Request, info: RequestInfo): LogFields {
+  const errorCode = opts.errorCodeOf(request);
+  const principal = info.principal ?? opts.checkedBeforeBody(request);
+  return {
+    ...(errorCode === undefined ? {} : { errorCode }),
+    ...(principal === undefined ? {} : { rootKeyId: principal.rootKeyId, workspaceId: principal.workspaceId }),
+  };
 }
 
 /** What the log and the metrics need of one answered request. */
@@ -53,6 +72,7 @@ export function requestLogger(opts: AccessLogOptions): (answered: AnsweredReques
       ...(route === UNMATCHED_ROUTE ? { path: unmatchedPath(request.url) } : {}),
       status,
       durationMs: toMicroseconds(durationMs),
+      ...(status >= 400 ? errorFields(opts, request, info) : {}),
     });
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The one place errors become responses: AppError → its catalogue entry; Elysia's validation, parse
  * and not-found errors → 400 / 400 / 404; anything else → 500 with a generic detail, the cause
- * logged with the request id.
+ * logged with the request id. The code each request was answered with is kept for the access log,
+ * in a WeakMap written only on the error path, so a success pays nothing for it.
  */
 import { ValidationError } from "elysia";
 import { AppError, type FieldError } from "../errors/app-error.ts";
@@ -12,6 +13,8 @@ import { failedValidation, fieldErrors, type MappedError } from "./validation.ts
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
+  /** The catalogue code this request's error answer was rendered from; undefined when none was. */
+  codeOf(request: Request): ErrorCode | undefined;
 }
 
 /** Turns an Elysia validation error into field errors naming each field (`body.credits.remaining`). */
@@ -57,9 +60,12 @@ function wantsProblemJson(request: Request, status: number, schemaError: boolean
  * may be sending megabytes more, which would otherwise be read only to be thrown away.
  */
 export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false): ErrorRenderer {
+  const renderedCodes = new WeakMap<Request, ErrorCode>();
   return {
+    codeOf: (request) => renderedCodes.get(request),
     render(error, code, request, requestId) {
       const appError = toAppError(error, code);
+      renderedCodes.set(request, appError.code);
       const kind = ERROR_CATALOGUE[appError.code];
       if (appError.code === "unexpected_error") {
         const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };

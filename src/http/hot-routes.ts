@@ -19,7 +19,7 @@ import { jsonTextResponse } from "./json.ts";
 import { jsonText } from "../lib/raw-json.ts";
 import type { MetricsRegistry } from "./metrics.ts";
 import type { AnsweredRequest } from "./access-log.ts";
-import { newRequestInfo } from "./request-context.ts";
+import { newRequestInfo, type RequestInfo } from "./request-context.ts";
 
 /** One operation as both the Elysia route and this lane serve it. */
 export interface HotRoute<S extends TSchema = TSchema> {
@@ -27,8 +27,8 @@ export interface HotRoute<S extends TSchema = TSchema> {
   body: S;
   /** The largest body the route reads (see route-bodies.ts). */
   bodyLimitBytes: number;
-  /** Runs after the body passed `body`; throws AppError for a failure. */
-  handle(body: Static<S>, request: Request): Ok | Promise<Ok>;
+  /** Runs after the body passed `body`; throws AppError for a failure. `info` is there when the lane runs it. */
+  handle(body: Static<S>, request: Request, info?: RequestInfo): Ok | Promise<Ok>;
 }
 
 export interface HotLane {
@@ -83,7 +83,7 @@ function handler(route: HotRoute, lane: HotLane): (request: Request, server: Pen
       // The answer waits for the end of the turn anyway (endOfTurn): an await more or less costs nothing.
       const body = await parseJsonBody(lane.bodies, request, { limitBytes: route.bodyLimitBytes, startedAtMs: info.startedAtMs });
       validator.check(body);
-      const result = await route.handle(body, request);
+      const result = await route.handle(body, request, info);
       lane.metrics.observeResult(route.path, result);
       response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);
     } catch (error) {

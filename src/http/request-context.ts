@@ -1,17 +1,21 @@
 /**
- * Per-request facts the hooks share: the request id (`req_…`, also sent as `X-Request-Id`) and the
- * start time. Kept in a WeakMap owned by one app, so it goes away with the request.
+ * Per-request facts the hooks share: the request id (`req_…`, also sent as `X-Request-Id`), the
+ * start time and, once authenticated, the principal. Kept in a WeakMap owned by one app, so it goes
+ * away with the request; the hot lane keeps its own, in hand, to spare a WeakMap write per request.
  */
 import { newId } from "../lib/ids.ts";
+import type { Principal } from "../services/auth/index.ts";
 
 export interface RequestInfo {
   requestId: string;
   startedAtMs: number;
+  /** Who the request was authenticated as, once it was (for its access-log line). */
+  principal: Principal | undefined;
 }
 
 /** A new request's facts: its id and the time it started. */
 export function newRequestInfo(): RequestInfo {
-  return { requestId: newId("req"), startedAtMs: performance.now() };
+  return { requestId: newId("req"), startedAtMs: performance.now(), principal: undefined };
 }
 
 export class RequestContexts {

@@ -1,9 +1,13 @@
 /** What every route factory receives: the services and the way to authenticate a request. */
+import type { RequestInfo } from "../http/request-context.ts";
 import type { Principal } from "../services/auth/index.ts";
 import type { Services } from "../services/index.ts";
 
 export interface RouteDeps {
   services: Services;
-  /** Authenticates the request's root key (400/401/403 AppError otherwise). Call it after validation. */
-  principal(request: Request): Principal;
+  /**
+   * Authenticates the request's root key (400/401/403 AppError otherwise). Call it after validation.
+   * `info` is the request's own facts when the caller holds them (the hot lane); the principal is kept there.
+   */
+  principal(request: Request, info?: RequestInfo): Principal;
 }

@@ -1,10 +1,11 @@
-/** The CLI as a child process: version, help, usage errors (2), configuration errors (78), migrate, backup. */
+/** The CLI as a child process: version, help, usage errors (2), configuration errors (78), the text log format, migrate, backup. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import pkg from "../../package.json";
 import { runCli, tempDataDir } from "../support/cli.ts";
+import { parseTextLine } from "../support/text-log.ts";
 
 let data: ReturnType<typeof tempDataDir>;
 beforeAll(() => { data = tempDataDir(); });
@@ -85,6 +86,28 @@ describe("configuration errors (exit 78)", () => {
     expect(r.stderr).toContain("TOLLGATE_MASTER_KEY");
     expect(r.stderr).toContain("TOLLGATE_LOG_LEVEL");
     expect(r.stderr).not.toContain(badKey);
+  });
+
+  test("a bad TOLLGATE_LOG_FORMAT is named on stderr", async () => {
+    const r = await run(["migrate"], { TOLLGATE_LOG_FORMAT: "logfmt" });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("TOLLGATE_LOG_FORMAT");
+    expect(existsSync(data.dir)).toBe(false);
+  });
+});
+
+describe("TOLLGATE_LOG_FORMAT=text", () => {
+  test("log lines are '<time> <LEVEL> <message> key=value …' and parse back to their fields", async () => {
+    const own = tempDataDir();
+    try {
+      const r = await runCli(["migrate"], { dataDir: own.dir, env: { TOLLGATE_LOG_FORMAT: "text" } });
+      expect(r.code).toBe(0);
+      const line = r.stderr.split("\n").find((l) => l.includes("applied migrations"))!;
+      expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z INFO applied migrations migrations=\[/);
+      expect(parseTextLine(line)).toMatchObject({ level: "info", msg: "applied migrations", migrations: expect.arrayContaining([expect.any(String)]) });
+    } finally {
+      own.cleanup();
+    }
   });
 });
 

@@ -34,13 +34,13 @@ export interface ApiResponse {
   body: any;
 }
 
-/** `logLines` collects every log line (info and above) instead of dropping them. */
+/** `logLines` collects every log line (info and above, in TOLLGATE_LOG_FORMAT) instead of dropping them. */
 export async function startHarness(opts: { env?: Record<string, string>; startMs?: number; logLines?: string[] } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-"));
   const lines = opts.logLines;
-  const logger: Logger = lines ? createLogger("info", (line) => lines.push(line)) : silentLogger;
   const rootKey = `tg_test_${randomKeyPart(24)}`;
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
+  const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), config.logFormat) : silentLogger;
   const clock = new TestClock(opts.startMs);
   const actor = { type: "cli" as const, id: "test" };
   const h: Harness = {

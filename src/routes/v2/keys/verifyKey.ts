@@ -23,7 +23,7 @@ export const verifyKeyOperation = (deps: RouteDeps): HotRoute<typeof VerifyKeyBo
   path: "/v2/keys.verifyKey",
   body: VerifyKeyBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
-  handle: async (body, request) => ok(await deps.services.verification.verifyKey(deps.principal(request), body)),
+  handle: async (body, request, info) => ok(await deps.services.verification.verifyKey(deps.principal(request, info), body)),
 });
 
 export const verifyKeyRoute = (deps: RouteDeps) => {

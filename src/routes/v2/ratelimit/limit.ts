@@ -13,7 +13,7 @@ export const limitOperation = (deps: RouteDeps, path: string): HotRoute<typeof L
   path,
   body: LimitBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
-  handle: (body, request) => ok(deps.services.ratelimits.limit(deps.principal(request), body)),
+  handle: (body, request, info) => ok(deps.services.ratelimits.limit(deps.principal(request, info), body)),
 });
 
 export const limitRoute = (deps: RouteDeps, path: string, tag: string) => {
