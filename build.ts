@@ -38,7 +38,8 @@ const inputsPath = (target: Target, outDir = DIST) => join(outDir, `.inputs-${ta
 
 /** Every file that can change the binary, by path and content, plus Bun's version. */
 export function inputsHash(): string {
-  const hash = createHash("sha256").update(`bun ${Bun.version}\n`);
+  // The commit too: the binary reports it (tollgate_build_info), so a new commit is a new binary.
+  const hash = createHash("sha256").update(`bun ${Bun.version}\ncommit ${gitCommit()}\n`);
   const files = [
     ...listFiles(join(ROOT, "src")),
     ...listFiles(join(ROOT, "migrations")),
@@ -150,6 +151,14 @@ function elfMachine(file: string): number {
   return head.readUInt16LE(18);
 }
 
+/** The commit of the checkout being built (`-dirty` when it has changes), or `unknown` outside git. */
+function gitCommit(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: ROOT });
+  if (head.exitCode !== 0) return "unknown";
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: ROOT }).stdout.toString().trim() !== "";
+  return head.stdout.toString().trim() + (dirty ? "-dirty" : "");
+}
+
 /** Compiles one target into `outDir`; returns its path. */
 export async function buildTarget(target: Target, outDir = DIST): Promise<string> {
   const outfile = binaryPath(target, outDir);
@@ -160,6 +169,8 @@ export async function buildTarget(target: Target, outDir = DIST): Promise<string
     entrypoints: [join(SRC, "main.ts"), ...new Set([...spawners.values()].flat())],
     plugins: [importMetaUrlPlugin(new Set([...spawners.values()].flat()))],
     minify: true,
+    // The commit, for tollgate_build_info (src/lib/build-info.ts).
+    define: { TOLLGATE_BUILD_COMMIT: JSON.stringify(gitCommit()) },
     sourcemap: "linked",
     bytecode: true,
     format: "esm",

@@ -6,10 +6,13 @@
  * the response, one access-log line and the request metrics.
  */
 import { Elysia, type AnyElysia } from "elysia";
+import pkg from "../package.json";
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
 import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
+import { BUILD_COMMIT } from "./lib/build-info.ts";
 import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
+import { AppError } from "./errors/app-error.ts";
 import type { Principal } from "./services/auth/index.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
@@ -40,9 +43,18 @@ export interface AppOptions {
   analyticsDatabaseSizeBytes?: () => number;
   /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
   trustedProxies?: readonly AddressRange[];
+  /** Why the service is not ready (GET /v2/readiness), one reason per failed check; boot.ts checks both databases. */
+  readiness?: () => string[];
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
 }
+
+const READINESS_DOC = {
+  summary: "Readiness", tags: ["liveness"], security: [],
+  description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
+    + "and their migrations are those of this version. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
+    + "cheap enough to poll every second (it writes nothing).",
+};
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
 
@@ -57,6 +69,8 @@ export function createApp(opts: AppOptions) {
     databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
     analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
+    verificationsByApi: () => opts.services.verification.countsByApi.series(),
+    build: { version: pkg.version, commit: BUILD_COMMIT },
   };
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
   const authenticate = (request: Request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
@@ -69,7 +83,9 @@ export function createApp(opts: AppOptions) {
   const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, (request) => {
     checkedBeforeBody.set(request, authenticate(request));
   });
-  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request));
+  // Learnt once every route is registered (below).
+  const methodsByPath = new Map<string, string[]>();
+  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path));
   const deps: RouteDeps = {
     services: opts.services,
     principal: (request, info = contexts.of(request)) => (info.principal ??= checkedBeforeBody.get(request) ?? authenticate(request)),
@@ -119,11 +135,31 @@ export function createApp(opts: AppOptions) {
     .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), {
       detail: { summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [] },
     })
+    .get("/v2/readiness", () => {
+      const failures = opts.readiness?.() ?? [];
+      if (failures.length > 0) throw new AppError("not_ready", { detail: failures.join(" ") });
+      return new Ok({ message: "ready" });
+    }, { detail: READINESS_DOC })
     .use(operations)
     .use(openApiRoutes())
     .use(v2Routes(deps));
   routeBodies.learn(app.routes);
+  learnMethods(app.routes, methodsByPath);
   return app;
+}
+
+/**
+ * The methods of each fixed path, for the 405s' `Allow`. /metrics is left out: to a client outside
+ * its allow-list it must look like no route at all.
+ */
+function learnMethods(routes: ReadonlyArray<{ method: string; path: string }>, into: Map<string, string[]>): void {
+  for (const { method, path } of routes) {
+    if (path === "/metrics" || /[*:]/.test(path)) continue;
+    const methods = into.get(path) ?? [];
+    // Bun answers HEAD of every GET route.
+    for (const m of method === "GET" ? ["GET", "HEAD"] : [method]) if (!methods.includes(m)) methods.push(m);
+    into.set(path, methods);
+  }
 }
 
 export type App = ReturnType<typeof createApp>;

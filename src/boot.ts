@@ -11,6 +11,8 @@ import type { Logger } from "./lib/logger.ts";
 import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, type Storage } from "./storage/db.ts";
 import { ANALYTICS_DATABASE_FILE, DATABASE_FILE, openDataStores, type DataStores } from "./storage/data-dir.ts";
 import { Checkpointer } from "./storage/checkpointer.ts";
+import { ANALYTICS_MIGRATIONS, MIGRATIONS } from "./storage/migrations.ts";
+import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
 import { RootKeyAuthenticator } from "./services/auth/index.ts";
@@ -28,6 +30,7 @@ import { lockDataDir, type InstanceLock } from "./storage/instance-lock.ts";
 import { createPrivateDir, tightenModes } from "./storage/private-files.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
+import { API_DOCS_PATH } from "./http/openapi.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
@@ -91,7 +94,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
-    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
@@ -230,6 +233,9 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
     metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
     analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
+    readiness: () => [
+      databaseNotReady(storage, DATABASE_FILE, MIGRATIONS), databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS),
+    ].filter((failure) => failure !== undefined),
   });
   const running: Running = {
     url: "",
@@ -268,6 +274,6 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   running.port = app.server?.port ?? config.port;
   baseUrl = `http://${displayHost(config.host)}:${running.port}`;
   running.url = baseUrl;
-  logger.info("tollgate listening", { url: baseUrl, dataDir: config.dataDir });
+  logger.info("tollgate listening", { url: baseUrl, docs: `${baseUrl}${API_DOCS_PATH}`, dataDir: config.dataDir });
   return running;
 }

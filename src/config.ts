@@ -56,6 +56,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Client addresses that may read GET /metrics. */
   metricsAllow: AddressRange[];
+  /** APIs with their own series in tollgate_verifications_by_api_total; the rest share `other`. */
+  metricsMaxApis: number;
   /**
    * Proxies whose X-Forwarded-For names the client in the audit log. None by default: trusting
    * loopback would let any local process write any address into the audit log.
@@ -236,6 +238,7 @@ export function loadConfig(env: Env): Config {
     keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
+    metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
     trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
     http: {
       idleTimeoutSeconds: int(r, "TOLLGATE_IDLE_TIMEOUT_SECONDS", DEFAULT_HTTP_BOUNDS.idleTimeoutSeconds, 1, 255),
@@ -281,6 +284,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
+  ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
   ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
   ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
   ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   query_quota_exceeded: kind("err:user:too_many_requests:query_quota_exceeded", 429, "Too Many Requests", "The workspace has as many analytics queries running and waiting as it may, or the query waited too long for a free query process. Retry after the seconds in `Retry-After`."),
   workspace_rate_limited: kind("err:user:too_many_requests:workspace_rate_limited", 429, "Too Many Requests", "The workspace sent more requests than its limit allows."),
   route_not_found: kind("err:user:not_found:route_not_found", 404, "Not Found", "No route answers this method and path. Every operation is `POST /v2/<resource>.<operation>`."),
+  method_not_allowed: kind("err:user:method_not_allowed:method_not_allowed", 405, "Method Not Allowed", "The path exists but does not answer this method. The `Allow` header lists the methods it answers: every operation is `POST /v2/<resource>.<operation>`; `/v2/liveness` and `/v2/readiness` are `GET`."),
   authentication_missing: kind("err:service:authentication:missing", 400, "Bad Request", "The `Authorization: Bearer <root key>` header is missing."),
   authentication_malformed: kind("err:service:authentication:malformed", 400, "Bad Request", "The `Authorization` header is not of the form `Bearer <root key>`."),
   root_key_not_found: kind("err:service:authentication:key_not_found", 401, "Unauthorized", "The root key is unknown or has been revoked."),
@@ -57,6 +58,7 @@ export const ERROR_CATALOGUE = {
   precondition_failed: kind("err:service:application:precondition_failed", 412, "Precondition Failed", "A precondition of the operation does not hold; the detail says which."),
   unexpected_error: kind("err:service:application:unexpected_error", 500, "Internal Server Error", "Something went wrong inside the service. Quote the request id when you report it."),
   overloaded: kind("err:service:application:overloaded", 503, "Service Unavailable", "The service is answering as many requests at once as it accepts, or holds as many request-body bytes as it accepts. Retry after the seconds given in the `Retry-After` header."),
+  not_ready: kind("err:service:application:not_ready", 503, "Service Unavailable", "A readiness check failed; the detail names which: a database (tollgate.db or analytics.db) that cannot be written, for example a read-only file or file system, or whose migrations are not those of this version. Fix the cause the detail names; a load balancer sends no traffic here meanwhile."),
   service_unavailable: kind("err:service:application:service_unavailable", 500, "Internal Server Error", "The service cannot handle the request right now, for example while it shuts down."),
 } as const satisfies Record<string, ErrorKind>;
 

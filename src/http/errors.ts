@@ -54,17 +54,25 @@ function wantsProblemJson(request: Request, status: number, schemaError: boolean
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
 
+/** The methods that have a route at a path, or undefined when none has. */
+export type RouteMethods = (path: string) => readonly string[] | undefined;
+
 /**
  * Builds the renderer for one app: `docsUrl` is the base of `type` URLs. An error answer to a
  * request whose body may still be on its way (`bodyLeftUnread`) closes the connection: the client
  * may be sending megabytes more, which would otherwise be read only to be thrown away.
  */
-export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false): ErrorRenderer {
+export function createErrorRenderer(
+  docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false, routeMethods: RouteMethods = () => undefined,
+): ErrorRenderer {
   const renderedCodes = new WeakMap<Request, ErrorCode>();
   return {
     codeOf: (request) => renderedCodes.get(request),
     render(error, code, request, requestId) {
-      const appError = toAppError(error, code);
+      // No route for this method: 405 when the path has routes for others, 404 when it has none.
+      const allow = code === "NOT_FOUND" ? routeMethods(new URL(request.url).pathname) : undefined;
+      const appError = allow === undefined ? toAppError(error, code)
+        : new AppError("method_not_allowed", { detail: `${request.method} is not allowed here; the path answers ${allow.join(", ")}.` });
       renderedCodes.set(request, appError.code);
       const kind = ERROR_CATALOGUE[appError.code];
       if (appError.code === "unexpected_error") {
@@ -85,6 +93,7 @@ export function createErrorRenderer(docsUrl: () => string, logger: Logger, bodyL
       const headers = {
         ...(problem ? { "content-type": "application/problem+json" } : {}),
         ...(appError.retryAfterS === undefined ? {} : { "retry-after": String(appError.retryAfterS) }),
+        ...(allow === undefined ? {} : { allow: allow.join(", ") }),
         ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
       };
       return jsonResponse(body, kind.status, requestId, headers);

@@ -39,6 +39,10 @@ export interface MetricsSources {
   analyticsDatabaseSizeBytes(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
   requestsInFlight(): number;
+  /** Verifications of keys of an API: API id (or `other` beyond the cap), code, count. */
+  verificationsByApi(): Iterable<[apiId: string, code: string, count: number]>;
+  /** What `tollgate version` prints, and the commit the binary was built from. */
+  build: { version: string; commit: string };
 }
 
 export class MetricsRegistry {
@@ -88,6 +92,8 @@ export class MetricsRegistry {
     this.renderRequests(out);
     family(out, "tollgate_verifications_total", "counter", "Key verifications answered, by code.");
     for (const [code, n] of this.verifications) out.push(`tollgate_verifications_total{code="${label(code)}"} ${n}`);
+    family(out, "tollgate_verifications_by_api_total", "counter", "Verifications of keys of an API, by API id and code; APIs beyond TOLLGATE_METRICS_MAX_APIS count as api_id=\"other\".");
+    for (const [apiId, code, n] of sources.verificationsByApi()) out.push(`tollgate_verifications_by_api_total{api_id="${label(apiId)}",code="${label(code)}"} ${n}`);
     family(out, "tollgate_ratelimit_decisions_total", "counter", "ratelimit(s).limit and multiLimit outcomes.");
     out.push(`tollgate_ratelimit_decisions_total{decision="passed"} ${this.ratelimitPassed}`);
     out.push(`tollgate_ratelimit_decisions_total{decision="denied"} ${this.ratelimitDenied}`);
@@ -112,6 +118,7 @@ export class MetricsRegistry {
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
+    renderProcess(out, sources.build);
     return out.join("\n") + "\n";
   }
 
@@ -149,6 +156,17 @@ export class MetricsRegistry {
       out.push(`tollgate_http_request_duration_seconds_count{route="${r}"} ${stats.count}`);
     }
   }
+}
+
+/** The build and the process: what runs, since when, and the CPU it has used. */
+function renderProcess(out: string[], build: MetricsSources["build"]): void {
+  family(out, "tollgate_build_info", "gauge", "Always 1; the labels name the version and the commit of the running binary.");
+  out.push(`tollgate_build_info{version="${label(build.version)}",commit="${label(build.commit)}"} 1`);
+  family(out, "tollgate_process_start_time_seconds", "gauge", "When the process started, in seconds since the Unix epoch.");
+  out.push(`tollgate_process_start_time_seconds ${performance.timeOrigin / 1000}`);
+  const cpu = process.cpuUsage();
+  family(out, "tollgate_process_cpu_seconds_total", "counter", "CPU time the process has used, user and system.");
+  out.push(`tollgate_process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`);
 }
 
 function family(out: string[], name: string, type: string, help: string): void {

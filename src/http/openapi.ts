@@ -28,7 +28,7 @@ const scalarConfig = {
 };
 
 const DESCRIPTION = "Self-hosted API keys: issue, verify and rate-limit. Every operation is `POST /v2/<resource>.<operation>` "
-  + "with a JSON body and `Authorization: Bearer <root key>`, except `GET /v2/liveness`. Successes answer `{meta:{requestId}, data}`; "
+  + "with a JSON body and `Authorization: Bearer <root key>`, except `GET /v2/liveness` and `GET /v2/readiness`, which need no root key. Successes answer `{meta:{requestId}, data}`; "
   + "errors answer `{meta:{requestId}, error:{title, detail, status, type}}`, where `type` links to a page explaining the error.";
 
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */

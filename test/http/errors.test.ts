@@ -76,14 +76,44 @@ describe("404", () => {
     expect("errors" in res.body.error).toBe(false);
   });
 
-  test("GET of a POST route is not a route", async () => {
-    const res = await fetch(`${h.url}/v2/keys.createKey`);
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as any).error.type).toBe(`${h.url}/docs/api-reference/errors-v2/user/not_found/route_not_found`);
+  test("POST /metrics, known only to allowed clients for GET, stays 404", async () => {
+    expectError(h, await h.post("/metrics", {}), 404, "user/not_found/route_not_found");
   });
 
   test("the upstream path style without the dot is not a route", async () => {
     expectError(h, await h.post("/v2/keys/createKey", {}), 404, "user/not_found/route_not_found");
+  });
+});
+
+describe("405", () => {
+  test("405: GET of a POST route answers in the envelope with Allow: POST", async () => {
+    const res = await fetch(`${h.url}/v2/keys.createKey`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    const body = (await res.json()) as any;
+    expect(body.error).toEqual({
+      title: "Method Not Allowed", status: 405, detail: "GET is not allowed here; the path answers POST.",
+      type: `${h.url}/docs/api-reference/errors-v2/user/method_not_allowed/method_not_allowed`,
+    });
+    expect(res.headers.get("x-request-id")).toBe(body.meta.requestId);
+  });
+
+  test("405: GET of a hot route (served by Bun's router for POST) too", async () => {
+    const res = await fetch(`${h.url}/v2/keys.verifyKey`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+  });
+
+  test("405: DELETE of GET /v2/liveness names GET", async () => {
+    const res = await fetch(`${h.url}/v2/liveness`, { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toContain("GET");
+  });
+
+  test("the error's docs page exists", async () => {
+    const page = await fetch(`${h.url}/docs/api-reference/errors-v2/user/method_not_allowed/method_not_allowed`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("err:user:method_not_allowed:method_not_allowed");
   });
 });
 

@@ -7,11 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MetricsRegistry, UNMATCHED_ROUTE } from "../../src/http/metrics.ts";
 import { Ok } from "../../src/http/envelope.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { VerificationCountsByApi } from "../../src/services/verification/index.ts";
+import pkg from "../../package.json";
 
 const sources = {
   keyCache: () => ({ hits: 3, misses: 1, size: 2, sizeBytes: 2048 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
   ratelimitWindows: () => ({ windows: 5, bytes: 1200, evicted: 2, unkept: 1 }),
   ratelimitNamespaces: () => ({ entries: 3, bytes: 2100 }),
+  verificationsByApi: (): Array<[string, string, number]> => [["api_1", "VALID", 4], ["other", "EXPIRED", 1]],
+  build: { version: "1.2.3", commit: "abc123" },
 };
 
 /** The value of the sample line `name{labels}`, or undefined. */
@@ -75,10 +79,42 @@ describe("MetricsRegistry", () => {
     for (const f of families) expect(text).toContain(`# HELP ${f} `);
   });
 
+  test("names the build, the process start time and its CPU seconds", () => {
+    const text = new MetricsRegistry().render(sources);
+    expect(sample(text, `tollgate_build_info{version="1.2.3",commit="abc123"}`)).toBe(1);
+    const startS = sample(text, "tollgate_process_start_time_seconds")!;
+    expect(startS).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(startS).toBeGreaterThan(Date.now() / 1000 - 3600);
+    expect(sample(text, "tollgate_process_cpu_seconds_total")).toBeGreaterThan(0);
+  });
+
+  test("renders verifications by API and code from its source", () => {
+    const text = new MetricsRegistry().render(sources);
+    expect(sample(text, `tollgate_verifications_by_api_total{api_id="api_1",code="VALID"}`)).toBe(4);
+    expect(sample(text, `tollgate_verifications_by_api_total{api_id="other",code="EXPIRED"}`)).toBe(1);
+  });
+
   test("escapes label values", () => {
     const m = new MetricsRegistry();
     m.observeRequest('a"b\\c', 200, 1);
     expect(m.render(sources)).toContain('route="a\\"b\\\\c"');
+  });
+});
+
+describe("VerificationCountsByApi", () => {
+  test("counts by API and code, and counts APIs beyond the cap as `other`", () => {
+    const counts = new VerificationCountsByApi(2);
+    for (const api of ["api_a", "api_b", "api_a", "api_c", "api_d", "api_b"]) counts.count(api, "VALID");
+    counts.count("api_c", "EXPIRED");
+    expect([...counts.series()]).toEqual([
+      ["api_a", "VALID", 2], ["api_b", "VALID", 2], ["other", "VALID", 2], ["other", "EXPIRED", 1],
+    ]);
+  });
+
+  test("a cap of 0 counts every API as `other`", () => {
+    const counts = new VerificationCountsByApi(0);
+    counts.count("api_a", "VALID");
+    expect([...counts.series()]).toEqual([["other", "VALID", 1]]);
   });
 });
 
@@ -115,6 +151,10 @@ describe("GET /metrics on a running service (loopback allowed by default)", () =
     expect(sample(text, "tollgate_database_size_bytes")).toBeGreaterThan(0);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBeGreaterThan(0);
     expect(sample(text, "tollgate_http_requests_in_flight")).toBe(0);
+    // The unknown key belongs to no API: it is in tollgate_verifications_total alone.
+    expect(sample(text, `tollgate_verifications_by_api_total{api_id="${api.body.data.apiId}",code="VALID"}`)).toBe(2);
+    expect(text.match(/^tollgate_verifications_by_api_total\{/gm)?.length).toBe(1);
+    expect(sample(text, `tollgate_build_info{version="${pkg.version}",commit="unknown"}`)).toBe(1);
   });
 
   test("is left out of the OpenAPI document", async () => {

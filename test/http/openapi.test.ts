@@ -87,8 +87,10 @@ describe("the OpenAPI document", () => {
   let paths: Record<string, Record<string, Operation>>;
   const operations = () => Object.entries(paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method, op })));
 
+  const logLines: string[] = [];
+
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ logLines });
     const res = await fetch(`${h.url}/docs/api/openapi.json`);
     expect(res.status).toBe(200);
     paths = ((await res.json()) as { paths: typeof paths }).paths;
@@ -103,10 +105,16 @@ describe("the OpenAPI document", () => {
     expect(documented.length).toBeGreaterThan(40);
   });
 
-  test("each operation has a summary and a tag; all but liveness need a root key", () => {
+  test("the start log line names the API reference's URL, which answers", async () => {
+    const started = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "tollgate listening");
+    expect(started).toMatchObject({ url: h.url, docs: `${h.url}/docs/api` });
+    expect((await fetch(started.docs)).status).toBe(200);
+  });
+
+  test("each operation has a summary and a tag; all but liveness and readiness need a root key", () => {
     for (const { path, method, op } of operations()) {
       expect({ path, summary: Boolean(op.summary), tags: (op.tags?.length ?? 0) > 0 }).toEqual({ path, summary: true, tags: true });
-      if (path === "/v2/liveness") expect(op.security).toEqual([]);
+      if (path === "/v2/liveness" || path === "/v2/readiness") expect(op.security).toEqual([]);
       else expect({ path, method, security: op.security }).toEqual({ path, method: "post", security: undefined });
     }
   });

@@ -20,8 +20,10 @@ import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./rat
 import type { KeyCache } from "../key-cache/index.ts";
 import type { VerificationRecorder } from "../analytics/index.ts";
 import type { CreditLedger } from "../credits/index.ts";
+import { VerificationCountsByApi } from "./api-counts.ts";
 
 export type { KeySnapshot, Meta } from "./snapshot.ts";
+export { OTHER_APIS, VerificationCountsByApi } from "./api-counts.ts";
 
 export type VerificationCode =
   | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
@@ -59,6 +61,8 @@ export interface VerificationDeps {
   credits: CreditLedger;
   /** Where each verification's event goes; none when analytics recording is off. */
   events?: VerificationRecorder;
+  /** APIs counted by their own id in `countsByApi` (default 1,000). */
+  maxApisCounted?: number;
 }
 
 const NO_TAGS: readonly string[] = [];
@@ -69,9 +73,12 @@ const QUERY_CACHE_SIZE = 1000;
 export class VerificationService {
   private readonly snapshots: SnapshotLoader;
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
+  /** Verifications of keys of an API, by API and code (for /metrics). */
+  readonly countsByApi: VerificationCountsByApi;
 
   constructor(private readonly deps: VerificationDeps) {
     this.snapshots = new SnapshotLoader(deps.storage.sqlite, deps.credits, deps.sharedValueBytes);
+    this.countsByApi = new VerificationCountsByApi(deps.maxApisCounted ?? 1000);
   }
 
   /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
@@ -146,6 +153,7 @@ export class VerificationService {
 
   /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
   private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
+    if (snap.apiId !== null) this.countsByApi.count(snap.apiId, result.code);
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),
       subject: snap.subject,

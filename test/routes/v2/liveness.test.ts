@@ -22,9 +22,10 @@ describe("200", () => {
   });
 });
 
-describe("404", () => {
-  test("POST /v2/liveness is not a route", async () => {
+describe("405", () => {
+  test("405: POST /v2/liveness answers with Allow", async () => {
     const res = await h.post("/v2/liveness", {});
-    expectError(h, res, 404, "user/not_found/route_not_found", "No route answers this method and path.");
+    expectError(h, res, 405, "user/method_not_allowed/method_not_allowed");
+    expect(res.headers.get("allow")).toContain("GET");
   });
 });
