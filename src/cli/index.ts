@@ -19,12 +19,13 @@ import { ROOT_KEY_HELP, rootKeyCommand } from "./root-key.ts";
 import { BACKUP_HELP, backupCommand } from "./backup.ts";
 import { RESTORE_HELP, restoreCommand } from "./restore.ts";
 import { CONFIG_HELP, configCommand } from "./config.ts";
+import { COMPLETION_HELP, completionCommand } from "./completion.ts";
 
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
   serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, backup: BACKUP_HELP,
-  restore: RESTORE_HELP, config: CONFIG_HELP,
+  restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP,
   version: "tollgate version\n  Prints the version.",
 };
 
@@ -79,6 +80,8 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       return restoreCommand(rest, config, logger, systemClock, io);
     case "config":
       return configCommand(rest, io);
+    case "completion":
+      return completionCommand(rest, HELP, io);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
