@@ -106,17 +106,24 @@ type Env = Record<string, string | undefined>;
 interface Reader {
   env: Env;
   problems: string[];
+  /** Each variable read and the value it took, as text (undefined: unset, no default). */
+  effective: Map<string, string | undefined>;
+}
+
+/** Records the value `name` took and returns it. */
+function took<T>(r: Reader, name: string, value: T, text: string | undefined = value === undefined ? undefined : String(value)): T {
+  r.effective.set(name, text);
+  return value;
 }
 
 function str(r: Reader, name: string, fallback: string): string {
   const v = r.env[name];
-  if (v === undefined || v === "") return fallback;
-  return v;
+  return took(r, name, v === undefined || v === "" ? fallback : v);
 }
 
 function int(r: Reader, name: string, fallback: number, min: number, max: number): number {
   const raw = r.env[name];
-  if (raw === undefined || raw === "") return fallback;
+  if (raw === undefined || raw === "") return took(r, name, fallback);
   if (!/^\d+$/.test(raw.trim())) {
     r.problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
     return fallback;
@@ -126,47 +133,47 @@ function int(r: Reader, name: string, fallback: number, min: number, max: number
     r.problems.push(`${name} must be from ${min} to ${max}, got ${n}`);
     return fallback;
   }
-  return n;
+  return took(r, name, n);
 }
 
 function oneOf<T extends string>(r: Reader, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = r.env[name];
-  if (raw === undefined || raw === "") return fallback;
+  if (raw === undefined || raw === "") return took(r, name, fallback);
   if (!(allowed as readonly string[]).includes(raw)) {
     r.problems.push(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
     return fallback;
   }
-  return raw as T;
+  return took(r, name, raw as T);
 }
 
 function masterKey(r: Reader, name: string): Uint8Array | undefined {
   const raw = r.env[name];
-  if (raw === undefined || raw === "") return undefined;
+  if (raw === undefined || raw === "") return took(r, name, undefined);
   const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(raw.trim()) ? Buffer.from(raw.trim(), "base64") : undefined;
   if (!bytes || bytes.length !== 32) {
     r.problems.push(`${name} must be the base64 of exactly 32 bytes (for example from \`openssl rand -base64 32\`)`);
     return undefined;
   }
-  return new Uint8Array(bytes);
+  return took(r, name, new Uint8Array(bytes), raw.trim());
 }
 
 function rootKey(r: Reader, name: string): string | undefined {
   const raw = r.env[name];
-  if (raw === undefined || raw === "") return undefined;
+  if (raw === undefined || raw === "") return took(r, name, undefined);
   if (raw.length < 16 || raw.length > 512 || /\s/.test(raw)) {
     r.problems.push(`${name} must be 16 to 512 characters without white space`);
     return undefined;
   }
-  return raw;
+  return took(r, name, raw);
 }
 
 function url(r: Reader, name: string): string | undefined {
   const raw = r.env[name];
-  if (raw === undefined || raw === "") return undefined;
+  if (raw === undefined || raw === "") return took(r, name, undefined);
   try {
     const u = new URL(raw);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("protocol");
-    return raw.replace(/\/+$/, "");
+    return took(r, name, raw.replace(/\/+$/, ""));
   } catch {
     r.problems.push(`${name} must be an http(s) URL, got "${raw}"`);
     return undefined;
@@ -175,15 +182,15 @@ function url(r: Reader, name: string): string | undefined {
 
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
   const raw = str(r, name, fallback);
-  if (raw.trim() === "none") return [];
+  if (raw.trim() === "none") return took(r, name, [], "none");
   const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
   const ranges = items.map(parseCidr);
   const bad = items.filter((_, i) => ranges[i] === undefined);
   if (bad.length > 0) {
     r.problems.push(`${name} must be a comma-separated list of IP addresses or CIDR ranges (e.g. 127.0.0.0/8,::1), got: ${bad.join(", ")}`);
-    return cidrList({ env: {}, problems: [] }, name, fallback);
+    return cidrList({ env: {}, problems: [], effective: new Map() }, name, fallback);
   }
-  return ranges.filter((x) => x !== undefined);
+  return took(r, name, ranges.filter((x) => x !== undefined), items.join(","));
 }
 
 /** The window caps; the per-workspace one defaults to at most the total. */
@@ -204,7 +211,26 @@ function namespaceCacheMemory(r: Reader): Config["ratelimitNamespaceCacheMiB"] {
 
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
 export function loadConfig(env: Env): Config {
-  const r: Reader = { env, problems: [] };
+  return readConfig(env).config;
+}
+
+/** Variables whose values are secrets: `effectiveSettings` shows only whether they are set. */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set(["TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY"]);
+
+/**
+ * Every variable of CONFIG_VARIABLES and the value it takes in `env` (defaults included), secrets
+ * masked; undefined for one unset without a default. Throws ConfigError like loadConfig.
+ */
+export function effectiveSettings(env: Env): Array<[string, string | undefined]> {
+  const { effective } = readConfig(env);
+  return CONFIG_VARIABLES.map(([name]) => {
+    const value = effective.get(name);
+    return [name, SECRET_VARIABLES.has(name) && value !== undefined ? "********" : value];
+  });
+}
+
+function readConfig(env: Env): { config: Config; effective: Map<string, string | undefined> } {
+  const r: Reader = { env, problems: [], effective: new Map() };
   const config: Config = {
     dataDir: str(r, "TOLLGATE_DATA_DIR", "./data"),
     host: str(r, "TOLLGATE_HOST", "127.0.0.1"),
@@ -249,7 +275,7 @@ export function loadConfig(env: Env): Config {
     },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return config;
+  return { config, effective: r.effective };
 }
 
 /** The variables `loadConfig` reads, for `tollgate help`. */

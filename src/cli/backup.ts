@@ -12,12 +12,12 @@ export const BACKUP_HELP = `tollgate backup <file>
   Writes a consistent copy of tollgate.db (keys, credits, permissions, rate limits, audit log) to
   <file>, and one of analytics.db (verification events and rollups) beside it, named as <file> with
   "-analytics" before a final ".db" (tollgate-backup.db: tollgate-backup-analytics.db). Neither may
-  exist; both are mode 0600. Safe while the service runs. Restore: stop the service, put the copies
-  in place as tollgate.db and analytics.db (no -wal or -shm files beside them), start. Recoverable
-  keys also need the same master key: keep <data dir>/master.key (or TOLLGATE_MASTER_KEY) with the backup.`;
+  exist; both are mode 0600. Safe while the service runs. Restore: stop the service, run
+  'tollgate restore <file>', start. Recoverable keys also need the same master key: keep
+  <data dir>/master.key (or TOLLGATE_MASTER_KEY) with the backup.`;
 
 /** Where the copy of analytics.db goes for a backup written to `file`. */
-function analyticsBackupPath(file: string): string {
+export function analyticsBackupPath(file: string): string {
   return file.endsWith(".db") ? `${file.slice(0, -".db".length)}-analytics.db` : `${file}-analytics`;
 }
 

@@ -17,11 +17,15 @@ import { MIGRATE_HELP, migrateCommand } from "./migrate.ts";
 import { WORKSPACE_HELP, workspaceCommand } from "./workspace.ts";
 import { ROOT_KEY_HELP, rootKeyCommand } from "./root-key.ts";
 import { BACKUP_HELP, backupCommand } from "./backup.ts";
+import { RESTORE_HELP, restoreCommand } from "./restore.ts";
+import { CONFIG_HELP, configCommand } from "./config.ts";
+import { COMPLETION_HELP, completionCommand } from "./completion.ts";
 
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
   serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, backup: BACKUP_HELP,
+  restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP,
   version: "tollgate version\n  Prints the version.",
 };
 
@@ -72,6 +76,12 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       return withServices(config, logger, rootKeyCommand(rest, CLI_ACTOR, io));
     case "backup":
       return backupCommand(rest, config, logger, io);
+    case "restore":
+      return restoreCommand(rest, config, logger, systemClock, io);
+    case "config":
+      return configCommand(rest, io);
+    case "completion":
+      return completionCommand(rest, HELP, io);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
