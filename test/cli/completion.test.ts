@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli, tempDataDir } from "../support/cli.ts";
+import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 let data: ReturnType<typeof tempDataDir>;
 beforeAll(() => { data = tempDataDir(); });
@@ -53,7 +54,8 @@ describe("completion", () => {
     expect(r.stdout.trimEnd().endsWith("compdef _tollgate tollgate")).toBe(true);
   });
 
-  test.skipIf(Bun.which("zsh") === null)("zsh -n accepts it", async () => {
+  test.skipIf(skipWithout(missing.zsh(), "zsh -n of the zsh completion"))("zsh -n accepts it", async () => {
+    requireTool(missing.zsh());
     const file = join(data.parent, "syntax.zsh");
     writeFileSync(file, (await run(["completion", "zsh"])).stdout);
     expect(Bun.spawnSync(["zsh", "-n", file]).exitCode).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * System tools some checks need (systemd-analyze, qemu-user, Chromium, unshare). Where one is
+ * System tools some checks need (systemd-analyze, qemu-user, Chromium, unshare, zsh). Where one is
  * missing a check is skipped, saying why, except under REQUIRE_TEST_TOOLS=1 (set by .ci/run, which
  * installs them): there it runs and fails, since a skipped check shows nothing.
  */
@@ -30,6 +30,7 @@ export const missing = {
   systemdAnalyze: () => program("systemd-analyze", "systemd"),
   chromium: () => program("chromium", "chromium"),
   unshare: () => program("unshare", "util-linux"),
+  zsh: () => program("zsh", "zsh"),
   qemuAarch64: () =>
     program("qemu-aarch64", "qemu-user libc6-arm64-cross")
     ?? (existsSync(join(AARCH64_SYSROOT, "lib", "ld-linux-aarch64.so.1")) ? undefined : `no arm64 glibc in ${AARCH64_SYSROOT} (apt-get install -y libc6-arm64-cross)`),
