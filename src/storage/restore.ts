@@ -8,9 +8,11 @@
  * -shm are renamed to that name's -wal and -shm: the kept copy stays whole (SQLite pairs a WAL
  * with its database by name), and nothing of the old WAL is replayed onto the restored file.
  * The caller holds the data dir's instance lock throughout, so no serve sees the files between steps.
+ * The copies belong to the data dir's owner: root restoring for a service that runs as its own
+ * user (systemd's DynamicUser) must leave files that user can open.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, existsSync, linkSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EmbeddedMigration } from "./migrations.ts";
@@ -101,13 +103,25 @@ export function replaceDatabases(plans: RestorePlan[], stamp: string): string[] 
   }
 }
 
-/** A synced 0600 copy of `source` under a fresh name beside `target`. */
+/** A synced 0600 copy of `source` under a fresh name beside `target`, owned by the data dir's owner. */
 function stageCopy(source: string, target: string): string {
   const copy = join(dirname(target), `.${basename(target)}.restore-${randomBytes(6).toString("hex")}.tmp`);
   copyFileSync(source, copy);
   chmodSync(copy, PRIVATE_FILE_MODE);
+  giveToDirOwner(copy, dirname(target));
   syncPath(copy);
   return copy;
+}
+
+function giveToDirOwner(file: string, dir: string): void {
+  const owner = statSync(dir);
+  const mine = statSync(file);
+  if (owner.uid === mine.uid && owner.gid === mine.gid) return;
+  try {
+    chownSync(file, owner.uid, owner.gid);
+  } catch (e) {
+    throw new RestoreError(`cannot give the restored files to the data dir's owner (uid ${owner.uid}): ${(e as Error).message}; run the restore as root or as that user`);
+  }
 }
 
 /** Links `target` to its kept name and moves its -wal and -shm after it; returns the kept name, or undefined when there was no file. */

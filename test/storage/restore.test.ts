@@ -1,10 +1,11 @@
 /**
  * replaceDatabases in-process: a replaced database whose latest commits are still in its -wal (as a
  * serve killed with SIGKILL leaves it) is kept whole under its new name, and that WAL is not
- * replayed onto the restored file.
+ * replayed onto the restored file. The restored file belongs to the data dir's owner (root restoring
+ * for a service that runs as its own user).
  */
 import { afterEach, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -65,4 +66,17 @@ test("a kept name that exists already: RestoreError before anything changes", ()
   const before = readdirSync(dir).sort();
   expect(() => replaceDatabases([{ target, source: backup }], "x")).toThrow(RestoreError);
   expect(readdirSync(dir).sort()).toEqual(before);
+});
+
+test.skipIf(process.getuid?.() !== 0)("as root, into a data dir another user owns: the restored file is that user's, 0600", () => {
+  dir = mkdtempSync(join(tmpdir(), "tollgate-restore-"));
+  const dataDir = join(dir, "data");
+  const backup = join(dir, "backup.db");
+  new Database(backup, { create: true }).close();
+  mkdirSync(dataDir, { mode: 0o700 });
+  chownSync(dataDir, 65534, 65534);
+  const target = join(dataDir, "tollgate.db");
+  replaceDatabases([{ target, source: backup }], "owner");
+  const restored = statSync(target);
+  expect({ uid: restored.uid, gid: restored.gid, mode: restored.mode & 0o777 }).toEqual({ uid: 65534, gid: 65534, mode: 0o600 });
 });
