@@ -13,7 +13,6 @@ import { BUILD_COMMIT } from "./lib/build-info.ts";
 import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
 import { AppError } from "./errors/app-error.ts";
-import type { Principal } from "./services/auth/index.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
 import { parseJsonBody } from "./http/body.ts";
@@ -78,23 +77,20 @@ export function createApp(opts: AppOptions) {
     remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
     userAgent: request.headers.get("user-agent") ?? undefined,
   }));
-  // The principal found before a large body was read is the one the route gets: the two checks cannot disagree.
-  const checkedBeforeBody = new WeakMap<Request, Principal>();
-  const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, (request) => {
-    checkedBeforeBody.set(request, authenticate(request));
-  });
+  // The principal found before a large body was read is kept on the request's info: the route gets that one.
+  const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, authenticate);
   // Learnt once every route is registered (below).
   const methodsByPath = new Map<string, string[]>();
   const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path));
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request, info = contexts.of(request)) => (info.principal ??= checkedBeforeBody.get(request) ?? authenticate(request)),
+    principal: (request, info = contexts.of(request)) => (info.principal ??= authenticate(request)),
   };
   // Learnt once every route is registered (below).
   const routeBodies = new RouteBodies();
 
   const hot = hotV2Routes(deps);
-  const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf, checkedBeforeBody: (request: Request) => checkedBeforeBody.get(request) };
+  const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf };
   const lane = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight };
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
@@ -111,7 +107,7 @@ export function createApp(opts: AppOptions) {
     // calls this only for a request with a body: one without cannot be held open by its client.
     .onParse(async ({ request, route, server }) => {
       admitRequest(server, bounds.maxRequestsInFlight);
-      const read = { limitBytes: routeBodies.limitBytes(route), startedAtMs: contexts.of(request).startedAtMs };
+      const read = { limitBytes: routeBodies.limitBytes(route), info: contexts.of(request) };
       const body = await parseJsonBody(bodies, request, read);
       // Elysia validates the body again, but a body that fails reaches it no more (see http/validation.ts).
       // A missing body is Elysia's to judge: it knows which routes may go without one.

@@ -11,7 +11,6 @@
 import { Elysia } from "elysia";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import type { LogFields, Logger } from "../lib/logger.ts";
-import type { Principal } from "../services/auth/index.ts";
 import { toMicroseconds } from "../lib/clock.ts";
 import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
 import type { RequestContexts, RequestInfo } from "./request-context.ts";
@@ -22,8 +21,6 @@ export interface AccessLogOptions {
   metrics: MetricsRegistry;
   /** The catalogue code an error answer was rendered from. */
   errorCodeOf(request: Request): ErrorCode | undefined;
-  /** Who a request was authenticated as before its large body was read (its route may never have run). */
-  checkedBeforeBody(request: Request): Principal | undefined;
 }
 
 const MAX_LOGGED_PATH = 200;
@@ -41,7 +38,7 @@ function unmatchedPath(url: string): string {
 /** The error's code and who asked (ids only: never a key string or hash). */
 function errorFields(opts: AccessLogOptions, request: Request, info: RequestInfo): LogFields {
   const errorCode = opts.errorCodeOf(request);
-  const principal = info.principal ?? opts.checkedBeforeBody(request);
+  const { principal } = info;
   return {
     ...(errorCode === undefined ? {} : { errorCode }),
     ...(principal === undefined ? {} : { rootKeyId: principal.rootKeyId, workspaceId: principal.workspaceId }),

@@ -17,6 +17,8 @@
  * what it sends.
  */
 import { AppError } from "../errors/app-error.ts";
+import type { Principal } from "../services/auth/index.ts";
+import type { RequestInfo } from "./request-context.ts";
 
 /** A body larger than this is read only after its root key has been checked. */
 export const EARLY_AUTH_BODY_BYTES = 64 * 1024;
@@ -28,10 +30,10 @@ export interface BodyBounds {
   bufferBudgetBytes: number;
 }
 
-/** One body to read: its route's limit and when its request started (performance.now()). */
+/** One body to read: its route's limit, and its request's facts (its start; where the principal found before a large body is kept). */
 export interface BodyRead {
   limitBytes: number;
-  startedAtMs: number;
+  info: RequestInfo;
 }
 
 /** `Content-Length` as a number; undefined when absent (a chunked body) or not a number. */
@@ -69,14 +71,14 @@ export class BodyReader {
   private readonly decoder = new TextDecoder();
   private turnEnd: Promise<typeof NOT_YET> | undefined;
 
-  /** `authenticate` throws the root key's 400/401/403 AppError; it runs before a large body is read. */
-  constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request) => void) {}
+  /** `authenticate` throws the root key's 400/401/403 AppError; it runs before a large body is read, and its principal is the route's. */
+  constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request) => Principal) {}
 
   /** The body as text (empty when there is none), or a 408/413/499/503 AppError, or the root key's error. */
   async text(request: Request, read: BodyRead): Promise<string> {
     const declared = declaredLength(request);
     if (declared !== undefined && declared > read.limitBytes) throw tooLarge(read.limitBytes);
-    if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) this.authenticate(request);
+    if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request);
     if (declared === 0) return "";
     const reserved = { bytes: 0 };
     try {
@@ -124,7 +126,7 @@ export class BodyReader {
     if (early !== NOT_YET) return early;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timedOut(this.bounds.timeoutMs)), Math.max(0, read.startedAtMs + this.bounds.timeoutMs - performance.now()));
+      timer = setTimeout(() => reject(timedOut(this.bounds.timeoutMs)), Math.max(0, read.info.startedAtMs + this.bounds.timeoutMs - performance.now()));
     });
     try {
       return await Promise.race([text.catch((cause: unknown) => { throw clientClosed(cause); }), expired]);
@@ -150,11 +152,11 @@ export class BodyReader {
         const before = total;
         total += next.value.byteLength;
         if (total > read.limitBytes) throw tooLarge(read.limitBytes);
-        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) this.authenticate(request);
+        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request);
         this.reserve(reserved, next.value.byteLength);
         chunks.push(next.value);
         if (timer === undefined) {
-          const remainingMs = read.startedAtMs + this.bounds.timeoutMs - performance.now();
+          const remainingMs = read.info.startedAtMs + this.bounds.timeoutMs - performance.now();
           if (remainingMs <= 0) throw timedOut(this.bounds.timeoutMs);
           timer = setTimeout(() => {
             expired = true;

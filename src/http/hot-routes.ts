@@ -81,7 +81,7 @@ function handler(route: HotRoute, lane: HotLane): (request: Request, server: Pen
     try {
       admitRequest(server, lane.maxRequestsInFlight);
       // The answer waits for the end of the turn anyway (endOfTurn): an await more or less costs nothing.
-      const body = await parseJsonBody(lane.bodies, request, { limitBytes: route.bodyLimitBytes, startedAtMs: info.startedAtMs });
+      const body = await parseJsonBody(lane.bodies, request, { limitBytes: route.bodyLimitBytes, info });
       validator.check(body);
       const result = await route.handle(body, request, info);
       lane.metrics.observeResult(route.path, result);

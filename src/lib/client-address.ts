@@ -3,8 +3,9 @@
  * address nobody can forge; X-Forwarded-For is believed only as far as it was written by trusted
  * proxies (TOLLGATE_TRUSTED_PROXIES). Each proxy appends the address it received the request from,
  * so the header is read from the right, hop by hop, while the hop that wrote it is trusted. A hop
- * is believed only as a plain address: node:net also accepts an IPv6 zone (`fe80::1%eth0`) of any
- * length, which no proxy writes and which would carry arbitrary text into the audit log.
+ * is believed only as a plain address: node:net also accepts an IPv6 address with a zone (`%` and
+ * an interface name of any length), which no proxy writes and which would carry arbitrary text
+ * into the audit log.
  */
 import { isIP } from "node:net";
 import type { AddressAllowList } from "./cidr.ts";

@@ -21,11 +21,16 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
-/** Throws DatabaseTooNewError when `__drizzle_migrations` holds entries that `migrations` lacks. */
-function refuseNewerDatabase(sqlite: Database, migrations: EmbeddedMigration[]): void {
+/** The recorded migrations (their created_at) that `migrations` lacks: a newer tollgate wrote them. */
+export function unknownMigrations(sqlite: Database, migrations: readonly EmbeddedMigration[]): number[] {
   const known = new Set(migrations.map((m) => m.createdAt));
   const recorded = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at`).all();
-  const unknown = recorded.map((r) => Number(r.created_at)).filter((at) => !known.has(at));
+  return recorded.map((r) => Number(r.created_at)).filter((at) => !known.has(at));
+}
+
+/** Throws DatabaseTooNewError when `__drizzle_migrations` holds entries that `migrations` lacks. */
+function refuseNewerDatabase(sqlite: Database, migrations: EmbeddedMigration[]): void {
+  const unknown = unknownMigrations(sqlite, migrations);
   if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
 }
 

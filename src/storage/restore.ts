@@ -15,6 +15,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { unknownMigrations } from "./migrate.ts";
 import type { EmbeddedMigration } from "./migrations.ts";
 import { PRIVATE_FILE_MODE, syncPath } from "./private-files.ts";
 
@@ -52,10 +53,9 @@ export function checkBackupFile(file: string, kind: DatabaseKind): void {
     const tables = new Set(query<{ name: string }>(db, `${file} is not a readable SQLite database`, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
     const missing = ["__drizzle_migrations", ...kind.tables].filter((t) => !tables.has(t));
     if (missing.length > 0) throw new RestoreError(`${file} is not a backup of ${kind.name}: it lacks the tables ${missing.join(", ")}`);
-    const known = new Set(kind.migrations.map((m) => m.createdAt));
-    const recorded = query<{ created_at: number }>(db, `${file} is not a readable SQLite database`, `SELECT created_at FROM "__drizzle_migrations"`).map((r) => Number(r.created_at));
-    if (recorded.length === 0) throw new RestoreError(`${file} is not a backup of ${kind.name}: it records no migrations`);
-    const unknown = recorded.filter((at) => !known.has(at));
+    const recorded = query<{ n: number }>(db, `${file} is not a readable SQLite database`, `SELECT count(*) AS n FROM "__drizzle_migrations"`)[0]?.n ?? 0;
+    if (recorded === 0) throw new RestoreError(`${file} is not a backup of ${kind.name}: it records no migrations`);
+    const unknown = unknownMigrations(db, kind.migrations);
     if (unknown.length > 0) throw new RestoreError(`${file} was written by a newer version of tollgate (${unknown.length} migration(s) this version does not know); restore it with that version`);
   } finally {
     db.close();
