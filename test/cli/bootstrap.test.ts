@@ -3,24 +3,16 @@
  * the bootstrap root key (file 0600 or TOLLGATE_ROOT_KEY), master.key 0600, never logged; SIGTERM
  * stops it with exit 0. Each test has its own data dir.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir> | undefined;
-let served: Served | undefined;
-
-afterEach(() => {
-  served?.kill();
-  served = undefined;
-  data?.cleanup();
-  data = undefined;
-});
+const t = perTest();
 
 function freshDataDir(): string {
-  data = tempDataDir();
-  return data.dir;
+  t.data = tempDataDir();
+  return t.data.dir;
 }
 
 const modeOf = (file: string) => statSync(file).mode & 0o777;
@@ -28,9 +20,9 @@ const modeOf = (file: string) => statSync(file).mode & 0o777;
 describe("first serve on an empty data dir", () => {
   test("writes bootstrap-root-key (0600) whose value works, master.key (0600), never logs the key, and stops on SIGTERM with 0", async () => {
     const dir = freshDataDir();
-    served = await startServe({ dataDir: dir });
-    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(served.url).not.toMatch(/:0$/);
+    t.served = await startServe({ dataDir: dir });
+    expect(t.served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(t.served.url).not.toMatch(/:0$/);
 
     const keyFile = join(dir, "bootstrap-root-key");
     expect(modeOf(keyFile)).toBe(0o600);
@@ -40,15 +32,15 @@ describe("first serve on an empty data dir", () => {
     expect(Buffer.from(readFileSync(join(dir, "master.key"), "utf8").trim(), "base64")).toHaveLength(32);
     expect(existsSync(join(dir, "tollgate.db"))).toBe(true);
 
-    const api = await served.post("/v2/apis.createApi", { name: "first" }, key);
+    const api = await t.served.post("/v2/apis.createApi", { name: "first" }, key);
     expect(api.status).toBe(200);
 
-    expect(await served.stop()).toBe(0);
-    const output = served.stdout() + served.stderr();
+    expect(await t.served.stop()).toBe(0);
+    const output = t.served.stdout() + t.served.stderr();
     expect(output).not.toContain(key);
-    expect(served.stdout()).toBe("");
-    expect(served.stderr()).toContain("created workspace 'default'");
-    expect(served.stderr()).toContain("stopped");
+    expect(t.served.stdout()).toBe("");
+    expect(t.served.stderr()).toContain("created workspace 'default'");
+    expect(t.served.stderr()).toContain("stopped");
 
     // A second start bootstraps nothing: the same one root key, the same file.
     const list = await runCli(["root-key", "list", "--workspace", "default"], { dataDir: dir });
@@ -61,21 +53,21 @@ describe("first serve on an empty data dir", () => {
   test("with TOLLGATE_ROOT_KEY set, no key file is written, that value works and is never logged", async () => {
     const dir = freshDataDir();
     const rootKey = `tg_operator_${crypto.randomUUID().replaceAll("-", "")}`;
-    served = await startServe({ dataDir: dir, env: { TOLLGATE_ROOT_KEY: rootKey } });
+    t.served = await startServe({ dataDir: dir, env: { TOLLGATE_ROOT_KEY: rootKey } });
 
     expect(existsSync(join(dir, "bootstrap-root-key"))).toBe(false);
-    expect((await served.post("/v2/apis.createApi", { name: "with-env-key" }, rootKey)).status).toBe(200);
-    expect((await served.post("/v2/apis.createApi", { name: "wrong-key" }, `${rootKey}x`)).status).toBe(401);
+    expect((await t.served.post("/v2/apis.createApi", { name: "with-env-key" }, rootKey)).status).toBe(200);
+    expect((await t.served.post("/v2/apis.createApi", { name: "wrong-key" }, `${rootKey}x`)).status).toBe(401);
 
-    expect(await served.stop()).toBe(0);
-    expect(served.stdout() + served.stderr()).not.toContain(rootKey);
+    expect(await t.served.stop()).toBe(0);
+    expect(t.served.stdout() + t.served.stderr()).not.toContain(rootKey);
   });
 
   test("with TOLLGATE_MASTER_KEY set, no master.key is written", async () => {
     const dir = freshDataDir();
-    served = await startServe({ dataDir: dir, env: { TOLLGATE_MASTER_KEY: Buffer.alloc(32, 5).toString("base64") } });
+    t.served = await startServe({ dataDir: dir, env: { TOLLGATE_MASTER_KEY: Buffer.alloc(32, 5).toString("base64") } });
     expect(existsSync(join(dir, "master.key"))).toBe(false);
-    expect(await served.stop()).toBe(0);
+    expect(await t.served.stop()).toBe(0);
   });
 });
 
@@ -95,10 +87,10 @@ describe("a CLI command first on an empty data dir bootstraps like serve would",
     expect(ci.code).toBe(0);
 
     // The first serve afterwards creates nothing more, and both keys work.
-    served = await startServe({ dataDir: dir });
-    expect(served.stderr()).not.toContain("created workspace 'default'");
-    expect((await served.post("/v2/apis.createApi", { name: "bootstrap" }, bootstrapKey)).status).toBe(200);
-    expect((await served.post("/v2/apis.createApi", { name: "from-ci" }, ci.stdout.trim())).status).toBe(200);
-    expect(await served.stop()).toBe(0);
+    t.served = await startServe({ dataDir: dir });
+    expect(t.served.stderr()).not.toContain("created workspace 'default'");
+    expect((await t.served.post("/v2/apis.createApi", { name: "bootstrap" }, bootstrapKey)).status).toBe(200);
+    expect((await t.served.post("/v2/apis.createApi", { name: "from-ci" }, ci.stdout.trim())).status).toBe(200);
+    expect(await t.served.stop()).toBe(0);
   });
 });

@@ -4,25 +4,17 @@
  * changed), and `tollgate backup`
  * taken while serve runs restores, as the README describes, into a service that has every record.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir> | undefined;
-let served: Served | undefined;
-
-afterEach(() => {
-  served?.kill();
-  served = undefined;
-  data?.cleanup();
-  data = undefined;
-});
+const t = perTest();
 
 function fresh(): { dir: string; parent: string } {
-  data = tempDataDir();
-  return data;
+  t.data = tempDataDir();
+  return t.data;
 }
 
 const migrationRows = (file: string) => {
@@ -58,12 +50,12 @@ describe("a database written by a newer version", () => {
 describe("backup while serving, then restore", () => {
   test("the restored data dir serves every API and key that existed at the backup, and has its analytics", async () => {
     const { dir, parent } = fresh();
-    served = await startServe({ dataDir: dir, env: { TOLLGATE_ANALYTICS_FLUSH_MS: "50" } });
+    t.served = await startServe({ dataDir: dir, env: { TOLLGATE_ANALYTICS_FLUSH_MS: "50" } });
     const rootKey = readFileSync(join(dir, "bootstrap-root-key"), "utf8").trim();
-    const api = await served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey);
-    const key = await served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, recoverable: true, credits: { remaining: 10 } }, rootKey);
+    const api = await t.served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey);
+    const key = await t.served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, recoverable: true, credits: { remaining: 10 } }, rootKey);
     expect(key.status).toBe(200);
-    expect((await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey)).body.data.credits).toBe(9);
+    expect((await t.served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey)).body.data.credits).toBe(9);
     // Its event written (the flush runs every 50 ms), so that the backup of analytics.db has it.
     for (let i = 0; i < 300 && eventCount(join(dir, "analytics.db")) < 1; i++) await Bun.sleep(10);
     expect(eventCount(join(dir, "analytics.db"))).toBe(1);
@@ -76,9 +68,9 @@ describe("backup while serving, then restore", () => {
     for (const file of [backupFile, analyticsBackup]) expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(parent).filter((f) => f.includes(".partial-"))).toEqual([]);
     // Written after the backup: must not be in the restored copy.
-    const later = await served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey);
-    expect(await served.stop()).toBe(0);
-    served = undefined;
+    const later = await t.served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey);
+    expect(await t.served.stop()).toBe(0);
+    t.served = undefined;
 
     // The README's restore: a data dir with the backups as tollgate.db and analytics.db, next to the same master.key.
     const restored = join(parent, "restored");
@@ -88,16 +80,16 @@ describe("backup while serving, then restore", () => {
     copyFileSync(join(dir, "master.key"), join(restored, "master.key"));
     expect(existsSync(join(restored, "tollgate.db-wal"))).toBe(false);
 
-    served = await startServe({ dataDir: restored });
-    expect(served.stderr()).not.toContain("created workspace 'default'");
-    expect((await served.post("/v2/apis.getApi", { apiId: api.body.data.apiId }, rootKey)).status).toBe(200);
-    expect((await served.post("/v2/apis.getApi", { apiId: later.body.data.apiId }, rootKey)).status).toBe(404);
-    const verified = await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey);
+    t.served = await startServe({ dataDir: restored });
+    expect(t.served.stderr()).not.toContain("created workspace 'default'");
+    expect((await t.served.post("/v2/apis.getApi", { apiId: api.body.data.apiId }, rootKey)).status).toBe(200);
+    expect((await t.served.post("/v2/apis.getApi", { apiId: later.body.data.apiId }, rootKey)).status).toBe(404);
+    const verified = await t.served.post("/v2/keys.verifyKey", { key: key.body.data.key }, rootKey);
     expect(verified.body.data).toMatchObject({ valid: true, code: "VALID", credits: 8 });
     // Recoverable keys decrypt only with the master key that was restored alongside.
-    const got = await served.post("/v2/keys.getKey", { keyId: key.body.data.keyId, decrypt: true }, rootKey);
+    const got = await t.served.post("/v2/keys.getKey", { keyId: key.body.data.keyId, decrypt: true }, rootKey);
     expect(got.body.data.plaintext).toBe(key.body.data.key);
-    expect(await served.stop()).toBe(0);
+    expect(await t.served.stop()).toBe(0);
     // The verification of the backup and the one after the restore.
     expect(eventCount(join(restored, "analytics.db"))).toBe(2);
   });

@@ -3,25 +3,17 @@
  * back in place of later changes, the replaced files kept beside; a restore beside a running serve,
  * or of a damaged or foreign file, is refused with nothing changed.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir> | undefined;
-let served: Served | undefined;
-
-afterEach(() => {
-  served?.kill();
-  served = undefined;
-  data?.cleanup();
-  data = undefined;
-});
+const t = perTest();
 
 function fresh(): { dir: string; parent: string } {
-  data = tempDataDir();
-  return data;
+  t.data = tempDataDir();
+  return t.data;
 }
 
 /** The names of the APIs in the tollgate.db at `file` (with its WAL, when one is beside it). */
@@ -41,12 +33,12 @@ function snapshot(dir: string): Record<string, string> {
 
 /** Serves `dir`, creates API `before`, backs up to `<parent>/backup.db`, creates API `after`; returns the root key. */
 async function backupBetweenTwoApis(dir: string, parent: string): Promise<{ rootKey: string; backup: string; before: string; after: string }> {
-  served = await startServe({ dataDir: dir });
+  t.served = await startServe({ dataDir: dir });
   const rootKey = readFileSync(join(dir, "bootstrap-root-key"), "utf8").trim();
-  const before = (await served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey)).body.data.apiId;
+  const before = (await t.served.post("/v2/apis.createApi", { name: "before-backup" }, rootKey)).body.data.apiId;
   const backup = join(parent, "backup.db");
   expect((await runCli(["backup", backup], { dataDir: dir })).code).toBe(0);
-  const after = (await served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey)).body.data.apiId;
+  const after = (await t.served.post("/v2/apis.createApi", { name: "after-backup" }, rootKey)).body.data.apiId;
   return { rootKey, backup, before, after };
 }
 
@@ -54,8 +46,8 @@ describe("restore of a backup taken while serving", () => {
   test("serve again shows the state at the backup; the replaced files are kept whole beside, without -wal/-shm at the live names", async () => {
     const { dir, parent } = fresh();
     const { rootKey, backup, before, after } = await backupBetweenTwoApis(dir, parent);
-    expect(await served!.stop()).toBe(0);
-    served = undefined;
+    expect(await t.served!.stop()).toBe(0);
+    t.served = undefined;
 
     const r = await runCli(["restore", backup], { dataDir: dir });
     expect(r.code).toBe(0);
@@ -72,9 +64,9 @@ describe("restore of a backup taken while serving", () => {
     // The kept copy has what was written after the backup (from its own WAL, moved along with it).
     expect(apiNames(join(dir, kept))).toEqual(["after-backup", "before-backup"]);
 
-    served = await startServe({ dataDir: dir });
-    expect((await served.post("/v2/apis.getApi", { apiId: before }, rootKey)).status).toBe(200);
-    expect((await served.post("/v2/apis.getApi", { apiId: after }, rootKey)).status).toBe(404);
+    t.served = await startServe({ dataDir: dir });
+    expect((await t.served.post("/v2/apis.getApi", { apiId: before }, rootKey)).status).toBe(200);
+    expect((await t.served.post("/v2/apis.getApi", { apiId: after }, rootKey)).status).toBe(404);
   });
 
   test("a data dir that does not exist yet is created and receives the backup", async () => {
@@ -94,18 +86,18 @@ describe("restore refuses, changing nothing", () => {
     const { rootKey, backup, after } = await backupBetweenTwoApis(dir, parent);
     const r = await runCli(["restore", backup], { dataDir: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`is in use by another tollgate serve (PID ${served!.pid})`);
+    expect(r.stderr).toContain(`is in use by another tollgate serve (PID ${t.served!.pid})`);
     expect(r.stderr).toContain("stop it before restoring");
     expect(r.stdout).toBe("");
     expect(readdirSync(dir).filter((f) => f.includes(".replaced-") || f.includes(".restore-"))).toEqual([]);
-    expect((await served!.post("/v2/apis.getApi", { apiId: after }, rootKey)).status).toBe(200);
+    expect((await t.served!.post("/v2/apis.getApi", { apiId: after }, rootKey)).status).toBe(200);
   });
 
   async function stoppedWithBackup(): Promise<{ dir: string; parent: string; backup: string }> {
     const { dir, parent } = fresh();
     const { backup } = await backupBetweenTwoApis(dir, parent);
-    expect(await served!.stop()).toBe(0);
-    served = undefined;
+    expect(await t.served!.stop()).toBe(0);
+    t.served = undefined;
     return { dir, parent, backup };
   }
 

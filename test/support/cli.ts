@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterEach } from "bun:test";
 import type { Subprocess } from "bun";
 import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 
@@ -24,8 +25,10 @@ export interface CliResult {
   stderr: string;
 }
 
+export type TempDataDir = { dir: string; parent: string; cleanup(): void };
+
 /** A fresh temp data dir (not created inside: tollgate creates it) and its removal. */
-export function tempDataDir(): { dir: string; parent: string; cleanup(): void } {
+export function tempDataDir(): TempDataDir {
   const parent = mkdtempSync(join(tmpdir(), "tollgate-cli-"));
   return { dir: join(parent, "data"), parent, cleanup: () => rmSync(parent, { recursive: true, force: true }) };
 }
@@ -234,4 +237,22 @@ export async function startServe(opts: RunOptions & { startTimeoutMs?: number })
     kill();
     throw e;
   }
+}
+
+/** A test's data dir and `serve`, each set by the test when it makes one. */
+export interface PerTest {
+  data?: TempDataDir;
+  served?: Served;
+}
+
+/** The slot a file's tests put their data dir and `serve` in: after each test the serve is killed and the dir removed. */
+export function perTest(): PerTest {
+  const t: PerTest = {};
+  afterEach(() => {
+    t.served?.kill();
+    t.served = undefined;
+    t.data?.cleanup();
+    t.data = undefined;
+  });
+  return t;
 }
