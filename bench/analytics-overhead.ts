@@ -7,12 +7,12 @@
  * How: both servers run for the whole workload, and they take turns in short slices (wrk, 50
  * connections, loopback), in the order off-on, on-off, off-on, …; the one not measured is paused
  * (SIGSTOP), so that all its threads, the event writer's included, work only in its own slices and
- * none of its work lands in the other's. This machine's speed swings by tens of percent over tens of
- * seconds; slices of a few seconds put both servers through the same swings, where rounds of a fresh
- * server each (this benchmark before) gave per-round ratios from 0.67 to 1.44. Servers that run
- * throughout are also past their JIT warm-up, as a service is. A server's speed also depends on its
- * process (how its code was compiled, where its memory landed: the same on/off pair measured 0.92
- * in one run and 0.96 in the next), so each mode runs BENCH_OVERHEAD_PROCESSES servers, each on its
+ * none of its work lands in the other's. This machine's speed swings over tens of seconds; slices
+ * of a few seconds put both servers through the same swings, where rounds of a fresh server each
+ * (this benchmark before) gave per-round ratios far apart. Servers that run throughout are also
+ * past their JIT warm-up, as a service is. A server's speed also depends on its process (how its
+ * code was compiled, where its memory landed: the same on/off pair read differently from one run
+ * to the next), so each mode runs BENCH_OVERHEAD_PROCESSES servers, each on its
  * own copy of the data dir, and the slices go round them. Each workload first verifies every
  * key once on both, so the slices measure cached keys, where the pipeline's share of a verification
  * is largest. The result is the ratio of all requests answered in all slices, with the per-pair

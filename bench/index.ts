@@ -3,7 +3,7 @@
  * inherits another's heap or threads; prints one Markdown report (and writes it to BENCH_OUT when
  * set). BENCH_ONLY picks some by name (e.g. `BENCH_ONLY=verify,ratelimit`); BENCH_SECONDS and
  * BENCH_ROUNDS are passed on. Each benchmark measures tollgate against the bare Bun.serve echo in
- * the same run, so read the ratios: absolute numbers on a shared machine drift by 15% or more.
+ * the same run, so read the ratios: absolute numbers on a shared machine drift (BENCHMARKS.md).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";

@@ -3,7 +3,7 @@
  * anonymous and file-backed), that of its children (the analytics query processes), and the
  * footprint gauges of /metrics that the memory caps bound, sampled every few seconds. Medians of
  * windows of samples rather than single samples, because garbage collection swings single samples
- * by ±10%.
+ * up and down.
  */
 import { childProcesses, median, residentKiB } from "../lib.ts";
 

@@ -1,15 +1,15 @@
 /**
  * The memory allocator setting `serve` runs with. Bun's allocator (mimalloc) returns memory that a
  * garbage collection freed to the system within milliseconds, and the engine faults it back in for
- * the next requests. Under load that churn cost 3–5 µs of CPU per verification or limit (10–15% of
- * the server's): two helper threads (JSCWarmUp, mi-scavenger) and page faults on the main thread.
- * With purging off, freed memory stays with the process and is reused, so resident memory stays
- * near its peak (measured: 186 instead of 132 MiB after a load of 100,000 identifiers).
+ * the next requests. Under load that churn is a good part of the server's CPU per verification or
+ * limit: two helper threads (JSCWarmUp, mi-scavenger) and page faults on the main thread. With
+ * purging off, freed memory stays with the process and is reused, so resident memory stays near
+ * its peak instead (the numbers: BENCHMARKS.md, "Measurements behind design choices").
  *
  * mimalloc reads its options from the environment when the process starts, before any of our code
  * runs, so `serve` re-executes itself in place (same PID, so systemd and signals are unaffected)
- * with the setting added, which costs the start about 50 ms; the systemd unit sets the variable and
- * spares it. An operator who sets the variable keeps their value: e.g. MIMALLOC_PURGE_DELAY=10,
+ * with the setting added, which lengthens the start a little; the systemd unit sets the variable
+ * and spares it. An operator who sets the variable keeps their value: e.g. MIMALLOC_PURGE_DELAY=10,
  * mimalloc's default, trades that CPU for returning memory sooner.
  */
 

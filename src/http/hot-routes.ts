@@ -1,6 +1,6 @@
 /**
  * The hot routes (keys.verifyKey, ratelimit(s).limit) answered straight from Bun's router instead
- * of through Elysia's per-request hook chain, which on its own costs about a quarter of a bare
+ * of through Elysia's per-request hook chain, which on its own costs a large share of a bare
  * Bun.serve's throughput. Each hot route is declared once (path, body schema, body limit, handler)
  * and also registered with Elysia, which serves its OpenAPI entry and `app.handle`; over HTTP this
  * lane answers it. The lane runs the same pieces in the same order as the app: request id →
@@ -62,9 +62,8 @@ let turnEnd: Promise<void> | undefined;
 
 /**
  * Resolves once the requests read in this turn of the event loop have run (one setImmediate per
- * turn, shared). Answering then instead of at once lets Bun send the turn's responses together:
- * with 50 connections, a plain verifyKey went from 41 to 27–32 µs of server CPU and from 0.5 to
- * 0.7 of the echo's throughput, ratelimits.limit from 39–41 to 28–37 µs, and p50 fell too.
+ * turn, shared). Answering then instead of at once lets Bun send the turn's responses together,
+ * which under many connections costs the server less CPU per request and lowers the p50 too.
  */
 export function endOfTurn(): Promise<void> {
   return (turnEnd ??= new Promise((resolve) => setImmediate(() => {

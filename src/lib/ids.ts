@@ -18,8 +18,8 @@ const ascii = new TextDecoder();
 /**
  * `count` characters drawn uniformly from the base58 alphabet. Each comes from one random byte
  * (rejection sampling), which is several times cheaper than base58-encoding random bytes; request
- * ids are made on every request. The characters are gathered as bytes and decoded once: adding
- * them to a string one by one made a request id cost 0.6–0.75 µs instead of 0.4–0.5.
+ * ids are made on every request. The characters are gathered as bytes and decoded once, which is
+ * cheaper than adding them to a string one by one.
  */
 export function randomBase58(count: number): string {
   const out = new Uint8Array(count);

@@ -33,7 +33,7 @@ interface LoadOutcome {
  * One commit per turn of the event loop, as the service's main thread commits (credit spends are
  * group-committed per turn): a loop that commits back to back holds the write lock almost without
  * a gap, which no writer of the service does, and on a loaded machine the RESTART then never got
- * the lock (0 restarts in 20,000 writes, twice in one evening).
+ * the lock.
  */
 async function sustainedWrites(restartAtFrames: number, maxWrites: number, emptiedTarget: number): Promise<LoadOutcome> {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-wal-"));

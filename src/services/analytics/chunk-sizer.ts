@@ -1,8 +1,8 @@
 /**
  * How many events the writer thread puts in its next transaction. A chunk should hold
  * analytics.db's write lock for about `targetMs`, so that the retention prune on the main thread
- * never waits long for it; what an event costs varies tenfold (about 7 µs when a few keys are
- * busy, 45 µs when every event is a new rollup row of one of 100,000 keys), so a fixed count either
+ * never waits long for it; what an event costs varies widely (little when a few keys are busy,
+ * much more when every event is a new rollup row of one of 100,000 keys), so a fixed count either
  * holds the lock for tens of milliseconds or commits far more often than it needs to. The size
  * follows the measured cost per event of the chunks before, between `min` and `max`.
  */

@@ -2,8 +2,8 @@
  * Verification events as the writer works on them: one column of string references and one of
  * numbers, each string an index into a dictionary the events share, as they cross from the main
  * thread (event-codec.ts). The writer orders, aggregates and stores them from these columns, with
- * no object per event: made per event, objects were about half of the writer's work and most of its
- * garbage. Comparing two events' keys, identities or tag sets is comparing two integers.
+ * no object per event: made per event, objects were a large part of the writer's work and most of
+ * its garbage. Comparing two events' keys, identities or tag sets is comparing two integers.
  */
 import type { EventSubject, StoredEvent } from "./types.ts";
 
@@ -198,10 +198,9 @@ export interface ArrayPair {
 
 /**
  * Column buffers used again: the main thread's buffer takes its arrays from here, the copies of
- * batches in flight too, and the writer gives back both once it is done with them. In CPU
- * profiles of the server under load, copying each batch into fresh buffers took about 0.2 µs an
- * event of the main thread (the allocation and the collections it brings on), and copying into
- * kept ones under 0.1.
+ * batches in flight too, and the writer gives back both once it is done with them: copying each
+ * batch into fresh buffers cost the main thread the allocation and the collections it brings on,
+ * far more than copying into kept ones.
  */
 /** The least a pair of ColumnArrays holds by default (130 kB), so that pairs fit most batches. */
 export const MIN_PAIR_EVENTS = 2560;

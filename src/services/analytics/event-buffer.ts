@@ -4,12 +4,11 @@
  * event and a batch is handed to the writer as it stands (event-codec.ts sends it across).
  *
  * Written when recorded, while what the verification read is still at hand: buffering objects and
- * encoding them tens of milliseconds later, at hand-over, read every event and its strings back
- * from memory. In CPU profiles of the server under load, the pipeline's functions took about 3% of
- * the main thread's samples that way, and about 1% since events are written when recorded into
- * reused buffers (ColumnArrays). A key's five strings (its subject) are interned once: the buffer
- * remembers their references by the subject object, which verification keeps per cached key, and
- * does not read the strings again.
+ * encoding them tens of milliseconds later, at hand-over, read every event and its strings back from
+ * memory, and cost the main thread far more than writing them into reused buffers (ColumnArrays) as
+ * they are recorded. A key's five strings (its subject) are interned once: the buffer remembers
+ * their references by the subject object, which verification keeps per cached key, and does not read
+ * the strings again.
  */
 import {
   ColumnArrays, Dictionary, EXTERNAL_ID, IDENTITY, KEY, KEY_SPACE, NUMBERS_PER_EVENT, putEvent, putSubject, REFS_PER_EVENT, SUBJECT_REFS, WORKSPACE,

@@ -7,12 +7,9 @@
  * as a staged batch (the writer commits staged batches with the next flush, so a busy key still
  * costs one rollup upsert per bucket and flush interval), and a full buffer at once rather than
  * dropping events. Each hand-over is a message the writer thread wakes for, stages and later
- * answers: handing over every 2,000 events (about 17 a second under `wrk`) took 3.6% of the plain
- * key's throughput in the server, every 8,000 2.5% and every 32,000, where the timer's flush is
- * nearly the only one, 0.3% (analytics off, then on at each, in the same slices). But the fewer
- * the hand-overs, the more events each copies and the writer stages at once: at 50,000 the p99
- * under `wrk` rose by 1.3 ms with analytics on, at 10,000 by 0.6–0.9, within the 0.4–1.1 seen at
- * 2,000 (BENCHMARKS.md).
+ * answers, so frequent hand-overs cost throughput; but the fewer the hand-overs, the more events
+ * each copies and the writer stages at once, which lengthens the p99.
+ * DEFAULT_FLUSH_AT is where the two balanced (BENCHMARKS.md).
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";

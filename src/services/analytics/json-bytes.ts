@@ -1,9 +1,10 @@
 /**
  * JSON text written as UTF-8 bytes into one buffer kept from text to text. The writer thread builds
  * a raw batch row of about 100 bytes an event this way and hands SQLite the bytes themselves: built
- * from strings, every piece and every join of two was an object for the collector, and a string of
- * 100 kB took SQLite's binding 30-130 µs to convert, the bytes about 22. Numbers are written as JSON.stringify writes
- * them; whole numbers and whole microseconds from their digits, anything else from its own text.
+ * from strings, every piece and every join of two was an object for the collector, and SQLite's
+ * binding converts a long string far slower than it takes the bytes. Numbers are written as
+ * JSON.stringify writes them; whole numbers and whole microseconds from their digits, anything
+ * else from its own text.
  */
 
 const encoder = new TextEncoder();

@@ -10,7 +10,7 @@
  * The workspace and key space are the row's, times count from the row's `min_time`, and the fields
  * from `tags` on are left off from the end while they hold their default (no tags, no identity, no
  * request id): an event of a key with one tag and no identity takes 56 bytes, where every field in
- * full took 98. Those bytes were over half of the writer's work (inserted, and copied again by the
+ * full took 98. Those bytes were most of the writer's work (inserted, and copied again by the
  * checkpointer); the view reads fewer too.
  */
 import type { Database, Statement } from "bun:sqlite";
@@ -53,12 +53,11 @@ const MINUTE_MS = 60_000;
 
 /**
  * The most events the writer thread puts in one transaction, and so in one batch row (it makes
- * chunks smaller when events are dear, see ChunkSizer): about 5 ms of holding analytics.db's write
- * lock with few keys. Each commit rewrites the pages it dirtied, so smaller chunks cost more in
- * all (200 events a chunk took 11 µs an event, 1,000 about 7, one transaction a second about 5),
- * while a longer hold makes the retention prune, which runs on the main thread, wait longer for
- * the lock. (When the analytics tables shared tollgate.db, the credit spends waited too: 4,000 a
- * chunk gave a p99 of 25 ms.) Retention sizes its deletes of batch rows by it.
+ * chunks smaller when events are dear, see ChunkSizer): a few milliseconds of holding analytics.db's
+ * write lock with few keys. Each commit rewrites the pages it dirtied, so smaller chunks cost more
+ * in all, while a longer hold makes the retention prune, which runs on the main thread, wait longer
+ * for the lock. (When the analytics tables shared tollgate.db, larger chunks made the credit spends
+ * wait too.) Retention sizes its deletes of batch rows by it.
  */
 export const MAX_CHUNK_EVENTS = 1000;
 
@@ -91,7 +90,7 @@ export class RawRowBuilder {
   /**
    * The positions grouped by workspace and key space, then minute. A chunk's events nearly always
    * share all three, so the map is consulted only where they change (a key made of them per event
-   * cost a third of this work).
+   * was a large part of this work).
    */
   private groups(c: EventColumns, positions: Positions): number[][] {
     const groupOf = new Map<string, number[]>();

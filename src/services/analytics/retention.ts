@@ -28,7 +28,10 @@ export interface AnalyticsRetention {
 export type PruneCounts = Record<keyof AnalyticsRetention, number> & { totals: Record<Granularity, number> };
 
 const DAY_MS = 86_400_000;
-/** About 2 ms of deleting on a table of millions of rollup rows (5,000 took 10 to 17 ms): the longest the prune holds the event loop at once. */
+/**
+ * Rows per delete statement, kept small: one statement is the longest the prune holds the event
+ * loop at once, on tables of millions of rollup rows.
+ */
 const DEFAULT_BATCH = 1_000;
 
 /** Delete statements run without a yield at most, when each deletes little (many small workspaces). */

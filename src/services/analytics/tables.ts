@@ -73,9 +73,9 @@ export class EventTables {
 /**
  * The order of the events by key, then time, as indexes into the columns, so that a key's events
  * fall in one chunk or few and a chunk's minute rows are neighbours in the rollup's B-tree. A
- * counting sort: the events are grouped by key and only the distinct keys are sorted (20,000
- * events of 1,000 keys: 0.22 µs an event, against 0.83 sorting them all). A key's events arrive in
- * time order as a rule; a group that does not is sorted on its own.
+ * counting sort: the events are grouped by key and only the distinct keys are sorted, which costs
+ * far less than sorting them all. A key's events arrive in time order as a rule; a group that does
+ * not is sorted on its own.
  */
 export function keyOrder(c: EventColumns): Uint32Array {
   const { refs, numbers, strings } = c;

@@ -29,8 +29,8 @@ const MIN_CHUNK = 50;
 const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, MAX_CHUNK_EVENTS);
 /**
  * Minute rows per fold slice, sized like the chunks: a slice holds the write lock for about HOLD_MS.
- * A row costs 4-35 µs to fold (few keys / 100,000 keys), so the first slice, sized before any is
- * measured, is kept to 1,000 rows: at most about 35 ms.
+ * What a row costs to fold varies widely (few keys / 100,000 keys), so the first slice, sized before
+ * any is timed, is kept to 1,000 rows, few enough even at the dearest.
  */
 const foldSizer = new ChunkSizer(HOLD_MS, 50, 1_000);
 /** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */

@@ -5,8 +5,8 @@
  * key, so callers cannot fill the cache with variants of one header padded to any length. The cache is
  * dropped whenever root keys or workspaces change, here (`invalidate`, called by the workspace
  * service) or in another process such as the CLI (seen through SQLite's `data_version`). Reading
- * `data_version` costs about 2 us, a large share of a cached verification, so under load it is read
- * at most once per millisecond: a change committed by another process is seen by every request
+ * `data_version` is a large share of a cached verification's cost, so under load it is read at
+ * most once per millisecond: a change committed by another process is seen by every request
  * that starts a millisecond or more after it. Expiry is checked against the clock on every request.
  */
 import { LRUCache } from "lru-cache";

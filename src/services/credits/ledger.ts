@@ -88,8 +88,8 @@ export class CreditLedger implements CreditBalances {
    * while another connection (the analytics event writer, the CLI) holds it, the spends stay queued
    * (and later spends join them) and the commit is tried again a millisecond later, so verifications
    * that spend nothing go on being answered meanwhile. (It once fell back to a blocking wait after
-   * 100 ms: under load a checkpoint or the event writer then stalled the event loop for up to
-   * 180 ms.) After `retryForMs` the spends fail with `service_unavailable`, nothing spent.
+   * 100 ms: under load a checkpoint or the event writer then stalled the event loop.) After
+   * `retryForMs` the spends fail with `service_unavailable`, nothing spent.
    */
   private groupCommit(): void {
     this.scheduled = false;

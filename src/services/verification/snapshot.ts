@@ -75,7 +75,7 @@ const limitsOf = (owner: "key_id" | "identity_id", id: string) => `(SELECT json_
     'id', id, 'name', name, 'limit', "limit", 'duration', duration_ms, 'autoApply', json(CASE auto_apply WHEN 1 THEN 'true' ELSE 'false' END)))
   FROM (SELECT * FROM ratelimit_configs WHERE ${owner} = ${id} ORDER BY name))`;
 
-// Scalar subqueries only: in measurements a LEFT JOIN here made the whole statement several times slower.
+// Scalar subqueries only: a LEFT JOIN here made the whole statement several times slower.
 // Roles sorted by name; permissions held directly or through a role, unique and sorted (UNION does both).
 const SNAPSHOT_SQL = `SELECT k.id, k.workspace_id, k.key_space_id, k.name, k.meta, k.expires_at, k.enabled, k.deleted_at, k.remaining,
   (SELECT json_array(id, deleted_at) FROM apis WHERE key_space_id = k.key_space_id LIMIT 1) AS api,

@@ -10,8 +10,8 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
 
 /**
  * Verifications of one workspace, for analytics, as one row per written chunk rather than one per
- * event: a row costs the event writer about as much as a single event row did, so an event costs a
- * few hundred nanoseconds instead of 7–8 µs (a row and its index entry each). `events` is a JSON
+ * event: a row costs the event writer about as much as a single event row did, so an event costs
+ * far less than as a row of its own (a row and its index entry each). `events` is a JSON
  * array with an array per event, laid out as `layout` says (src/services/analytics/raw-events.ts):
  * 1 for the rows written before analytics.db's migration 0001, every field of every event; 2 since,
  * one key space a row (`key_space_id`), times from `min_time` on and fields at their default left
