@@ -189,6 +189,34 @@ describe("dependency rules (ARCHITECTURE.md)", () => {
   });
 });
 
+describe("comments", () => {
+  test("no comment in src/ states a measurement: the numbers live in BENCHMARKS.md, where they are dated", () => {
+    const offences = sources.flatMap((f) => measurementsIn(readFileSync(join(SRC, f.path), "utf8")).map((m) => `src/${f.path}:${m}`));
+    expectNone("These comments state a measurement; keep the reason in the comment and move the number to BENCHMARKS.md:", offences);
+  });
+});
+
+/** A number or a range of them (`3–5`, `10 to 17`), and a time or size unit right after it. */
+const MEASURE = String.raw`\d[\d.,]*(?:\s*(?:[-–→]|to)\s*\d[\d.,]*)?\s*(?:ns|µs|us|ms|%|[KMG]i?B|kB)(?![\p{L}\d])`;
+/** Within one sentence: any character but a full stop that ends it. */
+const SAME_SENTENCE = String.raw`(?:[^.]|\.(?!\s)){0,120}?`;
+const MEASUREMENT_PATTERNS = [
+  new RegExp(String.raw`\d[\d.,]*(?:\s*[-–]\s*\d[\d.,]*)?\s*(?:µs|us|ns)(?![\p{L}\d])`, "u"),
+  new RegExp(String.raw`\b(?:measur|profil|took\b)${SAME_SENTENCE}${MEASURE}`, "iu"),
+  new RegExp(String.raw`${MEASURE}${SAME_SENTENCE}\b(?:measur|profil)`, "iu"),
+];
+
+/** `line: excerpt` for each comment of `raw` that states a measurement (a µs value, or a timed or sized number beside "measured", "profile" or "took"). */
+function measurementsIn(raw: string): string[] {
+  const found: string[] = [];
+  for (const m of raw.matchAll(/\/\*[\s\S]*?\*\/|(?<![:\\])\/\/.*$/gm)) {
+    const text = m[0].replace(/^\s*(?:\/\*+|\*\/?|\/\/)/gm, " ").replace(/\s+/g, " ");
+    const hit = MEASUREMENT_PATTERNS.map((p) => p.exec(text)).find((h) => h !== null);
+    if (hit) found.push(`${raw.slice(0, m.index).split("\n").length}: …${hit[0]}…`);
+  }
+  return found;
+}
+
 /** `src/a.ts → src/b.ts type→ src/c.ts → src/a.ts`; an edge missing from `runtime` is type-only. */
 function showCycle(cycle: string[], runtime: Map<string, string[]>): string {
   return cycle.map((p, i) => (i === 0 ? `src/${p}` : `${runtime.get(cycle[i - 1]!)?.includes(p) ? "→" : "type→"} src/${p}`)).join(" ");
