@@ -24,6 +24,9 @@ async function queryProcess(): Promise<void> {
 }
 
 async function tollgate(): Promise<void> {
+  // `serve` first restarts itself once, in place (same PID), with an allocator setting that mimalloc
+  // reads only when a process starts: freed memory kept for reuse instead of returned and faulted
+  // back in under load. When and how: src/cli/allocator.ts; the systemd unit sets it and skips this.
   const reexec = allocatorReexec({ argv: process.argv, env: process.env, execPath: process.execPath, execArgv: process.execArgv, main: Bun.main });
   if (reexec) {
     try {

@@ -13,6 +13,8 @@
  * mimalloc's default, trades that CPU for returning memory sooner.
  */
 
+import { runsServe } from "./command-line.ts";
+
 /** The variable and the value `serve` runs with unless the environment already names one. */
 export const SERVE_ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_DELAY: "-1" };
 
@@ -33,11 +35,13 @@ export interface Reexec {
   env: Record<string, string>;
 }
 
-/** The execve that restarts this process as `serve` with SERVE_ALLOCATOR_ENV; undefined when there is nothing to do. */
+/**
+ * The execve that restarts this process as `serve` with SERVE_ALLOCATOR_ENV; undefined when there is
+ * nothing to do. Whether the command line runs `serve` is the CLI's own reading of it.
+ */
 export function allocatorReexec(facts: ProcessFacts): Reexec | undefined {
   const args = facts.argv.slice(2);
-  const command = args[0] ?? "serve";
-  if (command !== "serve" || args.includes("--help") || args.includes("-h")) return undefined;
+  if (!runsServe(args)) return undefined;
   const missing = Object.entries(SERVE_ALLOCATOR_ENV).filter(([name]) => facts.env[name] === undefined);
   if (missing.length === 0) return undefined;
   const env: Record<string, string> = {};

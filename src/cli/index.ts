@@ -12,6 +12,7 @@ import { systemClock } from "../lib/clock.ts";
 import { DatabaseTooNewError } from "../storage/migrate.ts";
 import type { Actor } from "../services/auth/index.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
+import { parseCommandLine } from "./command-line.ts";
 import { SERVE_HELP, serveCommand } from "./serve.ts";
 import { MIGRATE_HELP, migrateCommand } from "./migrate.ts";
 import { WORKSPACE_HELP, workspaceCommand } from "./workspace.ts";
@@ -89,21 +90,22 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
 
 /** Runs the CLI with `argv` (without the program name) and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const [command = "serve", ...rest] = argv;
-  if (command === "help" || command === "--help" || command === "-h") {
+  const line = parseCommandLine(argv);
+  if (line.kind === "usage") {
     io.stdout(usage());
     return EXIT.ok;
   }
-  if (command === "version" || command === "--version") {
+  if (line.kind === "version") {
     io.stdout(pkg.version);
     return EXIT.ok;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    const help = HELP[command];
-    if (!help) return usageFailure(io, `unknown command '${command}'`);
+  if (line.kind === "help") {
+    const help = HELP[line.command];
+    if (!help) return usageFailure(io, `unknown command '${line.command}'`);
     io.stdout(help);
     return EXIT.ok;
   }
+  const { command, rest } = line;
   let config: Config;
   try {
     config = loadConfig(io.env);

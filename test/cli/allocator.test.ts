@@ -1,10 +1,12 @@
 /**
  * `serve` re-executes itself once, in place, with the allocator setting of src/cli/allocator.ts:
  * the plan for every way tollgate is started, and the real `serve` (same PID, the variable in its
- * environment, a value the operator set kept as it is). The executable: test/e2e/binary.test.ts.
+ * environment, a value the operator set kept as it is). Whether a command line is a `serve` is the
+ * CLI's own reading of it (src/cli/command-line.ts). The executable: test/e2e/binary.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { allocatorReexec, SERVE_ALLOCATOR_ENV, type ProcessFacts } from "../../src/cli/allocator.ts";
+import { parseCommandLine, type CommandLine } from "../../src/cli/command-line.ts";
 import { environOf, SERVE_ALLOCATOR_ENTRIES, startServe, tempDataDir, type Served } from "../support/cli.ts";
 
 const BUN = "/usr/bin/bun";
@@ -37,6 +39,34 @@ describe("the plan", () => {
     ["the variable set empty", { env: { MIMALLOC_PURGE_DELAY: "" } }],
   ])("nothing to do: %s", (_, change) => {
     expect(allocatorReexec({ ...SOURCES, ...change })).toBeUndefined();
+  });
+});
+
+describe("a serve as the CLI reads the command line", () => {
+  const planFor = (args: string[]) => allocatorReexec({ ...SOURCES, argv: [BUN, "/srv/tollgate/src/main.ts", ...args] });
+
+  test.each<[string[], CommandLine]>([
+    [[], { kind: "run", command: "serve", rest: [] }],
+    [["serve"], { kind: "run", command: "serve", rest: [] }],
+    [["serve", "extra"], { kind: "run", command: "serve", rest: ["extra"] }],
+  ])("re-executed: %j (the CLI runs serve; with an argument it then refuses it, as before)", (args, line) => {
+    expect(parseCommandLine(args)).toEqual(line);
+    expect(planFor(args)?.args.slice(2)).toEqual(args);
+  });
+
+  test.each<[string[], CommandLine]>([
+    [["help"], { kind: "usage" }],
+    [["--help"], { kind: "usage" }],
+    [["-h", "serve"], { kind: "usage" }],
+    [["version"], { kind: "version" }],
+    [["--version"], { kind: "version" }],
+    [["serve", "extra", "--help"], { kind: "help", command: "serve" }],
+    [["migrate", "-h"], { kind: "help", command: "migrate" }],
+    [["backup", "serve"], { kind: "run", command: "backup", rest: ["serve"] }],
+    [[""], { kind: "run", command: "", rest: [] }],
+  ])("not re-executed: %j (the CLI does not run serve)", (args, line) => {
+    expect(parseCommandLine(args)).toEqual(line);
+    expect(planFor(args)).toBeUndefined();
   });
 });
 
