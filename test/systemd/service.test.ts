@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
-import { environEntries, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
+import { environEntries, freePort, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 
@@ -30,16 +30,9 @@ function readmeBlock(heading: string): string {
   return block;
 }
 
-/** A free TCP port on the host, whose network the container shares. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
 describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgate.service under systemd", () => {
   const host = mkdtempSync(join(tmpdir(), "tollgate-systemd-"));
+  // The container shares the host's network.
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   let machine: Container;

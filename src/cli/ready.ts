@@ -1,0 +1,83 @@
+/**
+ * `tollgate ready [--wait <duration>]`: asks the running service's GET /v2/readiness, at the address
+ * the configuration makes it listen on. The systemd unit runs it as ExecStartPost, so that
+ * `systemctl start` returns once the service answers ready and fails when it never does. The
+ * retry interval is real time: the command waits on another process, not on the service's Clock.
+ */
+import type { Config } from "../config.ts";
+import type { Clock } from "../lib/clock.ts";
+import { DurationError, parseDurationMs } from "../lib/duration.ts";
+import { parse } from "./args.ts";
+import { EXIT, UsageError, type CliIo } from "./io.ts";
+
+export const READY_HELP = `tollgate ready [--wait <duration>]
+  Asks the service at TOLLGATE_HOST:TOLLGATE_PORT whether it is ready (GET /v2/readiness: both
+  databases writable, migrations current). Exit 0 when it is; 1 otherwise, with the reason on
+  stderr. --wait 60s asks again until it is ready or the time is up.`;
+
+/** Between two questions while waiting. */
+const RETRY_INTERVAL_MS = 200;
+/**
+ * One question's bound: a service that accepts the connection but never answers is not ready. The
+ * last question may end this much after --wait's time; the unit's TimeoutStartSec leaves room for it.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
+
+/** Where the service answers: a wildcard listen address is reached over loopback. */
+export function readinessUrl(config: Pick<Config, "host" | "port">): string {
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host === "::" ? "::1" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}/v2/readiness`;
+}
+
+/** Why the service at `url` is not ready, or undefined when it answers ready. */
+async function notReady(url: string, timeoutMs: number): Promise<string | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    if ((error as Error).name === "TimeoutError") return `no answer from ${url} within ${timeoutMs} ms`;
+    return `nothing answers on ${url}`;
+  }
+  if (res.status === 200) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  const text = await res.text().catch(() => "");
+  let detail: unknown;
+  try {
+    detail = (JSON.parse(text) as { error?: { detail?: unknown } }).error?.detail;
+  } catch {
+    // Not tollgate's error envelope: another program on the port; the status says enough.
+  }
+  return typeof detail === "string" && detail !== "" ? detail : `${url} answered ${res.status}`;
+}
+
+function waitMs(values: Record<string, unknown>): number {
+  const wait = values.wait;
+  if (wait === undefined) return 0;
+  try {
+    return parseDurationMs(String(wait));
+  } catch (error) {
+    if (error instanceof DurationError) throw new UsageError(`--wait: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function readyCommand(args: string[], config: Config, clock: Clock, io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, { wait: { type: "string" } });
+  if (positionals.length > 0) throw new UsageError("ready takes no arguments");
+  const deadlineMs = clock.now() + waitMs(values);
+  const url = readinessUrl(config);
+  // systemd stops a start check it gave up on with SIGTERM, which main.ts turns into this promise.
+  let stopped = false;
+  void io.stopRequested().then(() => { stopped = true; });
+  for (;;) {
+    const reason = await notReady(url, REQUEST_TIMEOUT_MS);
+    if (reason === undefined) return EXIT.ok;
+    if (stopped || clock.now() + RETRY_INTERVAL_MS > deadlineMs) {
+      io.stderr(`not ready: ${reason}`);
+      return EXIT.failure;
+    }
+    await Promise.race([Bun.sleep(RETRY_INTERVAL_MS), io.stopRequested()]);
+  }
+}
