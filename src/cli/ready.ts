@@ -10,10 +10,11 @@ import { DurationError, parseDurationMs } from "../lib/duration.ts";
 import { parse } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 
-export const READY_HELP = `tollgate ready [--wait <duration>]
+export const READY_HELP = `tollgate ready [--wait <duration>] [--pid <pid>]
   Asks the service at TOLLGATE_HOST:TOLLGATE_PORT whether it is ready (GET /v2/readiness: both
   databases writable, migrations current). Exit 0 when it is; 1 otherwise, with the reason on
-  stderr. --wait 60s asks again until it is ready or the time is up.`;
+  stderr. --wait 60s asks again until it is ready or the time is up; --pid stops waiting as soon
+  as that process (the service's, $MAINPID under systemd) has ended.`;
 
 /** Between two questions while waiting. */
 const RETRY_INTERVAL_MS = 200;
@@ -52,6 +53,23 @@ async function notReady(url: string, timeoutMs: number): Promise<string | undefi
   return typeof detail === "string" && detail !== "" ? detail : `${url} answered ${res.status}`;
 }
 
+/** False once process `pid` has ended; a process of another user (EPERM) still runs. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function servicePid(values: Record<string, unknown>): number | undefined {
+  if (values.pid === undefined) return undefined;
+  const pid = Number(values.pid);
+  if (!/^\d+$/.test(String(values.pid)) || !Number.isSafeInteger(pid) || pid < 1) throw new UsageError(`--pid: '${values.pid}' is not a process id`);
+  return pid;
+}
+
 function waitMs(values: Record<string, unknown>): number {
   const wait = values.wait;
   if (wait === undefined) return 0;
@@ -64,9 +82,10 @@ function waitMs(values: Record<string, unknown>): number {
 }
 
 export async function readyCommand(args: string[], config: Config, clock: Clock, io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, { wait: { type: "string" } });
+  const { values, positionals } = parse(args, { wait: { type: "string" }, pid: { type: "string" } });
   if (positionals.length > 0) throw new UsageError("ready takes no arguments");
   const deadlineMs = clock.now() + waitMs(values);
+  const pid = servicePid(values);
   const url = readinessUrl(config);
   // systemd stops a start check it gave up on with SIGTERM, which main.ts turns into this promise.
   let stopped = false;
@@ -74,8 +93,10 @@ export async function readyCommand(args: string[], config: Config, clock: Clock,
   for (;;) {
     const reason = await notReady(url, REQUEST_TIMEOUT_MS);
     if (reason === undefined) return EXIT.ok;
-    if (stopped || clock.now() + RETRY_INTERVAL_MS > deadlineMs) {
-      io.stderr(`not ready: ${reason}`);
+    // A service that died while starting will not answer: systemd would wait for this command.
+    const ended = pid !== undefined && !isRunning(pid);
+    if (ended || stopped || clock.now() + RETRY_INTERVAL_MS > deadlineMs) {
+      io.stderr(`not ready: ${ended ? `process ${pid} has ended; ` : ""}${reason}`);
       return EXIT.failure;
     }
     await Promise.race([Bun.sleep(RETRY_INTERVAL_MS), io.stopRequested()]);

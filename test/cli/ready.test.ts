@@ -1,7 +1,7 @@
 /**
  * `tollgate ready [--wait]` against a real `tollgate serve`: 0 when it answers ready, 1 with the
  * reason when it is not ready or nothing answers, and with --wait it keeps asking until a serve
- * started after it comes up. Unready is made from outside on the running service's tollgate.db (a
+ * started after it comes up, or until the process --pid names has ended. Unready is made from outside on the running service's tollgate.db (a
  * migration record of a newer version), since tests run as root, for whom a file's mode does not
  * make it read-only.
  */
@@ -76,6 +76,30 @@ describe("tollgate ready", () => {
     const waiting = ready(["--wait", "60s"], env);
     t.served = await startServe({ dataDir: t.data.dir, env });
     expect(await waiting).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  test("1 before --wait's time is up: the process named by --pid ends while it waits", async () => {
+    t.data = tempDataDir();
+    const port = freePort();
+    const service = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    const waiting = ready(["--wait", "60s", "--pid", String(service.pid)], { TOLLGATE_PORT: String(port) });
+    process.kill(service.pid, "SIGKILL");
+    await service.exited;
+    const r = await waiting;
+    expect({ code: r.code, stderr: r.stderr.trim() })
+      .toEqual({ code: 1, stderr: `not ready: process ${service.pid} has ended; nothing answers on http://127.0.0.1:${port}/v2/readiness` });
+  });
+
+  test("0: --pid of a running service that answers ready", async () => {
+    const env = await serve();
+    expect((await ready(["--wait", "60s", "--pid", String(t.served!.pid)], env)).code).toBe(0);
+  });
+
+  test.each([["0"], ["x"], ["-1"], ["1.5"]])("2: --pid %s is not a process id", async (pid) => {
+    t.data = tempDataDir();
+    const r = await ready([`--pid=${pid}`], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--pid: '${pid}' is not a process id`);
   });
 
   test.each([["soon"], ["-5s"], ["1.5s"]])("2: --wait %s is not a duration", async (wait) => {
