@@ -22,7 +22,7 @@ const RETRY_INTERVAL_MS = 200;
  * One question's bound: a service that accepts the connection but never answers is not ready. The
  * last question may end this much after --wait's time; the unit's TimeoutStartSec leaves room for it.
  */
-const REQUEST_TIMEOUT_MS = 5_000;
+export const READY_REQUEST_TIMEOUT_MS = 5_000;
 
 /** Where the service answers: a wildcard listen address is reached over loopback. */
 export function readinessUrl(config: Pick<Config, "host" | "port">): string {
@@ -91,7 +91,7 @@ export async function readyCommand(args: string[], config: Config, clock: Clock,
   let stopped = false;
   void io.stopRequested().then(() => { stopped = true; });
   for (;;) {
-    const reason = await notReady(url, REQUEST_TIMEOUT_MS);
+    const reason = await notReady(url, READY_REQUEST_TIMEOUT_MS);
     if (reason === undefined) return EXIT.ok;
     // A service that died while starting will not answer: systemd would wait for this command.
     const ended = pid !== undefined && !isRunning(pid);
