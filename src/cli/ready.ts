@@ -1,7 +1,7 @@
 /**
- * `tollgate ready [--wait <duration>]`: asks the running service's GET /v2/readiness, at the address
- * the configuration makes it listen on. The systemd unit runs it as ExecStartPost, so that
- * `systemctl start` returns once the service answers ready and fails when it never does. The
+ * `tollgate ready [--wait <duration>] [--pid <pid>]`: asks the running service's GET /v2/readiness,
+ * at the address the configuration makes it listen on. The systemd unit runs it as ExecStartPost, so
+ * that `systemctl start` returns once the service answers ready and fails when it never does. The
  * retry interval is real time: the command waits on another process, not on the service's Clock.
  */
 import type { Config } from "../config.ts";
