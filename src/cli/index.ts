@@ -21,12 +21,13 @@ import { BACKUP_HELP, backupCommand } from "./backup.ts";
 import { RESTORE_HELP, restoreCommand } from "./restore.ts";
 import { CONFIG_HELP, configCommand } from "./config.ts";
 import { COMPLETION_HELP, completionCommand } from "./completion.ts";
+import { READY_HELP, readyCommand } from "./ready.ts";
 
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
   serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, backup: BACKUP_HELP,
-  restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP,
+  restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP, ready: READY_HELP,
   version: "tollgate version\n  Prints the version.",
 };
 
@@ -83,6 +84,8 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       return configCommand(rest, io);
     case "completion":
       return completionCommand(rest, HELP, io);
+    case "ready":
+      return readyCommand(rest, config, systemClock, io);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -37,9 +37,10 @@ describe("completion", () => {
     writeFileSync(file, r.stdout);
     expect(Bun.spawnSync(["bash", "-n", file]).exitCode).toBe(0);
     const commands = await helpCommands();
-    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "backup", "restore", "config", "completion", "version"]));
+    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "backup", "restore", "config", "completion", "ready", "version"]));
     expect(bashComplete(r.stdout, ["tollgate", ""]).sort()).toEqual([...commands, "help"].sort());
-    expect(bashComplete(r.stdout, ["tollgate", "re"])).toEqual(["restore"]);
+    expect(bashComplete(r.stdout, ["tollgate", "res"])).toEqual(["restore"]);
+    expect(bashComplete(r.stdout, ["tollgate", "ready", "--"])).toEqual(["--help", "--wait", "--pid"]);
     expect(bashComplete(r.stdout, ["tollgate", "workspace", ""])).toEqual(["create", "list", "update"]);
     expect(bashComplete(r.stdout, ["tollgate", "root-key", "create", "--"])).toEqual(["--workspace", "--name", "--permission", "--expires", "--help"]);
     expect(bashComplete(r.stdout, ["tollgate", "config", "print", "--j"])).toEqual(["--json"]);

@@ -40,6 +40,14 @@ function childEnv(dataDir: string, env: Record<string, string>): Record<string, 
   return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
 }
 
+/** A TCP port free on 127.0.0.1 at the moment of asking, for a server a test starts later on purpose. */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
 /** The `name=value` entries of an environment as /proc/<pid>/environ holds it. */
 export function environEntries(text: string): string[] {
   return text.split("\0").filter(Boolean);

@@ -4,7 +4,8 @@
  * from this machine's /usr (see test/support/nspawn.ts). It starts at boot as a transient user with
  * the full hardening and serves keys, verifications and analytics (JIT, worker threads, WASM under
  * the system-call filter); the README's backup and restore commands work as written; `systemctl
- * stop` ends it with 0 and the WAL folded in; a crash is restarted, a configuration error is not.
+ * stop` ends it with 0 and the WAL folded in; `systemctl start` returns once it answers ready, and
+ * fails, the service stopped, when it never does; a crash is restarted, a configuration error is not.
  * Needs root, systemd-container and util-linux.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -12,8 +13,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
+import { parseDurationMs } from "../../src/lib/duration.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
-import { environEntries, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
+import { environEntries, freePort, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 
@@ -30,16 +32,9 @@ function readmeBlock(heading: string): string {
   return block;
 }
 
-/** A free TCP port on the host, whose network the container shares. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
 describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgate.service under systemd", () => {
   const host = mkdtempSync(join(tmpdir(), "tollgate-systemd-"));
+  // The container shares the host's network.
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   let machine: Container;
@@ -69,7 +64,7 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     for (const dir of ["bin", "etc"]) mkdirSync(join(host, dir));
     copyFileSync(binaryPath("x64"), join(host, "bin", "tollgate"));
     const unit = readFileSync(join(ROOT, "systemd", "tollgate.service"), "utf8");
-    writeFileSync(join(host, "tollgate.service"), unit.replace("ExecStart=/usr/local/bin/tollgate ", "ExecStart=/srv/bin/tollgate "));
+    writeFileSync(join(host, "tollgate.service"), unit.replaceAll("=/usr/local/bin/tollgate ", "=/srv/bin/tollgate "));
     writeFileSync(join(host, "etc", "env"), `TOLLGATE_PORT=${port}\n`, { mode: 0o600 });
     machine = await bootContainer(`tollgate-test-${process.pid}`, [
       `${join(host, "bin")}:/srv/bin`,
@@ -138,6 +133,83 @@ describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgat
     expect(machine.show("tollgate", "ActiveState", "Result", "ExecMainStatus")).toEqual({ ActiveState: "inactive", Result: "success", ExecMainStatus: "0" });
     expect(sh("journalctl -u tollgate --no-pager -o cat -n 10").stdout).toContain('"msg":"stopped"');
     for (const file of ["tollgate.db", "analytics.db"]) expect(sh(`stat -c %s ${STATE}/${file}-wal 2>/dev/null || echo 0`).stdout.trim()).toBe("0");
+  });
+
+  test("systemctl start returns once the service answers ready on the port of /etc/tollgate/env: active, and a request answers at once", async () => {
+    expect(sh("systemctl start tollgate").code).toBe(0);
+    expect(sh("systemctl is-active tollgate").stdout.trim()).toBe("active");
+    expect((await fetch(`${url}/v2/readiness`)).status).toBe(200);
+    expect((await post("/v2/apis.createApi", { name: "right-after-start" })).status).toBe(200);
+  });
+
+  /** Runs `fn` with the unit's start check replaced by `check` (a drop-in), then undoes it and starts the service as shipped. */
+  const withStartCheck = async (check: string, fn: () => Promise<void>) => {
+    const dropIn = "/run/systemd/system/tollgate.service.d";
+    expect(sh(`mkdir -p ${dropIn} && printf '[Service]\\nExecStartPost=\\nExecStartPost=%s\\n' '${check}' > ${dropIn}/check.conf && systemctl daemon-reload`).code).toBe(0);
+    expect(sh("systemctl stop tollgate").code).toBe(0);
+    try {
+      await fn();
+    } finally {
+      sh(`rm -r ${dropIn}; systemctl daemon-reload; systemctl stop tollgate; systemctl reset-failed tollgate`);
+    }
+    expect(sh("systemctl start tollgate").code).toBe(0);
+    expect((await fetch(`${url}/v2/readiness`)).status).toBe(200);
+  };
+  /** The unit's start check as shipped (with the binary where the container has it). */
+  const shippedCheckLine = () => /^ExecStartPost=(.*)$/m.exec(readFileSync(join(host, "tollgate.service"), "utf8"))![1]!;
+  /** The shipped start check with a shorter bound, so that a test need not wait out the real one. */
+  const shippedCheck = (wait: string) => shippedCheckLine().replace(/--wait \S+/, `--wait ${wait}`);
+  /** The unit's state once systemd has finished stopping the service. */
+  const settled = () => until("the stop", () => machine.show("tollgate", "ActiveState", "SubState", "Result", "MainPID", "ExecMainStatus"), (s) => s.ActiveState !== "deactivating");
+
+  test("never ready within the bound: the start fails, the service is stopped and the unit ends failed, not restarted", async () => {
+    // Asked on a port where nothing answers: the service itself starts as usual.
+    await withStartCheck(`/usr/bin/env TOLLGATE_PORT=1 ${shippedCheck("2s")}`, async () => {
+      const start = sh("systemctl start tollgate");
+      expect(start.code).not.toBe(0);
+      // Had systemd scheduled a restart, the unit would wait in "auto-restart" instead.
+      expect(await settled()).toEqual({ ActiveState: "failed", SubState: "failed", Result: "exit-code", MainPID: "0", ExecMainStatus: "0" });
+      expect(sh("journalctl -u tollgate --no-pager -o cat -n 30").stdout).toContain("not ready: nothing answers on http://127.0.0.1:1/v2/readiness");
+    });
+  });
+
+  test("a database it cannot write: the start fails with the reason and the service is stopped", async () => {
+    await withStartCheck(shippedCheck("2s"), async () => {
+      // The service's dynamic user cannot write a file of mode 0400, though it owns it.
+      expect(sh(`chmod 0400 ${STATE}/tollgate.db`).code).toBe(0);
+      try {
+        expect(sh("systemctl start tollgate").code).not.toBe(0);
+        const state = await settled();
+        // Its stop could not write the database either (exit 1), which Restart=on-failure restarts.
+        expect(state).toMatchObject({ ActiveState: "activating", SubState: "auto-restart", Result: "exit-code", MainPID: "0", ExecMainStatus: "1" });
+        expect(sh("journalctl -u tollgate --no-pager -o cat -n 30").stdout).toContain("not ready: tollgate.db is not writable");
+      } finally {
+        // SQLite gave the -shm file it created the database's mode.
+        sh(`chmod 0600 ${STATE}/tollgate.db*`);
+      }
+    });
+  });
+
+  test("the service dies while starting (its port taken): the start fails at once, not after the check's bound", async () => {
+    const busy = freePort();
+    // Another program on the port, in a process of its own: sh() blocks this one's event loop.
+    const other = Bun.spawn(["bun", "-e", `Bun.serve({ hostname: "127.0.0.1", port: ${busy}, fetch: () => new Response("", { status: 404 }) })`], { stdout: "ignore", stderr: "ignore" });
+    try {
+      await until("the other program", () => fetch(`http://127.0.0.1:${busy}/`).then((r) => r.status, () => 0), (s) => s === 404);
+      writeFileSync(join(host, "etc", "env"), `TOLLGATE_PORT=${busy}\n`);
+      expect(sh("systemctl stop tollgate").code).toBe(0);
+      const startedMs = Date.now();
+      expect(sh("systemctl start tollgate").code).not.toBe(0);
+      expect(Date.now() - startedMs).toBeLessThan(parseDurationMs(/--wait (\S+)/.exec(shippedCheckLine())![1]!) / 3);
+      const journal = sh("journalctl -u tollgate --no-pager -o cat -n 30").stdout;
+      expect(journal).toContain("address in use");
+      expect(journal).toMatch(/not ready: process \d+ has ended; /);
+    } finally {
+      process.kill(other.pid, "SIGKILL");
+      writeFileSync(join(host, "etc", "env"), `TOLLGATE_PORT=${port}\n`);
+      sh("systemctl stop tollgate; systemctl reset-failed tollgate");
+    }
+    expect(sh("systemctl start tollgate").code).toBe(0);
   });
 
   test("a crash is restarted (Restart=on-failure)", async () => {

@@ -1,7 +1,8 @@
 /**
  * systemd/: tollgate.env.example lists exactly the variables src/config.ts reads, each with its real
- * default; tollgate.service carries the settings the install relies on, passes `systemd-analyze
- * verify` with the built binary as its ExecStart, and has the `systemd-analyze security` exposure
+ * default; tollgate.service carries the settings the install relies on (among them the start check
+ * on readiness, with room for its bound in TimeoutStartSec), passes `systemd-analyze verify` with
+ * the built binary as its ExecStart and ExecStartPost, and has the `systemd-analyze security` exposure
  * that README.md records. Needs systemd-analyze (Debian's systemd package).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -9,7 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { binaryPath, build } from "../../build.ts";
+import { READY_REQUEST_TIMEOUT_MS } from "../../src/cli/ready.ts";
 import { CONFIG_VARIABLES, loadConfig } from "../../src/config.ts";
+import { parseDurationMs } from "../../src/lib/duration.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
 import { SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
@@ -77,6 +80,8 @@ describe("tollgate.service", () => {
     ["ProtectProc", "invisible"],
     ["CapabilityBoundingSet", ""],
     ["ExecStart", "/usr/local/bin/tollgate serve"],
+    ["ExecStartPost", "/usr/local/bin/tollgate ready --wait 180s --pid $MAINPID"],
+    ["RestartPreventExitStatus", "0 SIGTERM"],
   ])("sets %s=%s", (key, value) => {
     expect(valuesOf(key)).toContain(value);
   });
@@ -88,6 +93,12 @@ describe("tollgate.service", () => {
 
   test("sets the allocator setting serve runs with, so that the start needs no re-exec", () => {
     expect(valuesOf("Environment")).toEqual(expect.arrayContaining([...SERVE_ALLOCATOR_ENTRIES]));
+  });
+
+  test("gives the start check's --wait and its last question less time than TimeoutStartSec", () => {
+    const wait = /--wait (\S+)/.exec(valuesOf("ExecStartPost")[0] ?? "")?.[1] ?? "";
+    const startSec = Number(valuesOf("TimeoutStartSec")[0]);
+    expect(startSec * 1000).toBeGreaterThan(parseDurationMs(wait) + READY_REQUEST_TIMEOUT_MS);
   });
 
   test("gives the graceful stop more time than TOLLGATE_SHUTDOWN_TIMEOUT_MS's default", () => {
@@ -108,9 +119,9 @@ describe.skipIf(skipWithout(analyzeMissing, "systemd-analyze verify and security
 
   beforeAll(async () => {
     requireTool(analyzeMissing);
-    // verify checks that ExecStart's program exists: the copy points at the binary the install copies.
+    // verify checks that ExecStart's and ExecStartPost's program exists: the copy points at the binary the install copies.
     await build(["x64"]);
-    writeFileSync(file, unit.replace("ExecStart=/usr/local/bin/tollgate", `ExecStart=${binaryPath("x64")}`));
+    writeFileSync(file, unit.replaceAll("=/usr/local/bin/tollgate ", `=${binaryPath("x64")} `));
   }, BUILD_TIMEOUT_MS);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
