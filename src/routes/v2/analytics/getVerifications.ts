@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
 
 /** The dialect, for the API reference: what a caller can write and what it gets. */
 const DESCRIPTION = `Runs one SELECT over the caller's verification analytics and answers its rows.
@@ -39,5 +40,5 @@ export const getVerificationsRoute = (deps: RouteDeps) =>
         description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
       }),
     }),
-    detail: { summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION },
+    detail: { summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION, ...documented({ data: t.Array(t.Record(t.String(), t.Unknown()), { description: "The rows; each object's fields are the columns the query selects" }), errors: ["invalid_analytics_query", "invalid_analytics_table", "invalid_analytics_function", "invalid_analytics_query_type", "query_execution_timeout", "query_memory_limit_exceeded", "query_quota_exceeded", "analytics_not_configured", "analytics_connection_failed", "service_unavailable"] }) },
   });
