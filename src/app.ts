@@ -144,7 +144,7 @@ export function createApp(opts: AppOptions) {
       return new Ok({ message: "ready" });
     }, { detail: READINESS_DOC })
     .use(operations)
-    .use(openApiRoutes())
+    .use(openApiRoutes(trustedProxies))
     .use(v2Routes(deps));
   routeBodies.learn(app.routes);
   learnMethods(app.routes, methodsByPath);
