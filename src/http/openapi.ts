@@ -36,6 +36,12 @@ const DESCRIPTION = "Self-hosted API keys: issue, verify and rate-limit. Every o
   + "with a JSON body and `Authorization: Bearer <root key>`, except `GET /v2/liveness` and `GET /v2/readiness`, which need no root key. Successes answer `{meta:{requestId}, data}`; "
   + "errors answer `{meta:{requestId}, error:{title, detail, status, type}}`, where `type` links to a page explaining the error.";
 
+/**
+ * The UI's script without its fixed links to other sites (their text stays a plain label): the
+ * sidebar's "Powered by Scalar" and the like, which no option turns off and which lead nowhere offline.
+ */
+const withoutExternalLinks = (script: string) => script.replace(/href:`https?:\/\/[^`$]*`,?/g, "");
+
 /** One per tag the operations use: what the group is for. */
 const TAGS = [
   { name: "liveness", description: "Whether the service runs (`/v2/liveness`) and can take traffic (`/v2/readiness`); no root key needed." },
@@ -52,8 +58,10 @@ const TAGS = [
 ];
 
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */
-export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia =>
-  new Elysia()
+export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia => {
+  // Read on the first request for it, not at every start.
+  let script: Promise<string> | undefined;
+  return new Elysia()
     // Registered before the plugin so that it wraps the plugin's document route.
     .onAfterHandle(({ request, response, server }) => {
       if (new URL(request.url).pathname !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
@@ -77,6 +85,7 @@ export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia =>
         security: [{ rootKey: [] }],
       },
     }))
-    .get(SCALAR_SCRIPT_PATH, () => new Response(Bun.file(scalarBundlePath), {
+    .get(SCALAR_SCRIPT_PATH, async () => new Response(await (script ??= Bun.file(scalarBundlePath).text().then(withoutExternalLinks)), {
       headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
     }), { detail: { hide: true } });
+};
