@@ -16,7 +16,7 @@ const TRANSPORT_ERRORS: readonly ErrorCode[] = ["invalid_input", "request_body_u
 const ROOT_KEY_ERRORS: readonly ErrorCode[] = ["authentication_missing", "authentication_malformed", "root_key_not_found", "forbidden", "key_disabled", "workspace_disabled"];
 
 /** The extension on each error response listing the catalogue codes behind its status. */
-export const ERROR_CODES_EXTENSION = "x-error-codes";
+const ERROR_CODES_EXTENSION = "x-error-codes";
 
 const RETRY_AFTER = { "Retry-After": { description: "Seconds after which a retry may succeed", schema: { type: "integer", minimum: 1 } } };
 
@@ -61,7 +61,7 @@ export interface Documentation {
 }
 
 /** Every catalogue code an operation declares, in catalogue order. */
-export function declaredErrors(doc: Documentation): ErrorCode[] {
+function declaredErrors(doc: Documentation): ErrorCode[] {
   const codes = new Set<ErrorCode>(doc.errors ?? []);
   if (doc.rootKey !== false) {
     for (const code of [...TRANSPORT_ERRORS, ...ROOT_KEY_ERRORS]) codes.add(code);
