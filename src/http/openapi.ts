@@ -40,7 +40,7 @@ const DESCRIPTION = "Self-hosted API keys: issue, verify and rate-limit. Every o
  * The UI's script without its fixed links to other sites (their text stays a plain label): the
  * sidebar's "Powered by Scalar" and the like, which no option turns off and which lead nowhere offline.
  */
-const withoutExternalLinks = (script: string) => script.replace(/href:`https?:\/\/[^`$]*`,?/g, "");
+export const withoutExternalLinks = (script: string) => script.replace(/href:`https?:\/\/[^`$]*`,?/g, "");
 
 /** One per tag the operations use: what the group is for. */
 const TAGS = [

@@ -11,5 +11,8 @@ export const createIdentityRoute = (deps: RouteDeps) =>
       meta: t.Optional(metaObject("Returned with every verification of the identity's keys")),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Limits shared by every key of the identity; names unique" })),
     }),
-    detail: { summary: "Create an identity", tags: ["identities"], description: "A live identity with the same externalId is 409. Needs `identity.*.create_identity`.", ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists"] }) },
+    detail: {
+      summary: "Create an identity", tags: ["identities"], description: "A live identity with the same externalId is 409. Needs `identity.*.create_identity`.",
+      ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists"] }),
+    },
   });

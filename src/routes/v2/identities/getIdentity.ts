@@ -8,5 +8,8 @@ import { IdentityData } from "../../../http/views.ts";
 export const getIdentityRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.getIdentity", ({ body, request }) => ok(deps.services.identities.getIdentity(deps.principal(request), body)), {
     body: strictObject({ identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }) }),
-    detail: { summary: "Get an identity", tags: ["identities"], description: "Needs `identity.*.read_identity` or `identity.<id>.read_identity`.", ...documented({ data: IdentityData, errors: ["identity_not_found"] }) },
+    detail: {
+      summary: "Get an identity", tags: ["identities"], description: "Needs `identity.*.read_identity` or `identity.<id>.read_identity`.",
+      ...documented({ data: IdentityData, errors: ["identity_not_found"] }),
+    },
   });

@@ -16,5 +16,8 @@ export const listIdentitiesRoute = (deps: RouteDeps) =>
       cursor: t.Optional(Cursor),
       search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or externalId" })),
     }, "`{}` or an empty body lists the first page")),
-    detail: { summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row).", ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }) },
+    detail: {
+      summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row).",
+      ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }),
+    },
   });

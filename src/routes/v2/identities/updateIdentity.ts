@@ -12,5 +12,8 @@ export const updateIdentityRoute = (deps: RouteDeps) =>
       meta: t.Optional(metaObject("Replaces the metadata; `{}` clears it")),
       ratelimits: t.Optional(t.Array(RatelimitConfigBody, { maxItems: 50, description: "Replaces every limit, matched by name; `[]` clears them" })),
     }),
-    detail: { summary: "Update an identity", tags: ["identities"], description: "Returns the identity as stored. Needs `identity.*.update_identity`.", ...documented({ data: IdentityData, errors: ["identity_not_found"] }) },
+    detail: {
+      summary: "Update an identity", tags: ["identities"], description: "Returns the identity as stored. Needs `identity.*.update_identity`.",
+      ...documented({ data: IdentityData, errors: ["identity_not_found"] }),
+    },
   });

@@ -8,5 +8,8 @@ import { ListOf, RoleData } from "../../../http/views.ts";
 export const addRolesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.addRoles", ({ body, request }) => ok(deps.services.keys.addRoles(deps.principal(request), body)), {
     body: keyRolesBody(1, "Names of existing roles"),
-    detail: { summary: "Add roles to a key", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API and `rbac.*.add_role_to_key`.", ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }) },
+    detail: {
+      summary: "Add roles to a key", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API and `rbac.*.add_role_to_key`.",
+      ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
+    },
   });

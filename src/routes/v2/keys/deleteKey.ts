@@ -10,5 +10,8 @@ export const deleteKeyRoute = (deps: RouteDeps) =>
       keyId: KeyId,
       permanent: t.Optional(t.Boolean({ description: "Remove the row for good instead of a soft delete (default false)" })),
     }),
-    detail: { summary: "Delete a key", tags: ["keys"], description: "Its verifications answer NOT_FOUND from then on. Needs `delete_key` on the key's API.", ...documented({ data: EmptyData, errors: ["key_not_found"] }) },
+    detail: {
+      summary: "Delete a key", tags: ["keys"], description: "Its verifications answer NOT_FOUND from then on. Needs `delete_key` on the key's API.",
+      ...documented({ data: EmptyData, errors: ["key_not_found"] }),
+    },
   });

@@ -14,5 +14,8 @@ export const getKeyRoute = (deps: RouteDeps) =>
       keyId: KeyId,
       decrypt: t.Optional(t.Boolean({ description: "Return the plaintext of a recoverable key (needs `decrypt_key`)" })),
     }),
-    detail: { summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API.", ...documented({ data: KeyData, errors: ["key_not_found", "precondition_failed"] }) },
+    detail: {
+      summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API.",
+      ...documented({ data: KeyData, errors: ["key_not_found", "precondition_failed"] }),
+    },
   });

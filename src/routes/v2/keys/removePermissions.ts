@@ -8,5 +8,8 @@ import { ListOf, PermissionData } from "../../../http/views.ts";
 export const removePermissionsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.removePermissions", ({ body, request }) => ok(deps.services.keys.removePermissions(deps.principal(request), body)), {
     body: keyPermissionsBody(1, "Permission slugs or ids"),
-    detail: { summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.", ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_not_found"] }) },
+    detail: {
+      summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.",
+      ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_not_found"] }),
+    },
   });

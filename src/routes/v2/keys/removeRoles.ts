@@ -8,5 +8,8 @@ import { ListOf, RoleData } from "../../../http/views.ts";
 export const removeRolesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.removeRoles", ({ body, request }) => ok(deps.services.keys.removeRoles(deps.principal(request), body)), {
     body: keyRolesBody(1, "Names of existing roles"),
-    detail: { summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API and `rbac.*.remove_role_from_key`.", ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }) },
+    detail: {
+      summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API and `rbac.*.remove_role_from_key`.",
+      ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
+    },
   });

@@ -14,5 +14,8 @@ export const updateCreditsRoute = (deps: RouteDeps) =>
         description: "Credits; with `set`, null or left out makes the key unlimited. Required for increment and decrement",
       })),
     }),
-    detail: { summary: "Change a key's credits", tags: ["keys"], description: "Answers the credits afterwards. Needs `update_key` on the key's API.", ...documented({ data: CreditsData, errors: ["key_not_found"] }) },
+    detail: {
+      summary: "Change a key's credits", tags: ["keys"], description: "Answers the credits afterwards. Needs `update_key` on the key's API.",
+      ...documented({ data: CreditsData, errors: ["key_not_found"] }),
+    },
   });

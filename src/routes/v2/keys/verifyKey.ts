@@ -70,6 +70,9 @@ export const verifyKeyRoute = (deps: RouteDeps) => {
   const op = verifyKeyOperation(deps);
   return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
     body: op.body,
-    detail: { summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes), ...documented({ data: VerifyKeyData, errors: ["permissions_query_syntax_error", "precondition_failed", "service_unavailable"], permissionChecked: false }) },
+    detail: {
+      summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes),
+      ...documented({ data: VerifyKeyData, errors: ["permissions_query_syntax_error", "precondition_failed", "service_unavailable"], permissionChecked: false }),
+    },
   });
 };

@@ -10,5 +10,8 @@ export const whoamiRoute = (deps: RouteDeps) =>
     body: strictObject({
       key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key, including its prefix" }),
     }),
-    detail: { summary: "Look up a key by its plaintext", tags: ["keys"], description: "Needs `read_key` on the key's API (403 without it). A key of another workspace is not found (404).", ...documented({ data: KeyData, errors: ["key_not_found"] }) },
+    detail: {
+      summary: "Look up a key by its plaintext", tags: ["keys"], description: "Needs `read_key` on the key's API (403 without it). A key of another workspace is not found (404).",
+      ...documented({ data: KeyData, errors: ["key_not_found"] }),
+    },
   });

@@ -12,5 +12,8 @@ export const createPermissionRoute = (deps: RouteDeps) =>
       slug: PermissionSlug,
       description: t.Optional(Description),
     }),
-    detail: { summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.", ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }) },
+    detail: {
+      summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
+      ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
+    },
   });

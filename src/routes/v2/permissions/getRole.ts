@@ -9,5 +9,8 @@ import { RoleData } from "../../../http/views.ts";
 export const getRoleRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.getRole", ({ body, request }) => ok(deps.services.rbac.getRole(deps.principal(request), body)), {
     body: strictObject({ role: RoleRef }),
-    detail: { summary: "Get a role", tags: ["permissions"], description: "By id or name, with its permissions. Needs `rbac.*.read_role`.", ...documented({ data: RoleData, errors: ["role_not_found"] }) },
+    detail: {
+      summary: "Get a role", tags: ["permissions"], description: "By id or name, with its permissions. Needs `rbac.*.read_role`.",
+      ...documented({ data: RoleData, errors: ["role_not_found"] }),
+    },
   });

@@ -13,5 +13,8 @@ export const listPermissionsRoute = (deps: RouteDeps) =>
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
-    detail: { summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.", ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }) },
+    detail: {
+      summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",
+      ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
+    },
   });

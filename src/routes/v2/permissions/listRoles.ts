@@ -13,5 +13,8 @@ export const listRolesRoute = (deps: RouteDeps) =>
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject(listBody("id, name or description"), "`{}` or an empty body lists the first page")),
-    detail: { summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`.", ...documented({ data: ListOf(RoleData, "Roles with their permissions, by id"), paged: true }) },
+    detail: {
+      summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`.",
+      ...documented({ data: ListOf(RoleData, "Roles with their permissions, by id"), paged: true }),
+    },
   });

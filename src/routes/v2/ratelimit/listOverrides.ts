@@ -11,5 +11,8 @@ export const ratelimitListOverridesRoute = (deps: RouteDeps) =>
     return okPage(page.items.map(overrideData), page.cursor);
   }, {
     body: ListOverridesBody,
-    detail: { summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`.", ...documented({ data: ListOf(OverrideData, "The namespace's overrides"), paged: true, errors: ["ratelimit_namespace_not_found"] }) },
+    detail: {
+      summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`.",
+      ...documented({ data: ListOf(OverrideData, "The namespace's overrides"), paged: true, errors: ["ratelimit_namespace_not_found"] }),
+    },
   });

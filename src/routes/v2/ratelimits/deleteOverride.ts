@@ -7,5 +7,8 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 export const ratelimitsDeleteOverrideRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/ratelimits.deleteOverride", ({ body, request }) => ok(deps.services.ratelimits.deleteOverride(deps.principal(request), body)), {
     body: OverrideRefBody,
-    detail: { summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.", ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }) },
+    detail: {
+      summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
+      ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
+    },
   });
