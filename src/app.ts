@@ -5,7 +5,7 @@
  * validation → route (which authenticates) → envelope; one onError renders every failure; after
  * the response, one access-log line and the request metrics.
  */
-import { Elysia, type AnyElysia } from "elysia";
+import { Elysia, t, type AnyElysia } from "elysia";
 import pkg from "../package.json";
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from "./config.ts";
 import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
@@ -25,6 +25,7 @@ import { createErrorRenderer } from "./http/errors.ts";
 import { jsonResponse } from "./http/json.ts";
 import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
+import { documented } from "./http/responses.ts";
 import { RequestContexts } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { hotV2Routes, v2Routes } from "./routes/v2/index.ts";
@@ -48,11 +49,19 @@ export interface AppOptions {
   httpBounds?: HttpBounds;
 }
 
+const MessageData = (description: string) => t.Object({ message: t.String({ description }) });
+
+const LIVENESS_DOC = {
+  summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [],
+  ...documented({ data: MessageData("`we're cooking`"), rootKey: false, errors: ["unexpected_error"] }),
+};
+
 const READINESS_DOC = {
   summary: "Readiness", tags: ["liveness"], security: [],
   description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
     + "and their migrations are those of this version. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
     + "cheap enough to poll every second (it writes nothing).",
+  ...documented({ data: MessageData("`ready`"), rootKey: false, errors: ["not_ready", "unexpected_error"] }),
 };
 
 const LOOPBACK: readonly AddressRange[] = [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }];
@@ -128,16 +137,14 @@ export function createApp(opts: AppOptions) {
       return jsonResponse({ meta: { requestId }, data: responseValue.data, ...responseValue.extra }, Number(set.status ?? 200), requestId);
     })
     .use(accessLog(logOptions))
-    .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), {
-      detail: { summary: "Liveness", tags: ["liveness"], description: "Answers 200 while the service runs; needs no root key.", security: [] },
-    })
+    .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), { detail: LIVENESS_DOC })
     .get("/v2/readiness", () => {
       const failures = opts.readiness?.() ?? [];
       if (failures.length > 0) throw new AppError("not_ready", { detail: failures.join(" ") });
       return new Ok({ message: "ready" });
     }, { detail: READINESS_DOC })
     .use(operations)
-    .use(openApiRoutes())
+    .use(openApiRoutes(trustedProxies))
     .use(v2Routes(deps));
   routeBodies.learn(app.routes);
   learnMethods(app.routes, methodsByPath);

@@ -11,11 +11,14 @@ function page(title: string, body: string): Response {
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
+/** Catalogue text as HTML: escaped, with `backticks` as code. */
+const prose = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+
 function errorPage(code: ErrorCode): Response {
   const kind = ERROR_CATALOGUE[code];
-  const md = escapeHtml(kind.description).replace(/`([^`]+)`/g, "<code>$1</code>");
   return page(kind.urn, `<p><a href="../../../../errors-v2">All errors</a></p><h1><code>${kind.urn}</code></h1>`
-    + `<p><strong>HTTP ${kind.status} ${escapeHtml(kind.title)}</strong></p><p>${md}</p>`
+    + `<p><strong>HTTP ${kind.status} ${escapeHtml(kind.title)}</strong></p>`
+    + `<h2>Cause</h2><p>${prose(kind.cause)}</p><h2>What to do</h2><p>${prose(kind.remedy)}</p>`
     + `<p>Every error body is <code>{meta:{requestId}, error:{title, detail, status, type}}</code>; a 400 adds <code>errors[]</code> with each field's problem. Quote <code>meta.requestId</code> when asking for help.</p>`);
 }
 

@@ -2,8 +2,11 @@
  * The API documentation: the OpenAPI document of every route (from the routes' `t` schemas and
  * `detail`) and the Scalar reference UI, both served by tollgate itself. The UI's script is
  * imported as a file, so `bun build --compile` embeds it and the page renders with no internet.
+ * The document's `servers` names the origin it was fetched from, so it is added per request.
  */
 import { Elysia, type AnyElysia } from "elysia";
+import type { AddressAllowList } from "../lib/cidr.ts";
+import { requestOrigin } from "../lib/request-origin.ts";
 import { swagger } from "@elysiajs/swagger";
 // The package's exports map does not expose its self-contained browser bundle, hence the path.
 import scalarBundlePath from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
@@ -14,8 +17,9 @@ export const OPENAPI_PATH = `${API_DOCS_PATH}/openapi.json`;
 const SCALAR_SCRIPT_PATH = `${API_DOCS_PATH}/assets/scalar-api-reference.js`;
 
 /**
- * Everything the UI would fetch from the internet is turned off: the fonts (system fonts instead),
- * telemetry, the request proxy (requests go to this same origin) and the AI agent.
+ * Everything the UI would fetch from the internet or link to is turned off: the fonts (system
+ * fonts instead), telemetry, the request proxy (requests go to this same origin), the AI agent,
+ * "Open in client" (a scalar.com app) and the document download links.
  */
 const scalarConfig = {
   spec: { url: OPENAPI_PATH },
@@ -24,6 +28,7 @@ const scalarConfig = {
   proxyUrl: "",
   agent: { disabled: true },
   hideClientButton: true,
+  documentDownloadType: "none",
   showDeveloperTools: "never",
 };
 
@@ -31,9 +36,38 @@ const DESCRIPTION = "Self-hosted API keys: issue, verify and rate-limit. Every o
   + "with a JSON body and `Authorization: Bearer <root key>`, except `GET /v2/liveness` and `GET /v2/readiness`, which need no root key. Successes answer `{meta:{requestId}, data}`; "
   + "errors answer `{meta:{requestId}, error:{title, detail, status, type}}`, where `type` links to a page explaining the error.";
 
+/**
+ * The UI's script without its fixed links to other sites (their text stays a plain label): the
+ * sidebar's "Powered by Scalar" and the like, which no option turns off and which lead nowhere offline.
+ */
+export const withoutExternalLinks = (script: string) => script.replace(/href:`https?:\/\/[^`$]*`,?/g, "");
+
+/** One per tag the operations use: what the group is for. */
+const TAGS = [
+  { name: "liveness", description: "Whether the service runs (`/v2/liveness`) and can take traffic (`/v2/readiness`); no root key needed." },
+  { name: "apis", description: "APIs: containers of keys, one per product or environment. Deleting one makes its keys verify as `NOT_FOUND`." },
+  { name: "keys", description: "The keys you hand to your users: create, verify, update, reroll and delete them, and manage their credits, permissions and roles." },
+  { name: "identities", description: "The owners of keys (your users or organisations, by `externalId`): meta and rate limits shared by all their keys." },
+  { name: "ratelimit", description: "Rate limiting on any namespace and identifier, independent of keys, at the singular `/v2/ratelimit.*` paths the upstream v2 API and its SDK call. "
+    + "These include `multiLimit`, and `listOverrides` answers a list page with `pagination`. The same operations at `/v2/ratelimits.*` share the same namespaces and overrides." },
+  { name: "ratelimits", description: "The same rate limiting at the plural `/v2/ratelimits.*` paths the service's own specification names; kept beside `ratelimit.*` so clients of either work unchanged. "
+    + "Responses are the same except `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows; there is no plural `multiLimit`." },
+  { name: "permissions", description: "Permissions and roles of the workspace, which keys hold and verifications check with a permission query." },
+  { name: "audit", description: "The workspace's audit log: who changed what, when and from where, kept for the retention period." },
+  { name: "analytics", description: "Verification analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
+];
+
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */
-export const openApiRoutes = (): AnyElysia =>
-  new Elysia()
+export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia => {
+  // Read on the first request for it, not at every start.
+  let script: Promise<string> | undefined;
+  return new Elysia()
+    // Registered before the plugin so that it wraps the plugin's document route.
+    .onAfterHandle(({ request, response, server }) => {
+      if (new URL(request.url).pathname !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
+      const origin = requestOrigin(request, server?.requestIP(request)?.address, trustedProxies);
+      return { ...response, servers: [{ url: origin, description: "This tollgate, as the document was fetched" }] };
+    })
     .use(swagger({
       provider: "scalar",
       path: API_DOCS_PATH,
@@ -46,10 +80,12 @@ export const openApiRoutes = (): AnyElysia =>
       exclude: [/^\/docs\//, "/metrics"],
       documentation: {
         info: { title: "tollgate", version: pkg.version, description: DESCRIPTION },
+        tags: TAGS,
         components: { securitySchemes: { rootKey: { type: "http", scheme: "bearer", description: "A root key (`tg_root_…`)" } } },
         security: [{ rootKey: [] }],
       },
     }))
-    .get(SCALAR_SCRIPT_PATH, () => new Response(Bun.file(scalarBundlePath), {
+    .get(SCALAR_SCRIPT_PATH, async () => new Response(await (script ??= Bun.file(scalarBundlePath).text().then(withoutExternalLinks)), {
       headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
     }), { detail: { hide: true } });
+};

@@ -20,6 +20,11 @@ function isPlainAddress(hop: string): boolean {
   return isIP(hop) !== 0 && !hop.includes("%");
 }
 
+/** Whether the socket's peer is a trusted proxy, whose forwarding headers are believed. */
+export function isTrustedPeer(peer: string | undefined, trusted: AddressAllowList): boolean {
+  return peer !== undefined && trusted.allows(plain(peer));
+}
+
 /**
  * The client's address: `peer` itself unless it is a trusted proxy; then the right-most address of
  * `forwardedFor` that no trusted proxy stands for (the left-most when all of them are trusted). An

@@ -1,8 +1,9 @@
 /**
  * The API docs UI renders in a browser with no internet: headless Chromium (Debian's) loads
  * /docs/api from the compiled binary with every host name but 127.0.0.1 unresolvable, and its
- * network log shows that the page fetched nothing from anywhere but tollgate. The rendered page
- * shows the operations and the request fields with their descriptions. Needs chromium.
+ * network log shows that the page fetched nothing from anywhere but tollgate, and its DOM links
+ * nowhere else. The rendered page shows the operations, the request fields with their descriptions
+ * and code samples naming this host. Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -78,6 +79,18 @@ describe.skipIf(skipWithout(chromium, "the API docs UI in headless Chromium"))("
     expect(rendered.pageRequests).toContain(`${origin}/docs/api/assets/scalar-api-reference.js`);
     expect(rendered.pageRequests).toContain(`${origin}/docs/api/openapi.json`);
     expect(rendered.pageRequests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
+  });
+
+  test("the rendered page links nowhere but tollgate: no href to another origin", () => {
+    const { origin } = new URL(served.url);
+    const hrefs = [...rendered.dom.matchAll(/\shref="([^"]*)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"));
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.filter((href) => new URL(href, `${origin}/docs/api`).origin !== origin)).toEqual([]);
+  });
+
+  test("the code samples name the host the document was fetched from", () => {
+    const text = rendered.dom.replace(/<style[\s\S]*?<\/style>|<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, "");
+    expect(text).toContain(`curl ${served.url}/v2/keys.verifyKey`);
   });
 
   test("the UI rendered: the document's title, every tag, and the operations", () => {

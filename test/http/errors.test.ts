@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { expectError, expectInvalid } from "../support/contract.ts";
+import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../../src/errors/catalogue.ts";
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
@@ -173,6 +174,18 @@ describe("type URLs", () => {
       const html = await page.text();
       expect(html.startsWith("<!doctype html>")).toBe(true);
       expect(html).toContain(`err:${type.split("/errors-v2/")[1]!.replaceAll("/", ":")}`);
+    }
+  });
+
+  test("every error's page shows its cause and what to do, each its own text", async () => {
+    const pageText = (html: string) => html.replace(/<[^>]+>/g, "").replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+    for (const code of Object.keys(ERROR_CATALOGUE) as ErrorCode[]) {
+      const { cause, remedy } = ERROR_CATALOGUE[code];
+      const html = await (await fetch(`${h.url}/docs/api-reference/errors-v2/${errorTypePath(code)}`)).text();
+      const text = pageText(html);
+      expect({ code, cause: text.includes(`Cause${cause.replaceAll("`", "")}`), remedy: text.includes(`What to do${remedy.replaceAll("`", "")}`) })
+        .toEqual({ code, cause: true, remedy: true });
+      expect({ code, distinct: remedy.length > 0 && remedy !== cause }).toEqual({ code, distinct: true });
     }
   });
 

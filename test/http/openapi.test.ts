@@ -85,6 +85,7 @@ function missingBound(s: Schema): string | undefined {
 describe("the OpenAPI document", () => {
   let h: Harness;
   let paths: Record<string, Record<string, Operation>>;
+  let tags: Array<{ name: string; description?: string }>;
   const operations = () => Object.entries(paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method, op })));
 
   const logLines: string[] = [];
@@ -93,7 +94,7 @@ describe("the OpenAPI document", () => {
     h = await startHarness({ logLines });
     const res = await fetch(`${h.url}/docs/api/openapi.json`);
     expect(res.status).toBe(200);
-    paths = ((await res.json()) as { paths: typeof paths }).paths;
+    ({ paths, tags } = (await res.json()) as { paths: typeof paths; tags: typeof tags });
   });
   afterAll(() => h.stop());
 
@@ -117,6 +118,15 @@ describe("the OpenAPI document", () => {
       if (path === "/v2/liveness" || path === "/v2/readiness") expect(op.security).toEqual([]);
       else expect({ path, method, security: op.security }).toEqual({ path, method: "post", security: undefined });
     }
+  });
+
+  test("every tag an operation uses is described, and only those; ratelimit and ratelimits each say why the other exists", () => {
+    const used = [...new Set(operations().flatMap(({ op }) => op.tags ?? []))].toSorted();
+    expect(tags.map((t) => t.name).toSorted()).toEqual(used);
+    for (const tag of tags) expect({ tag: tag.name, described: (tag.description?.length ?? 0) > 20 }).toEqual({ tag: tag.name, described: true });
+    const described = (name: string) => tags.find((t) => t.name === name)?.description ?? "";
+    expect(described("ratelimit")).toContain("`/v2/ratelimits.*`");
+    expect(described("ratelimits")).toContain("`ratelimit.*`");
   });
 
   test("every request field has a description", () => {

@@ -25,8 +25,18 @@ import { VerificationCountsByApi } from "./api-counts.ts";
 export type { KeySnapshot, Meta } from "./snapshot.ts";
 export { OTHER_APIS, VerificationCountsByApi } from "./api-counts.ts";
 
-export type VerificationCode =
-  | "VALID" | "NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_PERMISSIONS" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "DISABLED" | "EXPIRED";
+/** Every code a verification answers, with its meaning: the API reference lists them from here. */
+export const VERIFICATION_CODES = {
+  VALID: "The key is valid: every check passed, and any credits asked for were spent.",
+  NOT_FOUND: "No such key in the caller's workspace, its API is deleted, the root key may not verify keys of its API, or the key is deleted.",
+  DISABLED: "The key is disabled (`keys.updateKey` with `enabled: false`).",
+  EXPIRED: "The key's `expires` time has passed.",
+  INSUFFICIENT_PERMISSIONS: "The key does not satisfy the request's `permissions` query.",
+  RATE_LIMITED: "A rate limit of the key, its identity or the request is exhausted; nothing was charged.",
+  USAGE_EXCEEDED: "The key has fewer credits left than the request's cost; nothing was spent.",
+} as const;
+
+export type VerificationCode = keyof typeof VERIFICATION_CODES;
 
 export interface VerifyKeyInput {
   key: string;

@@ -1,7 +1,9 @@
 import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
+import type { ErrorCode } from "../../../errors/catalogue.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
 
 /** The dialect, for the API reference: what a caller can write and what it gets. */
 const DESCRIPTION = `Runs one SELECT over the caller's verification analytics and answers its rows.
@@ -31,6 +33,15 @@ a time by default and two more may wait; past that, or after waiting too long fo
 \`query_quota_exceeded\` with \`Retry-After\`. Counts of a workspace or an API over time (sums of \`count\` per
 \`time\`, \`outcome\` and \`key_space_id\`) are fast at any scale; queries per key or owner read every matching row.`;
 
+const Rows = t.Array(t.Record(t.String(), t.Unknown()), { description: "The rows; each object's fields are the columns the query selects" });
+
+/** What running a query can answer besides the errors of every authenticated route. */
+const QUERY_ERRORS: ErrorCode[] = [
+  "invalid_analytics_query", "invalid_analytics_table", "invalid_analytics_function", "invalid_analytics_query_type",
+  "query_execution_timeout", "query_memory_limit_exceeded", "query_quota_exceeded", "analytics_not_configured",
+  "analytics_connection_failed", "service_unavailable",
+];
+
 export const getVerificationsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/analytics.getVerifications", async ({ body, request }) => ok(await deps.services.analytics.getVerifications(deps.principal(request), body)), {
     body: strictObject({
@@ -39,5 +50,8 @@ export const getVerificationsRoute = (deps: RouteDeps) =>
         description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
       }),
     }),
-    detail: { summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION },
+    detail: {
+      summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION,
+      ...documented({ data: Rows, errors: QUERY_ERRORS }),
+    },
   });

@@ -2,9 +2,13 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
 
 export const createApiRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/apis.createApi", ({ body, request }) => ok(deps.services.apis.createApi(deps.principal(request), body)), {
     body: strictObject({ name: t.String({ minLength: 3, maxLength: 256, description: "Name of the API" }) }),
-    detail: { summary: "Create an API", tags: ["apis"], description: "Needs `api.*.create_api`." },
+    detail: {
+      summary: "Create an API", tags: ["apis"], description: "Needs `api.*.create_api`.",
+      ...documented({ data: t.Object({ apiId: t.String({ description: "The new API's id (`api_…`)" }) }) }),
+    },
   });

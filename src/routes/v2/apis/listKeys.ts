@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { ApiId, Cursor, ExternalId, PageLimit, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { KeyData, ListOf } from "../../../http/views.ts";
 
 export const listKeysRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/apis.listKeys", ({ body, request }) => {
@@ -17,5 +19,8 @@ export const listKeysRoute = (deps: RouteDeps) =>
       decrypt: t.Optional(t.Boolean({ description: "Return the plaintext of recoverable keys (needs `decrypt_key`)" })),
       revalidateKeysCache: t.Optional(t.Boolean({ description: "Accepted for compatibility; the cache is always current" })),
     }),
-    detail: { summary: "List an API's keys", tags: ["apis"], description: "Paginated by key id. Needs `read_key` and `read_api` on the API." },
+    detail: {
+      summary: "List an API's keys", tags: ["apis"], description: "Paginated by key id. Needs `read_key` and `read_api` on the API.",
+      ...documented({ data: ListOf(KeyData, "The API's keys, by key id"), paged: true, errors: ["api_not_found", "precondition_failed"] }),
+    },
   });

@@ -2,6 +2,9 @@ import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { Cursor, PageLimit, UnixMs, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { ListOf } from "../../../http/views.ts";
+import { AuditLogData } from "./schemas.ts";
 
 const Filter = (description: string) => t.String({ minLength: 1, maxLength: 255, description });
 
@@ -23,5 +26,6 @@ export const listLogsRoute = (deps: RouteDeps) =>
       summary: "List audit log entries",
       tags: ["audit"],
       description: "Entries of the caller's workspace within retention, newest first, paginated. Needs `audit.*.read_log`.",
+      ...documented({ data: ListOf(AuditLogData, "Entries, newest first"), paged: true }),
     },
   });

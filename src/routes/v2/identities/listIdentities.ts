@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { Cursor, PageLimit, optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { IdentityData, ListOf } from "../../../http/views.ts";
 
 export const listIdentitiesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/identities.listIdentities", ({ body, request }) => {
@@ -14,5 +16,8 @@ export const listIdentitiesRoute = (deps: RouteDeps) =>
       cursor: t.Optional(Cursor),
       search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or externalId" })),
     }, "`{}` or an empty body lists the first page")),
-    detail: { summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row)." },
+    detail: {
+      summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row).",
+      ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }),
+    },
   });

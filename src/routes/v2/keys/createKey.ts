@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { ApiId, Credits, Int, ExternalId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { NewKeyData } from "../../../http/views.ts";
 
 export const createKeyRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.createKey", ({ body, request }) => ok(deps.services.keys.createKey(deps.principal(request), body)), {
@@ -20,5 +22,8 @@ export const createKeyRoute = (deps: RouteDeps) =>
       enabled: t.Optional(t.Boolean({ description: "Default true" })),
       recoverable: t.Optional(t.Boolean({ description: "Store the key encrypted so it can be read back (needs `encrypt_key`)" })),
     }),
-    detail: { summary: "Create a key", tags: ["keys"], description: "Returns the key string once. Needs `create_key` on the API, and for `roles` / `permissions` the grants of keys.addRoles / keys.addPermissions." },
+    detail: {
+      summary: "Create a key", tags: ["keys"], description: "Returns the key string once. Needs `create_key` on the API, and for `roles` / `permissions` the grants of keys.addRoles / keys.addPermissions.",
+      ...documented({ data: NewKeyData, errors: ["api_not_found", "role_not_found", "permission_already_exists", "precondition_failed"] }),
+    },
   });

@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { KeyId, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { KeyData } from "../../../http/views.ts";
 
 export const getKeyRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.getKey", ({ body, request }) => {
@@ -12,5 +14,8 @@ export const getKeyRoute = (deps: RouteDeps) =>
       keyId: KeyId,
       decrypt: t.Optional(t.Boolean({ description: "Return the plaintext of a recoverable key (needs `decrypt_key`)" })),
     }),
-    detail: { summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API." },
+    detail: {
+      summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API.",
+      ...documented({ data: KeyData, errors: ["key_not_found", "precondition_failed"] }),
+    },
   });

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { Int, KeyId, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { NewKeyData } from "../../../http/views.ts";
 
 export const rerollKeyRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.rerollKey", ({ body, request }) => ok(deps.services.keys.rerollKey(deps.principal(request), body)), {
@@ -13,5 +15,6 @@ export const rerollKeyRoute = (deps: RouteDeps) =>
       summary: "Replace a key",
       tags: ["keys"],
       description: "A new key with the old one's settings; the old key expires later. Needs `create_key` (and `encrypt_key` for a recoverable key) on the key's API, and `rbac.*.add_permission_to_key` / `rbac.*.add_role_to_key` when the key holds direct permissions / roles.",
+      ...documented({ data: NewKeyData, errors: ["key_not_found", "key_space_not_found", "precondition_failed"] }),
     },
   });

@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { Int, KeyId, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+import { CreditsData } from "../../../http/views.ts";
 
 export const updateCreditsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.updateCredits", ({ body, request }) => ok(deps.services.keys.updateCredits(deps.principal(request), body)), {
@@ -12,5 +14,8 @@ export const updateCreditsRoute = (deps: RouteDeps) =>
         description: "Credits; with `set`, null or left out makes the key unlimited. Required for increment and decrement",
       })),
     }),
-    detail: { summary: "Change a key's credits", tags: ["keys"], description: "Answers the credits afterwards. Needs `update_key` on the key's API." },
+    detail: {
+      summary: "Change a key's credits", tags: ["keys"], description: "Answers the credits afterwards. Needs `update_key` on the key's API.",
+      ...documented({ data: CreditsData, errors: ["key_not_found"] }),
+    },
   });

@@ -3,6 +3,7 @@ import { ok } from "../../../http/envelope.ts";
 import { ExternalId, KeyId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { UpdateCredits } from "./schemas.ts";
+import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const updateKeyRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/keys.updateKey", ({ body, request }) => ok(deps.services.keys.updateKey(deps.principal(request), body)), {
@@ -22,5 +23,6 @@ export const updateKeyRoute = (deps: RouteDeps) =>
       summary: "Update a key",
       tags: ["keys"],
       description: "A field left out is unchanged, null clears it, a value sets it. Needs `update_key` on the key's API, and for `roles` / `permissions` the grants of keys.setRoles / keys.setPermissions.",
+      ...documented({ data: EmptyData, errors: ["key_not_found", "role_not_found", "permission_already_exists"] }),
     },
   });

@@ -3,7 +3,9 @@ import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
 import { Int, MAX_SAFE_INT, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
+import { VERIFICATION_CODES } from "../../../services/verification/index.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
 
 const VerifyKeyBody = strictObject({
   key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key" }),
@@ -18,6 +20,44 @@ const VerifyKeyBody = strictObject({
   }), { maxItems: 50, description: "Rate limits to apply; all pass or none is charged" })),
 });
 
+const CODES = Object.keys(VERIFICATION_CODES) as Array<keyof typeof VERIFICATION_CODES>;
+
+/** `code` as a plain enum, each value's meaning in the description and in `x-enumDescriptions` (which Scalar shows). */
+const VerificationCode = t.Unsafe<keyof typeof VERIFICATION_CODES>({
+  type: "string",
+  enum: CODES,
+  description: `The outcome. The checks run in the order listed after \`VALID\`, and the first that fails gives the code:\n${CODES.map((c) => `- \`${c}\`: ${VERIFICATION_CODES[c]}`).join("\n")}`,
+  "x-enumDescriptions": VERIFICATION_CODES,
+});
+
+const VerifyKeyData = t.Object({
+  valid: t.Boolean({ description: "Whether the key passed every check (`code` is `VALID`)" }),
+  code: VerificationCode,
+  keyId: t.Optional(t.String({ description: "The key's id; absent when no key of the workspace matched" })),
+  name: t.Optional(t.String({ description: "The key's name" })),
+  meta: t.Optional(t.Record(t.String(), t.Unknown(), { description: "The key's meta" })),
+  expires: t.Optional(t.Integer({ description: "When the key expires (Unix ms)" })),
+  credits: t.Optional(t.Integer({ description: "Credits left after this verification; absent for an unlimited key" })),
+  enabled: t.Optional(t.Boolean({ description: "Whether the key is enabled" })),
+  permissions: t.Optional(t.Array(t.String(), { description: "Every permission the key holds, its roles' included" })),
+  roles: t.Optional(t.Array(t.String(), { description: "The key's roles" })),
+  identity: t.Optional(t.Object({
+    id: t.String({ description: "Identity id (`id_…`)" }),
+    externalId: t.String({ description: "Your identifier of the owner" }),
+    meta: t.Optional(t.Record(t.String(), t.Unknown(), { description: "The identity's meta" })),
+  }, { description: "The identity the key belongs to" })),
+  ratelimits: t.Optional(t.Array(t.Object({
+    id: t.String({ description: "Id of the limit (`rl_…`)" }),
+    name: t.String({ description: "Name of the limit" }),
+    limit: t.Integer({ description: "Requests allowed per window" }),
+    remaining: t.Integer({ description: "What is left in this window" }),
+    reset: t.Integer({ description: "End of the current window (Unix ms)" }),
+    exceeded: t.Boolean({ description: "Whether this limit denied the request" }),
+    duration: t.Integer({ description: "Window length in milliseconds" }),
+    autoApply: t.Boolean({ description: "Whether every verification applies it" }),
+  }), { description: "The state of each limit applied" })),
+});
+
 /** A hot route: over HTTP the lane in http/hot-routes.ts answers it; the Elysia route documents it. */
 export const verifyKeyOperation = (deps: RouteDeps): HotRoute<typeof VerifyKeyBody> => ({
   path: "/v2/keys.verifyKey",
@@ -30,6 +70,9 @@ export const verifyKeyRoute = (deps: RouteDeps) => {
   const op = verifyKeyOperation(deps);
   return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
     body: op.body,
-    detail: { summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes) },
+    detail: {
+      summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes),
+      ...documented({ data: VerifyKeyData, errors: ["permissions_query_syntax_error", "precondition_failed", "service_unavailable"], permissionChecked: false }),
+    },
   });
 };

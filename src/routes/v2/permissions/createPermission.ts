@@ -3,6 +3,7 @@ import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { Description, PermissionSlug } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
 
 export const createPermissionRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.createPermission", ({ body, request }) => ok(deps.services.rbac.createPermission(deps.principal(request), body)), {
@@ -11,5 +12,8 @@ export const createPermissionRoute = (deps: RouteDeps) =>
       slug: PermissionSlug,
       description: t.Optional(Description),
     }),
-    detail: { summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`." },
+    detail: {
+      summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
+      ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
+    },
   });

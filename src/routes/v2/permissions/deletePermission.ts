@@ -3,9 +3,13 @@ import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { PermissionRef } from "./schemas.ts";
+import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deletePermissionRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.deletePermission", ({ body, request }) => ok(deps.services.rbac.deletePermission(deps.principal(request), body)), {
     body: strictObject({ permission: PermissionRef }),
-    detail: { summary: "Delete a permission", tags: ["permissions"], description: "By id or slug; also removes it from every role and key. Needs `rbac.*.delete_permission`." },
+    detail: {
+      summary: "Delete a permission", tags: ["permissions"], description: "By id or slug; also removes it from every role and key. Needs `rbac.*.delete_permission`.",
+      ...documented({ data: EmptyData, errors: ["permission_not_found"] }),
+    },
   });

@@ -3,6 +3,8 @@ import { okPage } from "../../../http/envelope.ts";
 import { optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { listBody } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
+import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const listPermissionsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.listPermissions", ({ body, request }) => {
@@ -11,5 +13,8 @@ export const listPermissionsRoute = (deps: RouteDeps) =>
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
-    detail: { summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`." },
+    detail: {
+      summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",
+      ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
+    },
   });

@@ -3,6 +3,8 @@ import { okPage } from "../../../http/envelope.ts";
 import { optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { listBody } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
+import { ListOf, RoleData } from "../../../http/views.ts";
 
 export const listRolesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.listRoles", ({ body, request }) => {
@@ -11,5 +13,8 @@ export const listRolesRoute = (deps: RouteDeps) =>
     return okPage(page.items, page.cursor);
   }, {
     body: t.Optional(strictObject(listBody("id, name or description"), "`{}` or an empty body lists the first page")),
-    detail: { summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`." },
+    detail: {
+      summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`.",
+      ...documented({ data: ListOf(RoleData, "Roles with their permissions, by id"), paged: true }),
+    },
   });

@@ -8,6 +8,8 @@ import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { PermissionSlug } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
+import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const setRolePermissionsRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/permissions.setRolePermissions", ({ body, request }) => {
@@ -27,5 +29,6 @@ export const setRolePermissionsRoute = (deps: RouteDeps) =>
       summary: "Replace a role's permissions",
       tags: ["permissions"],
       description: "Answers the role's permissions; keys holding the role see the change at their next verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`.",
+      ...documented({ data: ListOf(PermissionData, "The role's permissions afterwards"), errors: ["role_not_found", "permission_already_exists"] }),
     },
   });

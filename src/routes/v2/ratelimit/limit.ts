@@ -3,7 +3,8 @@ import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
 import { ok } from "../../../http/envelope.ts";
 import type { HotRoute } from "../../../http/hot-routes.ts";
 import type { RouteDeps } from "../../deps.ts";
-import { LimitBody } from "./schemas.ts";
+import { LimitBody, LimitData } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
 
 /**
  * `limit` of both path families (`/v2/ratelimit.limit`, `/v2/ratelimits.limit`): one shape. A hot
@@ -24,6 +25,7 @@ export const limitRoute = (deps: RouteDeps, path: string, tag: string) => {
       summary: "Check a rate limit", tags: [tag],
       description: "Always 200 with `success`. Needs `ratelimit.*.limit` or `ratelimit.<namespaceId>.limit`; a new namespace also needs `ratelimit.*.create_namespace`.",
       ...bodyLimit(op.bodyLimitBytes),
+      ...documented({ data: LimitData, errors: ["ratelimit_namespace_gone"] }),
     },
   });
 };

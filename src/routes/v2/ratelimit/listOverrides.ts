@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
-import { ListOverridesBody, overrideData } from "./schemas.ts";
+import { ListOverridesBody, OverrideData, overrideData } from "./schemas.ts";
+import { documented } from "../../../http/responses.ts";
+import { ListOf } from "../../../http/views.ts";
 
 export const ratelimitListOverridesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/ratelimit.listOverrides", ({ body, request }) => {
@@ -9,5 +11,8 @@ export const ratelimitListOverridesRoute = (deps: RouteDeps) =>
     return okPage(page.items.map(overrideData), page.cursor);
   }, {
     body: ListOverridesBody,
-    detail: { summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`." },
+    detail: {
+      summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`.",
+      ...documented({ data: ListOf(OverrideData, "The namespace's overrides"), paged: true, errors: ["ratelimit_namespace_not_found"] }),
+    },
   });

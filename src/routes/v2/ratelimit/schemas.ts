@@ -45,3 +45,31 @@ export const ListOverridesBody = strictObject({
 export function overrideData(o: OverrideView): OverrideView {
   return { overrideId: o.overrideId, identifier: o.identifier, limit: o.limit, duration: o.duration };
 }
+
+export const OverrideData = t.Object({
+  overrideId: t.String({ description: "Override id (`rlor_…`)" }),
+  identifier: t.String({ description: "The identifier or pattern it applies to" }),
+  limit: t.Integer({ description: "Cost allowed per window" }),
+  duration: t.Integer({ description: "Window length in milliseconds" }),
+});
+
+export const OverrideIdData = t.Object({ overrideId: t.String({ description: "Override id (`rlor_…`); the same when an override was replaced" }) });
+
+const outcome = {
+  limit: t.Integer({ description: "Cost allowed per window, after any override" }),
+  remaining: t.Integer({ description: "What is left of the limit in this window" }),
+  reset: t.Integer({ description: "End of the current window (Unix ms)" }),
+  overrideId: t.Optional(t.String({ description: "The override that applied, if one did" })),
+};
+
+export const LimitData = t.Object({ success: t.Boolean({ description: "Whether the request is within the limit (a denial charges nothing)" }), ...outcome });
+
+export const MultiLimitData = t.Object({
+  passed: t.Boolean({ description: "Whether every check passed (then all were charged, else none)" }),
+  limits: t.Array(t.Object({
+    namespace: t.String({ description: "The namespace as requested" }),
+    identifier: t.String({ description: "The identifier as requested" }),
+    passed: t.Boolean({ description: "Whether this check is within its limit" }),
+    ...outcome,
+  }), { description: "One result per check, in request order" }),
+});

@@ -1,7 +1,14 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
-import { ListOverridesBody, overrideData } from "../ratelimit/schemas.ts";
+import { ListOverridesBody, OverrideData, overrideData } from "../ratelimit/schemas.ts";
+import { documented } from "../../../http/responses.ts";
+
+/** The spec's page shape: the overrides and the next page's cursor inside `data`. */
+const OverridePage = t.Object({
+  overrides: t.Array(OverrideData, { description: "A page of the namespace's overrides" }),
+  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page" })),
+});
 
 export const ratelimitsListOverridesRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/ratelimits.listOverrides", ({ body, request }) => {
@@ -9,5 +16,8 @@ export const ratelimitsListOverridesRoute = (deps: RouteDeps) =>
     return ok({ overrides: page.items.map(overrideData), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
   }, {
     body: ListOverridesBody,
-    detail: { summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`." },
+    detail: {
+      summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
+      ...documented({ data: OverridePage, errors: ["ratelimit_namespace_not_found"] }),
+    },
   });
