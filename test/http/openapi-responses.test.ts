@@ -149,10 +149,12 @@ describe("the document against the service", () => {
     expect(declared("/v2/keys.verifyKey", await h.post("/v2/keys.verifyKey", { key: "x".repeat(1024 * 1024 + 1) }))).toBe("request_body_too_large");
   });
 
-  test("200: verifyKey's `code` enum is exactly the codes verifications answer, each with its meaning", async () => {
+  test("200: verifyKey's `code` enum is the codes verifications answer and upstream's FORBIDDEN, each with its meaning", async () => {
     const schema = responseOf("/v2/keys.verifyKey", 200)?.content?.["application/json"]?.schema.properties?.data?.properties?.code as JsonSchema & { description: string; "x-enumDescriptions": Record<string, string> };
-    expect(schema.enum).toEqual(Object.keys(VERIFICATION_CODES));
-    expect(schema["x-enumDescriptions"]).toEqual(VERIFICATION_CODES);
+    // Every code the service answers, then upstream's FORBIDDEN, which it never answers (no IP allow-lists).
+    expect(schema.enum).toEqual([...Object.keys(VERIFICATION_CODES), "FORBIDDEN"]);
+    expect(schema["x-enumDescriptions"]).toMatchObject(VERIFICATION_CODES);
+    expect(schema["x-enumDescriptions"].FORBIDDEN).toContain("Never answered by tollgate");
     for (const [code, meaning] of Object.entries(VERIFICATION_CODES)) expect(schema.description).toContain(`\`${code}\`: ${meaning}`);
 
     const apiId = await createApi(h, "codes");

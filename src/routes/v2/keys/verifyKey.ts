@@ -20,14 +20,22 @@ const VerifyKeyBody = strictObject({
   }), { maxItems: 50, description: "Rate limits to apply; all pass or none is charged" })),
 });
 
-const CODES = Object.keys(VERIFICATION_CODES) as Array<keyof typeof VERIFICATION_CODES>;
+/**
+ * The codes tollgate answers, plus upstream's FORBIDDEN (an IP allow-list refusal): tollgate has no
+ * allow-lists and never answers it, but a client written against upstream's enum stays exhaustive.
+ */
+const DOCUMENTED_CODES: Record<string, string> = {
+  ...VERIFICATION_CODES,
+  FORBIDDEN: "Never answered by tollgate. Upstream answers it when the API's IP allow-list refuses the client; tollgate has no allow-lists.",
+};
+const CODES = Object.keys(DOCUMENTED_CODES);
 
 /** `code` as a plain enum, each value's meaning in the description and in `x-enumDescriptions` (which Scalar shows). */
 const VerificationCode = t.Unsafe<keyof typeof VERIFICATION_CODES>({
   type: "string",
   enum: CODES,
-  description: `The outcome. The checks run in the order listed after \`VALID\`, and the first that fails gives the code:\n${CODES.map((c) => `- \`${c}\`: ${VERIFICATION_CODES[c]}`).join("\n")}`,
-  "x-enumDescriptions": VERIFICATION_CODES,
+  description: `The outcome. The checks run in the order listed after \`VALID\`, and the first that fails gives the code:\n${CODES.map((c) => `- \`${c}\`: ${DOCUMENTED_CODES[c]}`).join("\n")}`,
+  "x-enumDescriptions": DOCUMENTED_CODES,
 });
 
 const VerifyKeyData = t.Object({
