@@ -49,13 +49,15 @@ const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
 /**
  * Runs one command over the data dir's services, closing the database afterwards. An empty data dir
  * is bootstrapped first, as `serve` would, so `root-key create --workspace default` works before the
- * first `serve` and a workspace created first does not suppress the bootstrap.
+ * first `serve` and a workspace created first does not suppress the bootstrap. The credit journal is
+ * loaded as `serve` loads it, so balances shown and changed here count a running server's spends.
  */
 function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
   const dataDir = openDataDir(config, logger);
   try {
     const services = buildServices(dataDir, config, systemClock);
     bootstrapDataDir(services, config, logger);
+    services.credits.restore();
     return run(services);
   } finally {
     dataDir.close();
