@@ -37,7 +37,7 @@ import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
-import { AnalyticsQueryService, AnalyticsProcessPool, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
@@ -117,6 +117,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
         processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
       }),
     }),
+    verificationTotals: new VerificationTotals({ storage, analytics }),
     keyCache: cache,
     credits,
     limiter,

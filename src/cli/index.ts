@@ -22,12 +22,13 @@ import { CONFIG_HELP, configCommand } from "./config.ts";
 import { COMPLETION_HELP, completionCommand } from "./completion.ts";
 import { API_HELP, apiCommand } from "./api.ts";
 import { KEY_HELP, keyCommand } from "./key.ts";
+import { STATS_HELP, statsCommand } from "./stats.ts";
 
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
   serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
-  backup: BACKUP_HELP, restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP,
+  stats: STATS_HELP, backup: BACKUP_HELP, restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP,
   version: "tollgate version\n  Prints the version.",
 };
 
@@ -82,6 +83,8 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       return withServices(config, logger, apiCommand(rest, CLI_ACTOR, io));
     case "key":
       return withServices(config, logger, keyCommand(rest, CLI_ACTOR, io));
+    case "stats":
+      return withServices(config, logger, statsCommand(rest, config, CLI_ACTOR, io));
     case "backup":
       return backupCommand(rest, config, logger, io);
     case "restore":

@@ -37,7 +37,7 @@ describe("completion", () => {
     writeFileSync(file, r.stdout);
     expect(Bun.spawnSync(["bash", "-n", file]).exitCode).toBe(0);
     const commands = await helpCommands();
-    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "api", "key", "backup", "restore", "config", "completion", "version"]));
+    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "api", "key", "stats", "backup", "restore", "config", "completion", "version"]));
     expect(bashComplete(r.stdout, ["tollgate", ""]).sort()).toEqual([...commands, "help"].sort());
     expect(bashComplete(r.stdout, ["tollgate", "re"])).toEqual(["restore"]);
     expect(bashComplete(r.stdout, ["tollgate", "workspace", ""])).toEqual(["create", "list", "update"]);
@@ -49,6 +49,7 @@ describe("completion", () => {
     expect(bashComplete(r.stdout, ["tollgate", "key", "create", "--"])).toEqual([
       "--api", "--name", "--prefix", "--credits", "--expires", "--permission", "--role", "--external-id", "--meta", "--recoverable", "--workspace", "--help",
     ]);
+    expect(bashComplete(r.stdout, ["tollgate", "stats", "--"])).toEqual(["--help", "--workspace", "--since", "--api", "--json"]);
     expect(bashComplete(r.stdout, ["tollgate", "key", "list", "--"])).toEqual(["--api", "--search", "--limit", "--workspace", "--json", "--help"]);
     expect(bashComplete(r.stdout, ["tollgate", "config", "print", "--j"])).toEqual(["--json"]);
   });
