@@ -43,4 +43,3 @@ export function chosenApi(services: Services, principal: Principal, idOrName: st
   if (named.length > 1) throw new Error(`${named.length} APIs are named '${idOrName}' (${named.map((a) => a.id).join(", ")}); give the id`);
   throw new AppError("api_not_found", { detail: `No API has the id or name '${idOrName}'.` });
 }
-

@@ -60,7 +60,9 @@ export class CreditLedger implements CreditBalances {
 
   /**
    * Loads the journal's totals, plus the spends still queued: at start, and once another process
-   * (a CLI command beside `serve`) has folded or spent credits. Returns how many keys have some.
+   * (a CLI command beside `serve`) has committed, since it may have folded or spent credits. It reads
+   * the whole journal, which compaction keeps to about one entry per key with a pending total.
+   * Returns how many keys have some.
    */
   restore(): number {
     this.pending.clear();
