@@ -11,6 +11,7 @@ import type { Logger } from "./lib/logger.ts";
 import { checkpointWal, databaseSizeBytes, leaveCheckpointsToCheckpointer, type Storage } from "./storage/db.ts";
 import { ANALYTICS_DATABASE_FILE, DATABASE_FILE, openDataStores, type DataStores } from "./storage/data-dir.ts";
 import { Checkpointer } from "./storage/checkpointer.ts";
+import { ExternalCommits } from "./storage/external-commits.ts";
 import { ANALYTICS_MIGRATIONS, MIGRATIONS } from "./storage/migrations.ts";
 import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
@@ -36,7 +37,7 @@ import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
-import { AnalyticsQueryService, AnalyticsProcessPool, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
@@ -78,14 +79,21 @@ export function openDataDir(config: Config, logger: Logger): DataStores {
 export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
   const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
-  const auth = new RootKeyAuthenticator({ storage, clock });
+  // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
+  // this order: the ledger first, since the key cache reloads balances from it.
+  const changesElsewhere = new ExternalCommits(storage.sqlite, () => {
+    credits.restore();
+    cache.clear();
+    auth.invalidate();
+  });
+  const auth = new RootKeyAuthenticator({ storage, clock, changesElsewhere });
   // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
   const limiter = new SlidingWindowLimiter({
     clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
   });
-  const credits = new CreditLedger(storage);
+  const credits = new CreditLedger(storage, {}, changesElsewhere);
   const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
   return {
     auth,
@@ -94,7 +102,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
-    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, changesElsewhere, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
@@ -109,6 +117,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
         processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
       }),
     }),
+    verificationTotals: new VerificationTotals({ storage, analytics }),
     keyCache: cache,
     credits,
     limiter,

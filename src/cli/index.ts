@@ -22,12 +22,15 @@ import { RESTORE_HELP, restoreCommand } from "./restore.ts";
 import { CONFIG_HELP, configCommand } from "./config.ts";
 import { COMPLETION_HELP, completionCommand } from "./completion.ts";
 import { READY_HELP, readyCommand } from "./ready.ts";
+import { API_HELP, apiCommand } from "./api.ts";
+import { KEY_HELP, keyCommand } from "./key.ts";
+import { STATS_HELP, statsCommand } from "./stats.ts";
 
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
-  serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, backup: BACKUP_HELP,
-  restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP, ready: READY_HELP,
+  serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
+  stats: STATS_HELP, backup: BACKUP_HELP, restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP, ready: READY_HELP,
   version: "tollgate version\n  Prints the version.",
 };
 
@@ -51,13 +54,15 @@ const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
 /**
  * Runs one command over the data dir's services, closing the database afterwards. An empty data dir
  * is bootstrapped first, as `serve` would, so `root-key create --workspace default` works before the
- * first `serve` and a workspace created first does not suppress the bootstrap.
+ * first `serve` and a workspace created first does not suppress the bootstrap. The credit journal is
+ * loaded as `serve` loads it, so balances shown and changed here count a running server's spends.
  */
 function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
   const dataDir = openDataDir(config, logger);
   try {
     const services = buildServices(dataDir, config, systemClock);
     bootstrapDataDir(services, config, logger);
+    services.credits.restore();
     return run(services);
   } finally {
     dataDir.close();
@@ -76,6 +81,12 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
       return withServices(config, logger, workspaceCommand(rest, CLI_ACTOR, io));
     case "root-key":
       return withServices(config, logger, rootKeyCommand(rest, CLI_ACTOR, io));
+    case "api":
+      return withServices(config, logger, apiCommand(rest, CLI_ACTOR, io));
+    case "key":
+      return withServices(config, logger, keyCommand(rest, CLI_ACTOR, io));
+    case "stats":
+      return withServices(config, logger, statsCommand(rest, config, CLI_ACTOR, io));
     case "backup":
       return backupCommand(rest, config, logger, io);
     case "restore":

@@ -1,12 +1,14 @@
 /** `tollgate root-key create|list|revoke`. */
 import type { Services } from "../services/index.ts";
 import { ALL_GRANTS, isValidGrant, type Actor } from "../services/auth/index.ts";
-import { parse, requireString } from "./args.ts";
+import { instantFlag, parse, requireString } from "./args.ts";
+import { JSON_FLAG, printList } from "./output.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 
-export const ROOT_KEY_HELP = `tollgate root-key create --workspace <id|name> --name <name> --permission <p> [--permission <p> ...] [--expires <unix ms>]
-                                      prints the root key (shown only once)
-tollgate root-key list --workspace <id|name>   one key a line: id, name, start, state, permissions
+export const ROOT_KEY_HELP = `tollgate root-key create --workspace <id|name> --name <name> --permission <p> [--permission <p> ...] [--expires <when>]
+                                      prints the root key (shown only once); --expires takes 30d, 12h,
+                                      an ISO date or Unix ms
+tollgate root-key list --workspace <id|name> [--json]   one key a line: id, name, start, state, permissions
 tollgate root-key revoke <root key id>`;
 
 /** `<resource>.<action>` pairs that exist; a typo in either would create a key that silently lacks the permission. */
@@ -34,26 +36,27 @@ export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (servic
     if (permissions.length === 0) throw new UsageError("at least one --permission is required");
     const bad = permissions.filter((p) => !isKnownGrant(p));
     if (bad.length > 0) throw new UsageError(`--permission must be <resource>.<id|*>.<action> with a known resource and action (e.g. api.*.create_api), got: ${bad.join(", ")}`);
-    const expires = values.expires as string | undefined;
-    if (expires !== undefined && !/^\d{1,15}$/.test(expires)) throw new UsageError("--expires must be Unix milliseconds");
+    const nowMs = Date.now();
+    const expiresAt = typeof values.expires === "string" ? instantFlag("expires", values.expires, nowMs, 1) : undefined;
     // A past value is almost always seconds given for milliseconds; it would create a dead key.
-    if (expires !== undefined && Number(expires) <= Date.now()) throw new UsageError(`--expires ${expires} is in the past; it takes Unix milliseconds`);
+    if (expiresAt !== undefined && expiresAt <= nowMs) throw new UsageError(`--expires ${values.expires} is in the past; digits alone are Unix milliseconds`);
     return (services) => {
       const created = services.workspaces.createRootKey({
-        workspace, name, permissions, ...(expires !== undefined ? { expiresAt: Number(expires) } : {}),
+        workspace, name, permissions, ...(expiresAt !== undefined ? { expiresAt } : {}),
       }, actor);
       io.stdout(created.key);
       return EXIT.ok;
     };
   }
   if (sub === "list") {
-    const { values } = parse(rest, { workspace: { type: "string" } });
+    const { values } = parse(rest, { workspace: { type: "string" }, ...JSON_FLAG });
     const workspace = requireString(values, "workspace");
     return (services) => {
-      for (const k of services.workspaces.listRootKeys(workspace)) {
-        const state = k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= Date.now() ? "expired" : "active";
-        io.stdout(`${k.id}\t${k.name}\t${k.start}…\t${state}\t${k.permissions.join(",")}`);
-      }
+      const nowMs = Date.now();
+      const keys = services.workspaces.listRootKeys(workspace).map((k) => ({
+        ...k, state: k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= nowMs ? "expired" : "active",
+      }));
+      printList(io, values.json === true, keys, (k) => [k.id, k.name, `${k.start}…`, k.state, k.permissions.join(",")]);
       return EXIT.ok;
     };
   }

@@ -3,9 +3,10 @@ import type { Services } from "../services/index.ts";
 import type { Actor } from "../services/auth/index.ts";
 import { parse, requireString } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
+import { JSON_FLAG, printList } from "./output.ts";
 
 export const WORKSPACE_HELP = `tollgate workspace create --name <name> [--analytics]   prints the workspace id
-tollgate workspace list                                  one workspace a line: id, name, analytics
+tollgate workspace list [--json]                         one workspace a line: id, name, analytics
 tollgate workspace update <id|name> --analytics on|off
                                       whether the workspace's root keys may query analytics (its
                                       verifications are recorded either way while TOLLGATE_ANALYTICS=on)`;
@@ -26,9 +27,9 @@ export function workspaceCommand(args: string[], actor: Actor, io: CliIo): (serv
     };
   }
   if (sub === "list") {
-    parse(rest, {});
+    const { values } = parse(rest, JSON_FLAG);
     return (services) => {
-      for (const ws of services.workspaces.list()) io.stdout(`${ws.id}\t${ws.name}\tanalytics=${ws.analyticsEnabled ? "on" : "off"}`);
+      printList(io, values.json === true, services.workspaces.list(), (ws) => [ws.id, ws.name, `analytics=${ws.analyticsEnabled ? "on" : "off"}`]);
       return EXIT.ok;
     };
   }

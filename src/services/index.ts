@@ -9,7 +9,7 @@ import type { KeyCache } from "./key-cache/index.ts";
 import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.ts";
 import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
-import type { AnalyticsQueryService, VerificationEventSink } from "./analytics/index.ts";
+import type { AnalyticsQueryService, VerificationEventSink, VerificationTotals } from "./analytics/index.ts";
 import type { CreditLedger } from "./credits/index.ts";
 
 export interface Services {
@@ -24,6 +24,8 @@ export interface Services {
   audit: AuditService;
   /** analytics.getVerifications: callers' SQL, run off the main thread. */
   analytics: AnalyticsQueryService;
+  /** Verification counts by API and outcome, from the totals tables. */
+  verificationTotals: VerificationTotals;
   /** Shared state of the hot paths, for jobs and shutdown. */
   keyCache: KeyCache<KeySnapshot>;
   /** Credit balances and the journal of spends; restored at start, flushed on stop. */

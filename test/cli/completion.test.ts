@@ -37,12 +37,21 @@ describe("completion", () => {
     writeFileSync(file, r.stdout);
     expect(Bun.spawnSync(["bash", "-n", file]).exitCode).toBe(0);
     const commands = await helpCommands();
-    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "backup", "restore", "config", "completion", "ready", "version"]));
+    expect(commands).toEqual(expect.arrayContaining(["serve", "migrate", "workspace", "root-key", "api", "key", "stats", "backup", "restore", "config", "completion", "ready", "version"]));
     expect(bashComplete(r.stdout, ["tollgate", ""]).sort()).toEqual([...commands, "help"].sort());
     expect(bashComplete(r.stdout, ["tollgate", "res"])).toEqual(["restore"]);
     expect(bashComplete(r.stdout, ["tollgate", "ready", "--"])).toEqual(["--help", "--wait", "--pid"]);
     expect(bashComplete(r.stdout, ["tollgate", "workspace", ""])).toEqual(["create", "list", "update"]);
     expect(bashComplete(r.stdout, ["tollgate", "root-key", "create", "--"])).toEqual(["--workspace", "--name", "--permission", "--expires", "--help"]);
+    expect(bashComplete(r.stdout, ["tollgate", "root-key", "list", "--"])).toEqual(["--workspace", "--json", "--help"]);
+    expect(bashComplete(r.stdout, ["tollgate", "api", ""])).toEqual(["list", "create", "delete"]);
+    expect(bashComplete(r.stdout, ["tollgate", "api", "list", "--"])).toEqual(["--workspace", "--json", "--help"]);
+    expect(bashComplete(r.stdout, ["tollgate", "key", ""])).toEqual(["create", "list", "get", "disable", "enable", "delete", "credits"]);
+    expect(bashComplete(r.stdout, ["tollgate", "key", "create", "--"])).toEqual([
+      "--api", "--name", "--prefix", "--credits", "--expires", "--permission", "--role", "--external-id", "--meta", "--recoverable", "--workspace", "--help",
+    ]);
+    expect(bashComplete(r.stdout, ["tollgate", "stats", "--"])).toEqual(["--help", "--workspace", "--since", "--api", "--json"]);
+    expect(bashComplete(r.stdout, ["tollgate", "key", "list", "--"])).toEqual(["--api", "--search", "--limit", "--workspace", "--json", "--help"]);
     expect(bashComplete(r.stdout, ["tollgate", "config", "print", "--j"])).toEqual(["--json"]);
   });
 
@@ -52,6 +61,8 @@ describe("completion", () => {
     for (const command of await helpCommands()) expect(r.stdout).toContain(`    ${command})`);
     expect(r.stdout).toContain("compadd -- create list update");
     expect(r.stdout).toContain("compadd -- check print");
+    expect(r.stdout).toContain("compadd -- list create delete");
+    expect(r.stdout).toContain("compadd -- create list get disable enable delete credits");
     expect(r.stdout.trimEnd().endsWith("compdef _tollgate tollgate")).toBe(true);
   });
 

@@ -115,10 +115,27 @@ describe("root-key create (while serve runs)", () => {
 });
 
 describe("--expires", () => {
-  test.each([["soon"], ["1.5e12"], ["1700000000"]])("%p (not Unix ms, seconds, or in the past) exits 2", async (value) => {
+  test.each([["soon"], ["1.5e12"], ["1700000000"], ["2027-02-30"], ["-3d"], ["2020-01-01"]])("%p (not a time, seconds, or in the past) exits 2", async (value) => {
     const r = await run("create", "--workspace", "default", "--name", "exp", "--permission", "api.*.create_api", "--expires", value);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--expires");
+  });
+
+  test.each([["30d", 30 * 86_400_000], ["12h", 12 * 3_600_000]])("a duration %p counts from now", async (value, durationMs) => {
+    const before = Date.now();
+    const r = await run("create", "--workspace", "default", "--name", `in-${value}`, "--permission", "api.*.create_api", "--expires", value);
+    expect(r.code).toBe(0);
+    const listed = JSON.parse((await run("list", "--workspace", "default", "--json")).stdout) as Array<{ name: string; expiresAt: number }>;
+    const expiresAt = listed.find((k) => k.name === `in-${value}`)!.expiresAt;
+    expect(expiresAt).toBeGreaterThanOrEqual(before + durationMs);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + durationMs);
+  });
+
+  test("an ISO date is that day, 00:00 UTC", async () => {
+    const r = await run("create", "--workspace", "default", "--name", "iso", "--permission", "api.*.create_api", "--expires", "2099-12-31");
+    expect(r.code).toBe(0);
+    const listed = JSON.parse((await run("list", "--workspace", "default", "--json")).stdout) as Array<{ name: string; expiresAt: number }>;
+    expect(listed.find((k) => k.name === "iso")!.expiresAt).toBe(Date.UTC(2099, 11, 31));
   });
 
   test("a future Unix ms creates an active key that works until then", async () => {
@@ -140,6 +157,17 @@ describe("root-key list", () => {
     const ci = rows.find((k) => k[1] === "ci");
     expect(ci).toEqual([expect.stringMatching(/^rk_/), "ci", `${ciKey.slice(0, 12)}…`, "active", "api.*.create_api"]);
     expect(rows.find((k) => k[1] === "bootstrap")?.[3]).toBe("active");
+  });
+
+  test("--json: one array of the keys (no key value), with their state", async () => {
+    const r = await run("list", "--workspace", "default", "--json");
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain(ciKey);
+    const ci = (JSON.parse(r.stdout) as Array<Record<string, unknown>>).find((k) => k.name === "ci");
+    expect(ci).toEqual({
+      id: expect.stringMatching(/^rk_/), name: "ci", start: ciKey.slice(0, 12), permissions: ["api.*.create_api"],
+      createdAt: expect.any(Number), expiresAt: null, revokedAt: null, state: "active",
+    });
   });
 
   test("--workspace is required; an unknown workspace exits 1", async () => {

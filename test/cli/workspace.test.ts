@@ -58,6 +58,14 @@ describe("workspace list", () => {
     expect(rows.find((row) => row[1] === "acme")).toEqual([acmeId, "acme", "analytics=off"]);
     expect(rows.map((row) => row[1])).toEqual(["default", "acme", "beta"]);
   });
+
+  test("--json: one array of {id, name, analyticsEnabled, createdAt}", async () => {
+    const r = await run("list", "--json");
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as Array<{ id: string; name: string; analyticsEnabled: boolean; createdAt: number }>;
+    expect(list.map((w) => w.name)).toEqual(["default", "acme", "beta"]);
+    expect(list[1]).toEqual({ id: acmeId, name: "acme", analyticsEnabled: false, createdAt: expect.any(Number) });
+  });
 });
 
 describe("workspace update", () => {

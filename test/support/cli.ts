@@ -264,3 +264,23 @@ export function perTest(): PerTest {
   });
   return t;
 }
+
+/** The bootstrap root key a data dir holds once a command or `serve` opened it first. */
+export function bootstrapKeyOf(dataDir: string): string {
+  return readFileSync(join(dataDir, "bootstrap-root-key"), "utf8").trim();
+}
+
+/** An audit entry as audit.listLogs returns it, reduced to what the CLI tests compare. */
+export interface AuditSeen {
+  event: string;
+  actor: { type: string; id: string; name?: string };
+  resourceIds: string[];
+}
+
+/** The audit entries of `served`'s workspace that name `resourceId`, newest first (one page). */
+export async function auditEntriesNaming(served: Served, rootKey: string, resourceId: string): Promise<AuditSeen[]> {
+  const r = await served.post("/v2/audit.listLogs", { resourceId, limit: 100 }, rootKey);
+  if (r.status !== 200) throw new Error(`audit.listLogs answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return (r.body.data as Array<{ event: string; actor: AuditSeen["actor"]; resources: Array<{ id: string }> }>)
+    .map((e) => ({ event: e.event, actor: e.actor, resourceIds: e.resources.map((res) => res.id) }));
+}

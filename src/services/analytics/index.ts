@@ -14,6 +14,8 @@ export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTAL
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";
 // analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a query process.
 export { AnalyticsQueryService, type AnalyticsQueryRunner } from "./query-service.ts";
+// Verification counts by API and outcome since a time, from the totals tables (`tollgate stats`).
+export { VerificationTotals, type VerificationSummary, type ApiVerificationCounts } from "./totals.ts";
 export { AnalyticsProcessPool, type ProcessPoolOptions, type QueryRequest } from "./process-pool.ts";
 export { serveAnalyticsQueries, type ParentChannel } from "./query-process.ts";
 export { MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type Row as AnalyticsRow } from "./execute.ts";

@@ -2,7 +2,7 @@
  * APIs: containers of keys. Each API owns one key space; deleting an API is a soft delete after
  * which its keys verify as NOT_FOUND. An API of another workspace behaves as missing.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db, Storage } from "../../storage/db.ts";
 import { inTransaction } from "../../storage/db.ts";
 import { apis, keySpaces } from "../../storage/schema/index.ts";
@@ -66,6 +66,13 @@ export class ApiService {
     requirePermission(principal, "api", input.apiId, "read_api");
     const api = getLiveApi(this.deps.storage.db, principal.workspaceId, input.apiId);
     return { id: api.id, name: api.name };
+  }
+
+  /** The workspace's live APIs, oldest first. Needs `api.*.read_api` (the list names every API). */
+  listApis(principal: Principal): Array<{ id: string; name: string }> {
+    requirePermission(principal, "api", "*", "read_api");
+    return this.deps.storage.db.select({ id: apis.id, name: apis.name }).from(apis)
+      .where(and(eq(apis.workspaceId, principal.workspaceId), isNull(apis.deletedAt))).orderBy(asc(apis.createdAt), asc(apis.id)).all();
   }
 
   /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */

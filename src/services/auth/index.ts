@@ -4,14 +4,14 @@
  * header (`Bearer ` and the key, nothing else) is cached: each cached entry is then one stored root
  * key, so callers cannot fill the cache with variants of one header padded to any length. The cache is
  * dropped whenever root keys or workspaces change, here (`invalidate`, called by the workspace
- * service) or in another process such as the CLI (seen through SQLite's `data_version`). Reading
- * `data_version` is a large share of a cached verification's cost, so under load it is read at
- * most once per millisecond: a change committed by another process is seen by every request
- * that starts a millisecond or more after it. Expiry is checked against the clock on every request.
+ * service) or in another process such as the CLI (storage/external-commits.ts: seen by every
+ * request that starts a millisecond or more after the commit). Expiry is checked against the clock
+ * on every request.
  */
 import { LRUCache } from "lru-cache";
 import type { Statement } from "bun:sqlite";
 import type { Storage } from "../../storage/db.ts";
+import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
@@ -47,16 +47,12 @@ const PRINCIPAL_CACHE_SIZE = 10_000;
 export class RootKeyAuthenticator {
   private readonly byHeader = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
   private readonly lookup: Statement<RootKeyRow, [string]>;
-  private readonly dataVersion: Statement<{ data_version: number }, []>;
-  private seenDataVersion = -1;
-  private dataVersionReadAtMs = Number.NEGATIVE_INFINITY;
-
-  constructor(private readonly deps: { storage: Storage; clock: Clock }) {
+  /** `changesElsewhere` calls invalidate() once another process committed (boot.ts). */
+  constructor(private readonly deps: { storage: Storage; clock: Clock; changesElsewhere: ChangesElsewhere }) {
     this.lookup = deps.storage.sqlite.query<RootKeyRow, [string]>(
       `SELECT rk.id, rk.name, rk.workspace_id, rk.permissions, rk.enabled, rk.expires_at, rk.revoked_at, w.enabled AS workspace_enabled
        FROM root_keys rk JOIN workspaces w ON w.id = rk.workspace_id WHERE rk.hash = ?1`,
     );
-    this.dataVersion = deps.storage.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
   }
 
   /** Principals cached, for tests. */
@@ -64,7 +60,7 @@ export class RootKeyAuthenticator {
     return this.byHeader.size;
   }
 
-  /** Root keys or workspaces changed in this process: forget every cached principal. */
+  /** Root keys or workspaces changed (in this process, or in another one): forget every cached principal. */
   invalidate(): void {
     this.byHeader.clear();
   }
@@ -91,7 +87,7 @@ export class RootKeyAuthenticator {
    * parses it nor builds the token string; only a canonical header that named a stored key is cached.
    */
   private cached(authorization: string | null | undefined): CachedRootKey {
-    this.dropIfChangedElsewhere();
+    this.deps.changesElsewhere.look();
     const hit = authorization ? this.byHeader.get(authorization) : undefined;
     if (hit) return hit;
     const token = parseBearer(authorization);
@@ -100,18 +96,6 @@ export class RootKeyAuthenticator {
     const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
     if (authorization!.length === CANONICAL_PREFIX.length + token.length && authorization!.startsWith(CANONICAL_PREFIX)) this.byHeader.set(authorization!, entry);
     return entry;
-  }
-
-  /** Forgets every principal when another connection committed since the last look (wall time, not business time). */
-  private dropIfChangedElsewhere(): void {
-    const nowMs = performance.now();
-    if (nowMs - this.dataVersionReadAtMs < 1) return;
-    this.dataVersionReadAtMs = nowMs;
-    const version = this.dataVersion.get()?.data_version ?? 0;
-    if (version !== this.seenDataVersion) {
-      this.seenDataVersion = version;
-      this.byHeader.clear();
-    }
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Storage } from "../../storage/db.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { BUSY_TIMEOUT_MS, inTransaction, tryInTransaction } from "../../storage/db.ts";
+import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import { CreditJournal, type JournalEntry } from "./journal.ts";
 
 /** What the key service needs of the ledger. */
@@ -51,15 +52,22 @@ export class CreditLedger implements CreditBalances {
   private appendedSinceCompaction = 0;
   private readonly limits: CreditLedgerLimits;
 
-  constructor(private readonly storage: Storage, limits: Partial<CreditLedgerLimits> = {}) {
+  /** `changesElsewhere` is looked at before a settle, so that another process's folds and spends are in `pending` (boot.ts). */
+  constructor(private readonly storage: Storage, limits: Partial<CreditLedgerLimits> = {}, private readonly changesElsewhere?: ChangesElsewhere) {
     this.journal = new CreditJournal(storage);
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  /** Loads the journal's totals (at start, before any spend); returns how many keys have some. */
+  /**
+   * Loads the journal's totals, plus the spends still queued: at start, and once another process
+   * (a CLI command beside `serve`) has committed, since it may have folded or spent credits. It reads
+   * the whole journal, which compaction keeps to about one entry per key with a pending total.
+   * Returns how many keys have some.
+   */
   restore(): number {
     this.pending.clear();
     for (const [keyId, total] of this.journal.totals()) this.pending.set(keyId, total);
+    for (const s of this.queue) this.pending.set(s.keyId, this.pendingOf(s.keyId) + s.cost);
     return this.pending.size;
   }
 
@@ -144,6 +152,7 @@ export class CreditLedger implements CreditBalances {
   }
 
   settle(keyIds: readonly string[]): void {
+    this.changesElsewhere?.look();
     this.flush();
     const totals: JournalEntry[] = [];
     for (const keyId of new Set(keyIds)) {

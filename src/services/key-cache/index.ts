@@ -116,6 +116,14 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     for (const hash of [...hashes]) this.byHash?.delete(hash);
   }
 
+  /** Anything stored may have changed (another process committed): drop every snapshot and every unknown hash. */
+  clear(): void {
+    this.byHash?.clear();
+    this.hashByKeyId.clear();
+    this.hashesByWorkspace.clear();
+    this.unknown.clear();
+  }
+
   /** Snapshots cached. */
   get size(): number {
     return this.byHash?.size ?? 0;

@@ -9,6 +9,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { Storage } from "../../storage/db.ts";
+import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
@@ -69,6 +70,12 @@ export interface VerificationDeps {
   /** The budget of the values snapshots share (verification/shared-values.ts), in estimated bytes. */
   sharedValueBytes: number;
   credits: CreditLedger;
+  /**
+   * Looked at before the cache answers: once another process (a CLI command beside `serve`) has
+   * committed, the credit ledger is reloaded and the cache dropped (boot.ts), so a key it disabled
+   * or deleted does not verify from a stale snapshot.
+   */
+  changesElsewhere: ChangesElsewhere;
   /** Where each verification's event goes; none when analytics recording is off. */
   events?: VerificationRecorder;
   /** APIs counted by their own id in `countsByApi` (default 1,000). */
@@ -93,6 +100,7 @@ export class VerificationService {
 
   /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
   private snapshot(hash: string): KeySnapshot | undefined {
+    this.deps.changesElsewhere.look();
     const cached = this.deps.cache.get(hash);
     if (cached !== undefined) return cached ?? undefined;
     const loaded = this.snapshots.load(hash);

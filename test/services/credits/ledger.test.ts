@@ -41,6 +41,21 @@ describe("journal", () => {
     expect([b.pendingOf(keyIds[0]!), b.pendingOf(keyIds[1]!)]).toEqual([7, 1]);
   });
 
+  test("restore counts the journal and the spends still queued: what another process folded, nothing of ours lost", async () => {
+    const a = ledger();
+    await spendAll(a, [[keyIds[0]!, 5]]);
+    // Another process (a CLI command) folds the committed spends into keys.remaining.
+    const other = ledger();
+    other.restore();
+    other.settle([keyIds[0]!]);
+    const queued = a.spend(keyIds[0]!, 2);
+    expect(a.restore()).toBe(1);
+    expect(a.pendingOf(keyIds[0]!)).toBe(2);
+    a.flush();
+    await queued;
+    expect(stored(keyIds[0]!) - a.pendingOf(keyIds[0]!)).toBe(993);
+  });
+
   test("settle folds a key's total into keys.remaining, and a restart then finds nothing pending for it", async () => {
     const a = ledger();
     await spendAll(a, [[keyIds[0]!, 5], [keyIds[1]!, 2]]);

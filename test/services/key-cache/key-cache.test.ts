@@ -109,3 +109,18 @@ describe("invalidation", () => {
     expect(cache.get("hash")).toBeUndefined();
   });
 });
+
+describe("clear (another process committed)", () => {
+  test("drops every snapshot and every hash known to be unknown; the indexes start empty", () => {
+    const cache = new KeyCache<KeyScoped>({ maxEntries: 1000, maxBytes: 16_000 });
+    const hashes = filled(cache, "ws_a", 10);
+    cache.set("unknown-hash", undefined);
+    cache.clear();
+    expect([cache.size, cache.sizeBytes]).toEqual([0, 0]);
+    expect(cache.get(hashes[0]!)).toBeUndefined();
+    expect(cache.get("unknown-hash")).toBeUndefined();
+    cache.set(hashes[0]!, snapshot("ws_a-key-0", "ws_a"));
+    cache.workspaceChanged("ws_a");
+    expect(cache.get(hashes[0]!)).toBeUndefined();
+  });
+});

@@ -1,0 +1,162 @@
+/** `tollgate key create|list|get|disable|enable|delete|credits`: end-user keys, through the key service (audited as the CLI). */
+import type { Services } from "../services/index.ts";
+import type { Actor, Principal } from "../services/auth/index.ts";
+import type { KeyView } from "../services/keys/index.ts";
+import { AppError } from "../errors/app-error.ts";
+import { parse, requireString } from "./args.ts";
+import { EXIT, UsageError, type CliIo } from "./io.ts";
+import { JSON_FLAG, printList, printOne } from "./output.ts";
+import { chosenApi, principalIn } from "./scope.ts";
+import { createKeyFields, creditsValue } from "./key-flags.ts";
+
+export const KEY_HELP = `tollgate key create --api <id|name> [--name <name>] [--prefix <p>] [--credits <n>] [--expires <when>] [--permission <p> ...] [--role <r> ...] [--external-id <id>] [--meta <json>] [--recoverable] [--workspace <id|name>]
+                                      prints the key alone (its id on stderr); --expires takes 30d, 12h,
+                                      an ISO date or Unix ms
+tollgate key list --api <id|name> [--search <text>] [--limit <n>] [--workspace <id|name>] [--json]
+                                      one key a line: id, name, start, state, credits, external id, expires;
+                                      --search matches the name, external id or start; --limit defaults to 100
+tollgate key get <key id> [--workspace <id|name>] [--json]   the same columns for one key
+tollgate key disable <key id> [--workspace <id|name>]
+tollgate key enable <key id> [--workspace <id|name>]
+tollgate key delete <key id> [--workspace <id|name>]
+tollgate key credits <key id> set|add|remove <n> [--workspace <id|name>] [--json]
+                                      prints the credits left; set also takes 'unlimited'`;
+
+const WORKSPACE_FLAG = { workspace: { type: "string" } } as const;
+const DEFAULT_LIST_LIMIT = 100;
+const PAGE_SIZE = 100;
+
+type Step = (services: Services) => number;
+
+/** A key's line: id, name, start, state, credits, external id, expires (ISO). */
+function keyColumns(k: KeyView, nowMs: number): Array<string | number | undefined> {
+  const state = !k.enabled ? "disabled" : k.expires !== undefined && k.expires <= nowMs ? "expired" : "enabled";
+  const credits = k.credits === undefined || k.credits.remaining === null ? "unlimited" : k.credits.remaining;
+  return [k.keyId, k.name, k.start, state, credits, k.identity?.externalId, k.expires === undefined ? undefined : new Date(k.expires).toISOString()];
+}
+
+/** Runs `fn` on the key `keyId`; its not-found names the id and the workspace. */
+function onKey<T>(keyId: string, principal: Principal, services: Services, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== "key_not_found") throw e;
+    const ws = services.workspaces.get(principal.workspaceId).name;
+    throw new AppError("key_not_found", { detail: `No key has the id '${keyId}' in workspace '${ws}' (deleted, or of another workspace: see --workspace).` });
+  }
+}
+
+function oneKeyId(positionals: string[], sub: string): string {
+  const id = positionals[0];
+  if (!id || positionals.length > 1) throw new UsageError(`key ${sub} takes exactly one <key id>`);
+  return id;
+}
+
+function createStep(rest: string[], actor: Actor, io: CliIo): Step {
+  const { values, positionals } = parse(rest, {
+    ...WORKSPACE_FLAG, api: { type: "string" }, name: { type: "string" }, prefix: { type: "string" }, credits: { type: "string" },
+    expires: { type: "string" }, permission: { type: "string", multiple: true }, role: { type: "string", multiple: true },
+    "external-id": { type: "string" }, meta: { type: "string" }, recoverable: { type: "boolean" },
+  });
+  if (positionals.length > 0) throw new UsageError("key create takes no arguments (the API is --api)");
+  const apiFlag = requireString(values, "api");
+  const fields = createKeyFields(values, Date.now());
+  return (services) => {
+    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const api = chosenApi(services, principal, apiFlag);
+    const created = services.keys.createKey(principal, { apiId: api.id, ...fields });
+    io.stdout(created.key);
+    io.stderr(created.keyId);
+    return EXIT.ok;
+  };
+}
+
+/** An API's keys that match `search`, at most `limit`, page by page. */
+function matchingKeys(services: Services, principal: Principal, apiId: string, search: string | undefined, limit: number): KeyView[] {
+  const needle = search?.toLowerCase();
+  const matches = (k: KeyView) => needle === undefined
+    || [k.name, k.identity?.externalId, k.start].some((field) => field?.toLowerCase().includes(needle));
+  const found: KeyView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = services.keys.listKeys(principal, { apiId, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+    for (const k of page.items) if (found.length < limit && matches(k)) found.push(k);
+    cursor = page.cursor;
+  } while (cursor !== undefined && found.length < limit);
+  return found;
+}
+
+function listStep(rest: string[], actor: Actor, io: CliIo): Step {
+  const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG, api: { type: "string" }, search: { type: "string" }, limit: { type: "string" } });
+  if (positionals.length > 0) throw new UsageError("key list takes no arguments (the API is --api)");
+  const apiFlag = requireString(values, "api");
+  const limitText = (values.limit as string | undefined) ?? String(DEFAULT_LIST_LIMIT);
+  if (!/^[1-9]\d{0,8}$/.test(limitText)) throw new UsageError(`--limit must be a whole number of 1 or more, got '${limitText}'`);
+  const limit = Number(limitText);
+  return (services) => {
+    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const api = chosenApi(services, principal, apiFlag);
+    const nowMs = Date.now();
+    printList(io, values.json === true, matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
+    return EXIT.ok;
+  };
+}
+
+function getStep(rest: string[], actor: Actor, io: CliIo): Step {
+  const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG });
+  const keyId = oneKeyId(positionals, "get");
+  return (services) => {
+    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const nowMs = Date.now();
+    printOne(io, values.json === true, onKey(keyId, principal, services, () => services.keys.getKey(principal, { keyId })), (k) => keyColumns(k, nowMs));
+    return EXIT.ok;
+  };
+}
+
+/** `key disable|enable|delete <key id>`. */
+function changeStep(sub: "disable" | "enable" | "delete", rest: string[], actor: Actor, io: CliIo): Step {
+  const { values, positionals } = parse(rest, WORKSPACE_FLAG);
+  const keyId = oneKeyId(positionals, sub);
+  return (services) => {
+    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    onKey(keyId, principal, services, () => sub === "delete"
+      ? services.keys.deleteKey(principal, { keyId })
+      : services.keys.updateKey(principal, { keyId, enabled: sub === "enable" }));
+    io.stderr(`${sub}d key ${keyId}`);
+    return EXIT.ok;
+  };
+}
+
+const CREDIT_OPERATIONS = { set: "set", add: "increment", remove: "decrement" } as const;
+
+function creditsStep(rest: string[], actor: Actor, io: CliIo): Step {
+  const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG });
+  const [keyId, verb, amount] = positionals;
+  if (!keyId || !verb || amount === undefined || positionals.length > 3) throw new UsageError("key credits takes <key id> set|add|remove <n>");
+  if (!Object.hasOwn(CREDIT_OPERATIONS, verb)) throw new UsageError(`key credits takes set, add or remove, got '${verb}'`);
+  const operation = CREDIT_OPERATIONS[verb as keyof typeof CREDIT_OPERATIONS];
+  const value = operation === "set" && amount === "unlimited" ? null : creditsValue(`key credits ${verb}`, amount);
+  return (services) => {
+    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const credits = onKey(keyId, principal, services, () => services.keys.updateCredits(principal, { keyId, operation, value }));
+    printOne(io, values.json === true, credits, (c) => [c.remaining ?? "unlimited"]);
+    return EXIT.ok;
+  };
+}
+
+/**
+ * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
+ * returns the step that runs over the services.
+ */
+export function keyCommand(args: string[], actor: Actor, io: CliIo): Step {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case "create": return createStep(rest, actor, io);
+    case "list": return listStep(rest, actor, io);
+    case "get": return getStep(rest, actor, io);
+    case "disable": case "enable": case "delete": return changeStep(sub, rest, actor, io);
+    case "credits": return creditsStep(rest, actor, io);
+    default:
+      throw new UsageError(sub ? `unknown key command '${sub}'` : "key needs a command: create, list, get, disable, enable, delete or credits");
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The workspace a CLI command acts in, and the principal it acts as there: every permission, confined
+ * to that workspace, with the CLI as the actor, so the services check and audit a CLI change exactly
+ * as they do one made with a root key. The operator who runs the CLI owns the data dir already.
+ */
+import type { Services } from "../services/index.ts";
+import { ALL_GRANTS, type Actor, type Principal } from "../services/auth/index.ts";
+import { AppError } from "../errors/app-error.ts";
+import { UsageError } from "./io.ts";
+
+const DEFAULT_WORKSPACE = "default";
+
+/** The principal of the CLI in `workspaceId`. */
+export function cliPrincipal(workspaceId: string, actor: Actor): Principal {
+  return { workspaceId, rootKeyId: actor.id, permissions: new Set(ALL_GRANTS), actor };
+}
+
+/**
+ * The workspace `--workspace` names (by id or name; unknown → failure), else `default` when it
+ * exists, else the only workspace; with several and no `default`, a usage error.
+ */
+export function chosenWorkspace(services: Services, flag: string | undefined): { id: string; name: string } {
+  if (flag !== undefined) return services.workspaces.get(flag);
+  const byDefault = services.workspaces.findByIdOrName(DEFAULT_WORKSPACE);
+  if (byDefault) return byDefault;
+  const all = services.workspaces.list();
+  if (all.length === 1) return all[0]!;
+  throw new UsageError(`--workspace <id|name> is needed: there is no workspace '${DEFAULT_WORKSPACE}' but several (${all.map((w) => w.name).join(", ")})`);
+}
+
+/** The CLI's principal in the workspace `--workspace` chooses (see chosenWorkspace). */
+export function principalIn(services: Services, flag: string | undefined, actor: Actor): Principal {
+  return cliPrincipal(chosenWorkspace(services, flag).id, actor);
+}
+
+/** An API by id, else by its name (case-sensitive, as stored); unknown or ambiguous → failure naming it. */
+export function chosenApi(services: Services, principal: Principal, idOrName: string): { id: string; name: string } {
+  const live = services.apis.listApis(principal);
+  const byId = live.find((a) => a.id === idOrName);
+  if (byId) return byId;
+  const named = live.filter((a) => a.name === idOrName);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) throw new Error(`${named.length} APIs are named '${idOrName}' (${named.map((a) => a.id).join(", ")}); give the id`);
+  throw new AppError("api_not_found", { detail: `No API has the id or name '${idOrName}'.` });
+}
