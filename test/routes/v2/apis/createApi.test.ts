@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, BASE58, expectError, expectInvalid, INSUFFICIENT, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.createApi");
 
 describe("200", () => {
   test("returns exactly {apiId} with an api_ identifier, and the API can be read back", async () => {

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   API_NOT_FOUND, allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.listKeys");
 
-const list = (body: Record<string, unknown>, key?: string) => h.post("/v2/apis.listKeys", body, key === undefined ? {} : { key });
+const list = h.call;
 
 async function apiWithKeys(n: number, extra: Record<string, unknown> = {}): Promise<{ apiId: string; ids: string[] }> {
   const apiId = await createApi(h, "listed");

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, BASE58, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { auditRows, createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
 
 const PATH = "/v2/identities.createIdentity";
+const h = routeContract(PATH);
 
 describe("200", () => {
   test("answers exactly {identityId} with an id_ identifier; the identity reads back with meta {} and no limits", async () => {

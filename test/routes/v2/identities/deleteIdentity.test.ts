@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { auditRows, createIdentity, getIdentity, IDENTITY_NOT_FOUND, identityRowCount, NOT_FOUND_DETAIL, REQUEST_ID, verify } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
 
 const PATH = "/v2/identities.deleteIdentity";
+const h = routeContract(PATH);
 
 describe("200", () => {
   test("answers data {} and the identity is gone, by externalId or by id", async () => {

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.createPermission");
 
-const create = (body: unknown, key?: string) => h.post("/v2/permissions.createPermission", body, key === undefined ? {} : { key });
+const create = h.call;
 
 describe("200", () => {
   test("returns exactly {permissionId}; the permission is stored as given", async () => {

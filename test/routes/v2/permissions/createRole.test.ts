@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.createRole");
 
-const create = (body: unknown, key?: string) => h.post("/v2/permissions.createRole", body, key === undefined ? {} : { key });
+const create = h.call;
 const getRole = (role: string) => h.post("/v2/permissions.getRole", { role });
 const slugsOf = (res: { body: { data: { permissions?: Array<{ slug: string }> } } }) => (res.body.data.permissions ?? []).map((p) => p.slug).sort();
 

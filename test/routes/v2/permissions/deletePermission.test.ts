@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
 import { auditRows, countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.deletePermission");
 
-const del = (body: unknown, key?: string) => h.post("/v2/permissions.deletePermission", body, key === undefined ? {} : { key });
+const del = h.call;
 const get = (permission: string) => h.post("/v2/permissions.getPermission", { permission });
 const NOT_FOUND_DETAIL = "The requested permission does not exist.";
 

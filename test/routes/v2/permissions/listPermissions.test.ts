@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { createPermission, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.listPermissions");
 
-const list = (body: unknown, key?: string) => h.post("/v2/permissions.listPermissions", body, key === undefined ? {} : { key });
+const list = h.call;
 const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((p) => p.id);
 
 /** A fresh workspace with `slugs` as permissions: its root key and the ids sorted. */

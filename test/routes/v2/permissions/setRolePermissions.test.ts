@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.setRolePermissions");
 
-const set = (body: unknown, key?: string) => h.post("/v2/permissions.setRolePermissions", body, key === undefined ? {} : { key });
+const set = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug).sort();
 const roleSlugs = async (role: string) => slugs((await h.post("/v2/permissions.getRole", { role })).body.data.permissions ?? []);
 

@@ -1,0 +1,103 @@
+/**
+ * routeContract(): what every route test file starts from (the real app through startHarness, an
+ * API, the file's setup records, a poster for the route under test) and the outcomes every route
+ * shares: 403 naming the missing grant, 404 for another workspace's record. The returned object is
+ * itself a Harness that forwards to the server of the running test, so the support helpers that
+ * take a Harness take it as it is.
+ * One server per file unless `perTest`: each test makes its own records, so none sees another's;
+ * a file whose tests count whole tables or move the clock asks for a server per test.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
+import { allGrantsExcept, expectError, INSUFFICIENT, otherWorkspaceRootKey, createApi } from "./contract.ts";
+import { startHarness, type ApiResponse, type Harness } from "./harness.ts";
+
+export interface RouteContractOptions<F> {
+  /** Name of an API created (with the bootstrap key) before the tests; its id is `apiId`. */
+  api?: string;
+  /** Records the tests read but never change, made once the server (and the API) is up; what it returns is `fixture`. */
+  setup?: (h: Harness) => Promise<F>;
+  /** A fresh server for every test instead of one for the file. */
+  perTest?: boolean;
+  env?: Record<string, string>;
+}
+
+export interface RouteContract<F = unknown> extends Harness {
+  /** The id of the API named by the `api` option. */
+  readonly apiId: string;
+  /** What `setup` returned. */
+  readonly fixture: F;
+  /** POSTs `body` to the route under test with the bootstrap root key, or `key`. */
+  call(body: unknown, key?: string): Promise<ApiResponse>;
+  /**
+   * Calls the route with a root key holding every grant but `grant` and asserts a 403 whose detail
+   * names it (`detail`, when given, is the exact detail instead, for grants named by API or namespace).
+   */
+  expectDeniedWithout(grant: string, body: unknown, detail?: string): Promise<ApiResponse>;
+  /** Calls the route with a full root key of a new workspace and asserts the 404 `typePath` (and `detail`). */
+  expectHiddenFromOtherWorkspace(body: unknown, typePath: string, detail?: string): Promise<ApiResponse>;
+}
+
+/** The 403 detail that names the grants a caller lacks, any one of which would do. */
+export function missingPermission(...grants: string[]): string {
+  return `Missing permission: ${grants.map((g) => `'${g}'`).join(" or ")}`;
+}
+
+/** Registers the server's hooks for the calling test file and returns the contract for `path`. */
+export function routeContract<F = undefined>(path: string, opts: RouteContractOptions<F> = {}): RouteContract<F> {
+  let server: { h: Harness; apiId?: string; fixture?: F } | undefined;
+  let otherWorkspaces = 0;
+  const live = (): Harness => {
+    if (server === undefined) throw new Error(`no server for ${path}: used outside a test`);
+    return server.h;
+  };
+  const call = (body: unknown, key?: string) => live().post(path, body, key === undefined ? {} : { key });
+
+  const start = async () => {
+    const h = await startHarness(opts.env === undefined ? {} : { env: opts.env });
+    server = { h, ...(opts.api === undefined ? {} : { apiId: await createApi(h, opts.api) }) };
+    if (opts.setup) server.fixture = await opts.setup(h);
+  };
+  const stop = async () => {
+    await server?.h.stop();
+    server = undefined;
+  };
+  if (opts.perTest) {
+    beforeEach(start);
+    afterEach(stop);
+  } else {
+    beforeAll(start);
+    afterAll(stop);
+  }
+
+  return {
+    get url() { return live().url; },
+    get rootKey() { return live().rootKey; },
+    get clock() { return live().clock; },
+    get dataDir() { return live().dataDir; },
+    get running() { return live().running; },
+    get apiId() {
+      if (server?.apiId === undefined) throw new Error(`no API for ${path}: pass the api option`);
+      return server.apiId;
+    },
+    get fixture() {
+      if (server === undefined || !("fixture" in server)) throw new Error(`no fixture for ${path}: pass the setup option`);
+      return server.fixture as F;
+    },
+    post: (p, body, o) => live().post(p, body, o),
+    rootKeyWith: (permissions, workspace) => live().rootKeyWith(permissions, workspace),
+    restart: () => live().restart(),
+    stop: () => live().stop(),
+    call,
+    async expectDeniedWithout(grant, body, detail) {
+      const res = await call(body, live().rootKeyWith(allGrantsExcept(grant)));
+      expectError(live(), res, 403, INSUFFICIENT, detail ?? missingPermission(grant));
+      return res;
+    },
+    async expectHiddenFromOtherWorkspace(body, typePath, detail) {
+      otherWorkspaces += 1;
+      const res = await call(body, otherWorkspaceRootKey(live(), `other-${otherWorkspaces}`));
+      expectError(live(), res, 404, typePath, detail);
+      return res;
+    },
+  };
+}
