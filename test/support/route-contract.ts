@@ -29,10 +29,10 @@ export interface RouteContract<F = unknown> extends Harness {
   /** POSTs `body` to the route under test with the bootstrap root key, or `key`. */
   call(body: unknown, key?: string): Promise<ApiResponse>;
   /**
-   * Calls the route with a root key holding every grant but `grant` and asserts a 403 whose detail
-   * names it (`detail`, when given, is the exact detail instead, for grants named by API or namespace).
+   * Calls the route with a root key holding every grant but the wildcard `grant` and asserts a 403
+   * whose detail names it; with `on` (an API or namespace id), also the grant narrowed to it.
    */
-  expectDeniedWithout(grant: string, body: unknown, detail?: string): Promise<ApiResponse>;
+  expectDeniedWithout(grant: string, body: unknown, on?: string): Promise<ApiResponse>;
   /** Calls the route with a full root key of a new workspace and asserts the 404 `typePath` (and `detail`). */
   expectHiddenFromOtherWorkspace(body: unknown, typePath: string, detail?: string): Promise<ApiResponse>;
 }
@@ -88,14 +88,15 @@ export function routeContract<F = undefined>(path: string, opts: RouteContractOp
     restart: () => live().restart(),
     stop: () => live().stop(),
     call,
-    async expectDeniedWithout(grant, body, detail) {
+    async expectDeniedWithout(grant, body, on) {
       const res = await call(body, live().rootKeyWith(allGrantsExcept(grant)));
-      expectError(live(), res, 403, INSUFFICIENT, detail ?? missingPermission(grant));
+      const detail = on === undefined ? missingPermission(grant) : missingPermission(grant, grant.replace("*", on));
+      expectError(live(), res, 403, INSUFFICIENT, detail);
       return res;
     },
     async expectHiddenFromOtherWorkspace(body, typePath, detail) {
       otherWorkspaces += 1;
-      const res = await call(body, otherWorkspaceRootKey(live(), `other-${otherWorkspaces}`));
+      const res = await call(body, otherWorkspaceRootKey(live(), `elsewhere-${otherWorkspaces}`));
       expectError(live(), res, 404, typePath, detail);
       return res;
     },

@@ -1,10 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import {
-  allGrantsExcept, BASE58, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  BASE58, createApi, createKey, expectError, expectInvalid, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { auditRows, createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
-
 
 const PATH = "/v2/identities.createIdentity";
 const h = routeContract(PATH);
@@ -153,8 +152,7 @@ describe("401", () => {
 
 describe("403", () => {
   test("without identity.*.create_identity; nothing is created", async () => {
-    const res = await h.post(PATH, { externalId: "denied" }, { key: h.rootKeyWith(allGrantsExcept("identity.*.create_identity")) });
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'identity.*.create_identity'");
+    await h.expectDeniedWithout("identity.*.create_identity", { externalId: "denied" });
     expect(identityRowCount(h, "denied")).toBe(0);
   });
 });

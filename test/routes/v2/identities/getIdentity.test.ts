@@ -5,7 +5,6 @@ import {
 } from "../../../support/contract.ts";
 import { createIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID } from "./support.ts";
 
-
 const PATH = "/v2/identities.getIdentity";
 const h = routeContract(PATH);
 const WILDCARD_DETAIL = "Missing permission: 'identity.*.read_identity'";

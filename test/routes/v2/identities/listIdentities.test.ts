@@ -3,7 +3,6 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { createIdentity, RATELIMIT_ID, REQUEST_ID } from "./support.ts";
 
-
 const PATH = "/v2/identities.listIdentities";
 const h = routeContract(PATH);
 const WILDCARD_DETAIL = "Missing permission: 'identity.*.read_identity'";

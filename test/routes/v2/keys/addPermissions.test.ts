@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import {
-  allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, verify } from "../../../support/key-management.ts";
 
 const h = routeContract("/v2/keys.addPermissions", { api: "add-permissions", setup: (h) => createRole(h, "add-perm-role", ["via.role"]) });
@@ -69,14 +67,12 @@ describe("400", () => {
 describe("403", () => {
   test("without rbac.*.add_permission_to_key", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const res = await add({ keyId, permissions: ["x.y"] }, h.rootKeyWith(allGrantsExcept("rbac.*.add_permission_to_key")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.add_permission_to_key'");
+    await h.expectDeniedWithout("rbac.*.add_permission_to_key", { keyId, permissions: ["x.y"] });
   });
 
   test("without update_key on the key's API", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const res = await add({ keyId, permissions: ["x.y"] }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.update_key' or 'api.${h.apiId}.update_key'`);
+    await h.expectDeniedWithout("api.*.update_key", { keyId, permissions: ["x.y"] }, h.apiId);
   });
 
   test("a new slug without rbac.*.create_permission: nothing is created or added", async () => {
@@ -97,7 +93,6 @@ describe("404", () => {
 
   test("a key of another workspace", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const res = await add({ keyId, permissions: ["a"] }, otherWorkspaceRootKey(h, "add-perm-other"));
-    expectError(h, res, 404, KEY_NOT_FOUND, "The specified key was not found.");
+    await h.expectHiddenFromOtherWorkspace({ keyId, permissions: ["a"] }, KEY_NOT_FOUND, "The specified key was not found.");
   });
 });

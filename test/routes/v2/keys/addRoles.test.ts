@@ -64,8 +64,7 @@ describe("400", () => {
 describe("403", () => {
   test("without rbac.*.add_role_to_key", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const res = await addRoles({ keyId, roles: ["admin"] }, h.rootKeyWith(allGrantsExcept("rbac.*.add_role_to_key")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.add_role_to_key'");
+    await h.expectDeniedWithout("rbac.*.add_role_to_key", { keyId, roles: ["admin"] });
   });
 
   test("without update_key", async () => {
@@ -97,6 +96,6 @@ describe("404", () => {
   test("an unknown key, and a key of another workspace", async () => {
     expectError(h, await addRoles({ keyId: "key_unknown", roles: ["admin"] }), 404, KEY_NOT_FOUND, "The specified key was not found.");
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    expectError(h, await addRoles({ keyId, roles: ["admin"] }, otherWorkspaceRootKey(h, "add-roles-other-2")), 404, KEY_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ keyId, roles: ["admin"] }, KEY_NOT_FOUND);
   });
 });

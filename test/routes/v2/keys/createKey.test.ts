@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import { routeContract } from "../../../support/route-contract.ts";
 import {
-  API_NOT_FOUND, BASE58, allGrantsExcept, createApi, createKey, expectError, INSUFFICIENT, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  API_NOT_FOUND, BASE58, createApi, createKey, expectError, INSUFFICIENT, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 
 const h = routeContract("/v2/keys.createKey", { api: "keys" });
@@ -160,15 +160,13 @@ describe("401", () => {
 describe("403", () => {
   test("without create_key; nothing is created", async () => {
     const before = count("keys");
-    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: h.rootKeyWith(allGrantsExcept("api.*.create_key")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.create_key' or 'api.${h.apiId}.create_key'`);
+    await h.expectDeniedWithout("api.*.create_key", { apiId: h.apiId }, h.apiId);
     expect(count("keys")).toBe(before);
   });
 
   test("recoverable without encrypt_key; nothing is created", async () => {
     const before = count("keys");
-    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, recoverable: true }, { key: h.rootKeyWith(allGrantsExcept("api.*.encrypt_key")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.encrypt_key' or 'api.${h.apiId}.encrypt_key'`);
+    await h.expectDeniedWithout("api.*.encrypt_key", { apiId: h.apiId, recoverable: true }, h.apiId);
     expect(count("keys")).toBe(before);
   });
 
@@ -191,8 +189,7 @@ describe("404", () => {
   });
 
   test("API of another workspace", async () => {
-    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: otherWorkspaceRootKey(h, "createkey-other") });
-    expectError(h, res, 404, API_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ apiId: h.apiId }, API_NOT_FOUND);
   });
 
   test("unknown role: role_not_found naming it, and nothing is created", async () => {

@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 
 const h = routeContract("/v2/keys.getKey", { api: "getkey" });
 
@@ -85,14 +83,12 @@ describe("401", () => {
 describe("403", () => {
   test("without read_key", async () => {
     const k = await createKey(h, { apiId: h.apiId });
-    const res = await get({ keyId: k.keyId }, h.rootKeyWith(allGrantsExcept("api.*.read_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_key' or 'api.${h.apiId}.read_key'`);
+    await h.expectDeniedWithout("api.*.read_key", { keyId: k.keyId }, h.apiId);
   });
 
   test("decrypt:true without decrypt_key", async () => {
     const k = await createKey(h, { apiId: h.apiId, recoverable: true });
-    const res = await get({ keyId: k.keyId, decrypt: true }, h.rootKeyWith(allGrantsExcept("api.*.decrypt_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.decrypt_key' or 'api.${h.apiId}.decrypt_key'`);
+    await h.expectDeniedWithout("api.*.decrypt_key", { keyId: k.keyId, decrypt: true }, h.apiId);
   });
 
   test("read_key on another API does not apply", async () => {
@@ -109,7 +105,7 @@ describe("404", () => {
 
   test("key of another workspace: the unknown key's answer", async () => {
     const k = await createKey(h, { apiId: h.apiId });
-    expectError(h, await get({ keyId: k.keyId }, otherWorkspaceRootKey(h, "getkey-other")), 404, KEY_NOT_FOUND, MISSING_DETAIL);
+    await h.expectHiddenFromOtherWorkspace({ keyId: k.keyId }, KEY_NOT_FOUND, MISSING_DETAIL);
   });
 
   test("key of a deleted API", async () => {

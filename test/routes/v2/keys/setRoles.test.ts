@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import {
-  allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
 const h = routeContract("/v2/keys.setRoles", { api: "set-roles", setup: async (h) => {
@@ -83,6 +81,6 @@ describe("404", () => {
   test("an unknown key, and a key of another workspace", async () => {
     expectError(h, await setRoles({ keyId: "key_unknown", roles: [] }), 404, KEY_NOT_FOUND, "The specified key was not found.");
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    expectError(h, await setRoles({ keyId, roles: [] }, otherWorkspaceRootKey(h, "set-roles-other")), 404, KEY_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ keyId, roles: [] }, KEY_NOT_FOUND);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { routeContract } from "../../../support/route-contract.ts";
-import { allGrantsExcept, createApi, createKey, expectError, expectInvalid, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import {
+  allGrantsExcept, createApi, createKey, expectError, expectInvalid, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+} from "../../../support/contract.ts";
 
 const h = routeContract("/v2/keys.verifyKey", { api: "verify" });
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
 
 const h = routeContract("/v2/permissions.createPermission");
@@ -89,8 +89,7 @@ describe("401", () => {
 describe("403", () => {
   test("without create_permission; the detail names it and nothing is stored", async () => {
     const before = countRows(h, "permissions");
-    const res = await create({ name: "denied", slug: "denied" }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    await h.expectDeniedWithout("rbac.*.create_permission", { name: "denied", slug: "denied" });
     expect(countRows(h, "permissions")).toBe(before);
   });
 });

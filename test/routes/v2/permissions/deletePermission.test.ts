@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
 import { auditRows, countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
 
@@ -90,8 +88,7 @@ describe("401", () => {
 describe("403", () => {
   test("without delete_permission; the detail names it and nothing is deleted", async () => {
     const id = await createPermission(h, "kept");
-    const res = await del({ permission: id }, h.rootKeyWith(allGrantsExcept("rbac.*.delete_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.delete_permission'");
+    await h.expectDeniedWithout("rbac.*.delete_permission", { permission: id });
     expect((await get(id)).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
 const h = routeContract("/v2/permissions.getRole", {
@@ -66,8 +66,7 @@ describe("401", () => {
 
 describe("403", () => {
   test("without read_role; the detail names it", async () => {
-    const res = await get({ role: h.fixture.roleId }, h.rootKeyWith(allGrantsExcept("rbac.*.read_role")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.read_role'");
+    await h.expectDeniedWithout("rbac.*.read_role", { role: h.fixture.roleId });
   });
 });
 

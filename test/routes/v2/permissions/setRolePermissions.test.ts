@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { createApi, createKey, expectError, expectInvalid, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
 const h = routeContract("/v2/permissions.setRolePermissions");
@@ -87,16 +85,14 @@ describe("401", () => {
 describe("403", () => {
   test.each(["rbac.*.add_permission_to_role", "rbac.*.remove_permission_from_role"])("without %s; nothing changes", async (missing) => {
     const roleId = await createRole(h, `set-denied-${missing.split(".")[2]}`, ["denied.kept"]);
-    const res = await set({ roleId, permissions: [] }, h.rootKeyWith(allGrantsExcept(missing)));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: '${missing}'`);
+    await h.expectDeniedWithout(missing, { roleId, permissions: [] });
     expect(await roleSlugs(roleId)).toEqual(["denied.kept"]);
   });
 
   test("a new slug without create_permission: 403 and nothing is created or changed", async () => {
     const roleId = await createRole(h, "set-no-create-perm", ["nc.kept"]);
     const before = countRows(h, "permissions");
-    const res = await set({ roleId, permissions: ["nc.brand.new"] }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    await h.expectDeniedWithout("rbac.*.create_permission", { roleId, permissions: ["nc.brand.new"] });
     expect(countRows(h, "permissions")).toBe(before);
     expect(await roleSlugs(roleId)).toEqual(["nc.kept"]);
   });
@@ -109,8 +105,7 @@ describe("404", () => {
 
   test("a role of another workspace stays untouched", async () => {
     const roleId = await createRole(h, "set-foreign", ["foreign.kept"]);
-    const res = await set({ roleId, permissions: [] }, otherWorkspaceRootKey(h, "set-elsewhere"));
-    expectError(h, res, 404, ROLE_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ roleId, permissions: [] }, ROLE_NOT_FOUND);
     expect(await roleSlugs(roleId)).toEqual(["foreign.kept"]);
   });
 });
