@@ -3,7 +3,8 @@ import { routeContract } from "../../../support/route-contract.ts";
 import {
   BASE58, createApi, createKey, expectError, expectInvalid, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
-import { auditRows, createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
 
 const PATH = "/v2/identities.createIdentity";
 const h = routeContract(PATH);
@@ -62,8 +63,8 @@ describe("200", () => {
     const id = await createIdentity(h, "user_audited");
     const rows = auditRows(h, "identity.create", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]!.resources)).toEqual([{ type: "identity", id, name: "user_audited" }]);
-    expect(rows[0]!.actor_id).toMatch(/^rk_/);
+    expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audited" }]);
+    expect(rows[0]!.actorId).toMatch(/^rk_/);
   });
 });
 

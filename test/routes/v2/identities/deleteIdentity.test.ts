@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, createIdentity, getIdentity, IDENTITY_NOT_FOUND, identityRowCount, NOT_FOUND_DETAIL, REQUEST_ID, verify } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { createIdentity, getIdentity, IDENTITY_NOT_FOUND, identityRowCount, NOT_FOUND_DETAIL, REQUEST_ID, verify } from "./support.ts";
 
 const PATH = "/v2/identities.deleteIdentity";
 const h = routeContract(PATH);
@@ -68,7 +69,7 @@ describe("200", () => {
     await h.post(PATH, { identity: id });
     const rows = auditRows(h, "identity.delete", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]!.resources)).toEqual([{ type: "identity", id, name: "user_audit_del" }]);
+    expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audit_del" }]);
   });
 });
 

@@ -3,7 +3,8 @@ import { routeContract } from "../../../support/route-contract.ts";
 import {
   createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
-import { auditRows, createIdentity, getIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { createIdentity, getIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
 
 const PATH = "/v2/identities.updateIdentity";
 const h = routeContract(PATH);
@@ -72,7 +73,7 @@ describe("200", () => {
     await h.post(PATH, { identity: id, meta: { x: 1 } });
     const rows = auditRows(h, "identity.update", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]!.resources)).toEqual([{ type: "identity", id, name: "user_audit_upd" }]);
+    expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audit_upd" }]);
   });
 });
 

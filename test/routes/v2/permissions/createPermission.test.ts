@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
 
 const h = routeContract("/v2/permissions.createPermission");
 
@@ -35,8 +36,8 @@ describe("200", () => {
     const res = await create({ name: "audited", slug: "audited" });
     const rows = auditRows(h, "permission.create", res.body.data.permissionId);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "permission", id: res.body.data.permissionId, name: "audited" }]);
-    expect(rows[0]?.actor_id).toMatch(/^rk_/);
+    expect(rows[0]?.resources).toEqual([{ type: "permission", id: res.body.data.permissionId, name: "audited" }]);
+    expect(rows[0]?.actorId).toMatch(/^rk_/);
   });
 
   test("the same name in another workspace is no conflict", async () => {

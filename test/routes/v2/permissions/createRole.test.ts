@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
 
 const h = routeContract("/v2/permissions.createRole");
 
@@ -53,7 +54,7 @@ describe("200", () => {
     const rows = auditRows(h, "role.create", roleId);
     expect(rows.length).toBe(1);
     const permId = (await h.post("/v2/permissions.getPermission", { permission: "audit.perm" })).body.data.id;
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([
+    expect(rows[0]?.resources).toEqual([
       { type: "role", id: roleId, name: "audited-role" },
       { type: "permission", id: permId, name: "audit.perm" },
     ]);

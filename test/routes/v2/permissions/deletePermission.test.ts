@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
-import { auditRows, countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
 
 const h = routeContract("/v2/permissions.deletePermission");
 
@@ -50,7 +51,7 @@ describe("200", () => {
     await del({ permission: id });
     const rows = auditRows(h, "permission.delete", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "permission", id, name: "Audited" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "permission", id, name: "Audited" }]);
   });
 
   test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {

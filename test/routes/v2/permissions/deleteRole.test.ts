@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
-import { auditRows, countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
 const h = routeContract("/v2/permissions.deleteRole");
 
@@ -46,7 +47,7 @@ describe("200", () => {
     await del({ role: id });
     const rows = auditRows(h, "role.delete", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "role", id, name: "audited-delete" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "role", id, name: "audited-delete" }]);
   });
 
   test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {

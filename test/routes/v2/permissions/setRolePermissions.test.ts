@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
 const h = routeContract("/v2/permissions.setRolePermissions");
 
@@ -57,7 +58,7 @@ describe("200", () => {
     const res = await set({ roleId, permissions: ["audit.set"] });
     const rows = auditRows(h, "role.set_permissions", roleId);
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([
+    expect(rows[0]?.resources).toEqual([
       { type: "role", id: roleId, name: "set-audited" },
       { type: "permission", id: res.body.data[0].id, name: "audit.set" },
     ]);
