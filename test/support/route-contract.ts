@@ -4,8 +4,9 @@
  * shares: 403 naming the missing grant, 404 for another workspace's record. It is itself a Harness
  * (testServer()) that forwards to the server of the running test, so it can be named at a file's
  * top level and the support helpers that take a Harness take it as it is.
- * One server per file unless `perTest`: each test makes its own records, so none sees another's;
- * a file whose tests count whole tables or move the clock asks for a server per test.
+ * One server per file unless `perTest`: each test makes its own records (a key, a workspace), so
+ * none sees another's, and a boot per test would make the route tests several times slower; a
+ * file whose tests need an instance of their own (counting every entry there is) asks for one.
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { allGrantsExcept, expectError, INSUFFICIENT, otherWorkspaceRootKey, createApi } from "./contract.ts";

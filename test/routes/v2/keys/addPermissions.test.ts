@@ -3,7 +3,10 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, verify } from "../../../support/key-management.ts";
 
-const h = routeContract("/v2/keys.addPermissions", { api: "add-permissions", setup: (h) => createRole(h, "add-perm-role", ["via.role"]) });
+const h = routeContract("/v2/keys.addPermissions", {
+  api: "add-permissions",
+  setup: (h) => createRole(h, "add-perm-role", ["via.role"]),
+});
 
 const add = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);

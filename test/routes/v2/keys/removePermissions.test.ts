@@ -3,7 +3,10 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createPermission, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-const h = routeContract("/v2/keys.removePermissions", { api: "remove-permissions", setup: (h) => createRole(h, "remove-perm-role", ["shared.perm"]) });
+const h = routeContract("/v2/keys.removePermissions", {
+  api: "remove-permissions",
+  setup: (h) => createRole(h, "remove-perm-role", ["shared.perm"]),
+});
 
 const remove = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);

@@ -3,11 +3,14 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { createKey, expectError, expectInvalid, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-const h = routeContract("/v2/keys.removeRoles", { api: "remove-roles", setup: async (h) => {
+const h = routeContract("/v2/keys.removeRoles", {
+  api: "remove-roles",
+  setup: async (h) => {
     await createRole(h, "alpha", ["alpha.perm"]);
     await createRole(h, "beta", ["beta.perm"]);
     await createRole(h, "unused");
-  } });
+  },
+});
 
 const removeRoles = h.call;
 const names = (data: Array<{ name: string }>) => data.map((r) => r.name);

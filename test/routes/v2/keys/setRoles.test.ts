@@ -3,11 +3,14 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-const h = routeContract("/v2/keys.setRoles", { api: "set-roles", setup: async (h) => {
+const h = routeContract("/v2/keys.setRoles", {
+  api: "set-roles",
+  setup: async (h) => {
     await createRole(h, "reader", ["r.read"]);
     await createRole(h, "owner", ["r.own"]);
     await createRole(h, "auditor", ["r.audit"]);
-  } });
+  },
+});
 
 const setRoles = h.call;
 const names = (data: Array<{ name: string }>) => data.map((r) => r.name);

@@ -3,10 +3,13 @@ import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-const h = routeContract("/v2/keys.updateKey", { api: "update", setup: async (h) => {
+const h = routeContract("/v2/keys.updateKey", {
+  api: "update",
+  setup: async (h) => {
     await createRole(h, "editor", ["docs.write"]);
     await createRole(h, "viewer", ["docs.read"]);
-  } });
+  },
+});
 
 const update = h.call;
 
