@@ -4,37 +4,30 @@
  * it, long before the query's deadline, instead of running on as an orphan; it holds none of serve's
  * environment. The hidden command refuses to run when started by hand.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environOf, runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { environOf, runCli, startServe, tempDataDir, perTest } from "../support/cli.ts";
 import { childPids, cpuMsOf, isGone, nonEmpty, openFiles, waitFor } from "../support/processes.ts";
 import { RUNAWAY_REJECTING_ALL, seedEventsBeside } from "../routes/v2/analytics/support.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../src/cli/analytics-query-process.ts";
 
-let data: ReturnType<typeof tempDataDir> | undefined;
-let served: Served | undefined;
-afterEach(() => {
-  served?.kill();
-  data?.cleanup();
-  served = undefined;
-  data = undefined;
-});
+const t = perTest();
 
 describe("analytics query processes", () => {
   test("a query process running a runaway query ends when serve is killed", async () => {
-    data = tempDataDir();
+    t.data = tempDataDir();
     // A deadline far off: only serve's death can end the query here.
-    served = await startServe({ dataDir: data.dir, env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "600000" } });
-    const rootKey = readFileSync(join(data.dir, "bootstrap-root-key"), "utf8").trim();
-    expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: data.dir })).code).toBe(0);
-    seedEventsBeside(data.dir, { count: 2000 });
-    const server = served;
+    t.served = await startServe({ dataDir: t.data.dir, env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: "600000" } });
+    const rootKey = readFileSync(join(t.data.dir, "bootstrap-root-key"), "utf8").trim();
+    expect((await runCli(["workspace", "update", "default", "--analytics", "on"], { dataDir: t.data.dir })).code).toBe(0);
+    seedEventsBeside(t.data.dir, { count: 2000 });
+    const server = t.served;
     server.post("/v2/analytics.getVerifications", { query: RUNAWAY_REJECTING_ALL }, rootKey).catch(() => {});
     const [pid] = await waitFor(() => nonEmpty(childPids(server.pid, ANALYTICS_QUERY_PROCESS_COMMAND)), 15_000, "serve starts a query process");
     // Started (it opens analytics.db last) and running the query: using CPU since. Slow on a busy
     // machine: the process runs at a lower priority.
-    await waitFor(() => openFiles(pid!).includes(join(data!.dir, "analytics.db")), 40_000, "the query process opens analytics.db");
+    await waitFor(() => openFiles(pid!).includes(join(t.data!.dir, "analytics.db")), 40_000, "the query process opens analytics.db");
     const readyCpuMs = cpuMsOf(pid!) ?? 0;
     await waitFor(() => (cpuMsOf(pid!) ?? 0) >= readyCpuMs + 50, 40_000, "the query process runs the query");
 
@@ -47,8 +40,8 @@ describe("analytics query processes", () => {
   }, 120_000);
 
   test("the hidden command started by hand, without serve's channel: exit 2 with a message", async () => {
-    data = tempDataDir();
-    const result = await runCli([ANALYTICS_QUERY_PROCESS_COMMAND], { dataDir: data.dir });
+    t.data = tempDataDir();
+    const result = await runCli([ANALYTICS_QUERY_PROCESS_COMMAND], { dataDir: t.data.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("is internal: `tollgate serve` starts it.");
   });

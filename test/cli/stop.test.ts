@@ -6,25 +6,18 @@
  * request is cut off after TOLLGATE_SHUTDOWN_TIMEOUT_MS. A request is known to be in flight when
  * the server has answered its `Expect: 100-continue`: it has been read up to its body.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { startServe, tempDataDir, perTest } from "../support/cli.ts";
 import { loggedCount } from "../support/ratelimit-log.ts";
 
 const ROOT_KEY = "tg_test_stop_root_key_0123456789";
 const DAY_MS = 86_400_000;
 
-let data: ReturnType<typeof tempDataDir> | undefined;
-let served: Served | undefined;
-afterEach(() => {
-  served?.kill();
-  data?.cleanup();
-  served = undefined;
-  data = undefined;
-});
+const t = perTest();
 
 /** A raw HTTP/1.1 connection, to hold a request half-sent. */
 class RawClient {
@@ -94,12 +87,12 @@ async function refusesConnections(url: string): Promise<void> {
 
 describe("SIGTERM with a request in flight", () => {
   test("new connections are refused, the request is answered and its write kept, exit 0", async () => {
-    data = tempDataDir();
-    served = await startServe({ dataDir: data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY } });
-    const { url } = served;
+    t.data = tempDataDir();
+    t.served = await startServe({ dataDir: t.data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY } });
+    const { url } = t.served;
     const { client, body } = await halfSentCreateApi(url, "in-flight-api");
 
-    served.signal("SIGTERM");
+    t.served.signal("SIGTERM");
     await refusesConnections(url);
 
     client.write(body);
@@ -107,47 +100,47 @@ describe("SIGTERM with a request in flight", () => {
     expect(response).toContain("HTTP/1.1 200 OK");
     const apiId = (JSON.parse(response.slice(response.lastIndexOf("\r\n\r\n") + 4)) as { data: { apiId: string } }).data.apiId;
     client.end();
-    expect(await served.exitCode()).toBe(0);
+    expect(await t.served.exitCode()).toBe(0);
 
-    served = await startServe({ dataDir: data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY } });
-    expect((await served.post("/v2/apis.getApi", { apiId }, ROOT_KEY)).status).toBe(200);
+    t.served = await startServe({ dataDir: t.data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY } });
+    expect((await t.served.post("/v2/apis.getApi", { apiId }, ROOT_KEY)).status).toBe(200);
   });
 
   test("a client that never sends its body is cut off after TOLLGATE_SHUTDOWN_TIMEOUT_MS; the stop still ends with 0", async () => {
-    data = tempDataDir();
-    served = await startServe({ dataDir: data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_SHUTDOWN_TIMEOUT_MS: "200" } });
-    const { client } = await halfSentCreateApi(served.url, "never-finished");
-    served.signal("SIGTERM");
-    expect(await served.exitCode()).toBe(0);
+    t.data = tempDataDir();
+    t.served = await startServe({ dataDir: t.data.dir, env: { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_SHUTDOWN_TIMEOUT_MS: "200" } });
+    const { client } = await halfSentCreateApi(t.served.url, "never-finished");
+    t.served.signal("SIGTERM");
+    expect(await t.served.exitCode()).toBe(0);
     await client.until(() => false);
     expect(client.closed).toBe(true);
-    expect(served.stderr()).toContain("requests still in flight at the shutdown timeout");
-    expect(served.stderr()).toContain('"msg":"stopped"');
+    expect(t.served.stderr()).toContain("requests still in flight at the shutdown timeout");
+    expect(t.served.stderr()).toContain('"msg":"stopped"');
   });
 });
 
 describe("SIGINT", () => {
   test("flushes rate-limit windows, credit spends and analytics events, and leaves tollgate.db and analytics.db complete without their WALs", async () => {
-    data = tempDataDir();
+    t.data = tempDataDir();
     const env = { TOLLGATE_ROOT_KEY: ROOT_KEY, TOLLGATE_RATELIMIT_FLUSH_MS: "60000", TOLLGATE_ANALYTICS_FLUSH_MS: "60000" };
-    served = await startServe({ dataDir: data.dir, env });
-    const api = await served.post("/v2/apis.createApi", { name: "sigint-api" }, ROOT_KEY);
-    const key = await served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, credits: { remaining: 10 } }, ROOT_KEY);
-    for (let i = 0; i < 3; i++) expect((await served.post("/v2/keys.verifyKey", { key: key.body.data.key }, ROOT_KEY)).body.data.valid).toBe(true);
+    t.served = await startServe({ dataDir: t.data.dir, env });
+    const api = await t.served.post("/v2/apis.createApi", { name: "sigint-api" }, ROOT_KEY);
+    const key = await t.served.post("/v2/keys.createKey", { apiId: api.body.data.apiId, credits: { remaining: 10 } }, ROOT_KEY);
+    for (let i = 0; i < 3; i++) expect((await t.served.post("/v2/keys.verifyKey", { key: key.body.data.key }, ROOT_KEY)).body.data.valid).toBe(true);
     const limit = { namespace: "sigint", identifier: "user_1", limit: 5, duration: DAY_MS };
-    for (let i = 0; i < 2; i++) expect((await served.post("/v2/ratelimits.limit", limit, ROOT_KEY)).body.data.success).toBe(true);
+    for (let i = 0; i < 2; i++) expect((await t.served.post("/v2/ratelimits.limit", limit, ROOT_KEY)).body.data.success).toBe(true);
 
-    served.signal("SIGINT");
-    expect(await served.exitCode()).toBe(0);
-    expect(served.stderr()).toContain('"signal":"SIGINT"');
+    t.served.signal("SIGINT");
+    expect(await t.served.exitCode()).toBe(0);
+    expect(t.served.stderr()).toContain('"signal":"SIGINT"');
 
     // The two database files alone, as an operator would copy them, hold everything.
-    const alone = join(data.parent, "alone");
+    const alone = join(t.data.parent, "alone");
     mkdirSync(alone);
     for (const file of ["tollgate.db", "analytics.db"]) {
-      const wal = join(data.dir, `${file}-wal`);
+      const wal = join(t.data.dir, `${file}-wal`);
       expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
-      copyFileSync(join(data.dir, file), join(alone, file));
+      copyFileSync(join(t.data.dir, file), join(alone, file));
     }
     const db = new Database(join(alone, "tollgate.db"), { readonly: true });
     const analytics = new Database(join(alone, "analytics.db"), { readonly: true });

@@ -1,13 +1,14 @@
 /** The official SDK (`@unkey/api` 2.5) against tollgate: analytics.getVerifications parses our rows and our errors. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import type { Unkey } from "@unkey/api";
 import { APIError, BadRequestErrorResponse, ForbiddenErrorResponse, UnprocessableEntityErrorResponse } from "@unkey/api/models/errors";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { sdkClient } from "./client.ts";
 import { TEST_ACTOR } from "../support/contract.ts";
 
 let h: Harness;
 let unkey: Unkey;
-const client = (rootKey: string) => new Unkey({ rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
+const client = (rootKey: string) => sdkClient(h, rootKey);
 
 beforeAll(async () => {
   h = await startHarness();

@@ -1,16 +1,11 @@
 /** The official SDK (`@unkey/api` 2.5) against tollgate: every apis.* method parses our answers and errors. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import { describe, expect, test } from "bun:test";
 import { BadRequestErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse, UnauthorizedErrorResponse } from "@unkey/api/models/errors";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { testServer } from "../support/route-contract.ts";
+import { sdkClient, sdkFor } from "./client.ts";
 
-let h: Harness;
-let unkey: Unkey;
-beforeAll(async () => {
-  h = await startHarness();
-  unkey = new Unkey({ rootKey: h.rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
-});
-afterAll(async () => { await h.stop(); });
+const h = testServer();
+const unkey = sdkFor(h);
 
 describe("apis.* through @unkey/api", () => {
   test("createApi and getApi", async () => {
@@ -57,9 +52,9 @@ describe("apis.* through @unkey/api", () => {
     const bad = await unkey.apis.createApi({ name: "ab" }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(BadRequestErrorResponse);
     expect((bad as BadRequestErrorResponse).data$.error.errors.map((e) => e.location)).toEqual(["body.name"]);
-    const unknown = new Unkey({ rootKey: "tg_root_unknown", serverURL: h.url, retryConfig: { strategy: "none" } });
+    const unknown = sdkClient(h, "tg_root_unknown");
     expect(await unknown.apis.createApi({ name: "nope" }).catch((e: unknown) => e)).toBeInstanceOf(UnauthorizedErrorResponse);
-    const weak = new Unkey({ rootKey: h.rootKeyWith(["api.*.read_api"]), serverURL: h.url, retryConfig: { strategy: "none" } });
+    const weak = sdkClient(h, h.rootKeyWith(["api.*.read_api"]));
     expect(await weak.apis.createApi({ name: "nope" }).catch((e: unknown) => e)).toBeInstanceOf(ForbiddenErrorResponse);
   });
 });

@@ -7,8 +7,9 @@
  * deeper behaviour of each group: the other files of this folder.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import type { Unkey } from "@unkey/api";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { sdkClient } from "./client.ts";
 import { TEST_ACTOR } from "../support/contract.ts";
 import { IN_SCOPE_GROUPS, OUT_OF_SCOPE_GROUPS, OUT_OF_SCOPE_METHODS, sdkSurface, servedMethods, type InScopeGroup } from "./scope.ts";
 
@@ -21,7 +22,7 @@ const REQ = expect.stringMatching(/^req_/);
 
 beforeAll(async () => {
   h = await startHarness();
-  sdk = new Unkey({ rootKey: h.rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
+  sdk = sdkClient(h, h.rootKey);
   h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = (await sdk.apis.createApi({ name: "conformance" })).data.apiId;
   const permissionId = (await sdk.permissions.createPermission({ name: "conf.read", slug: "conf.read" })).data.permissionId;

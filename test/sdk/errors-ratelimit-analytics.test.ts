@@ -5,12 +5,13 @@
  * method list comes from the SDK (scope.ts), so a method without cases fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import type { Unkey } from "@unkey/api";
 import {
   APIError, BadRequestErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse, ResponseValidationError, SDKValidationError,
   UnauthorizedErrorResponse, UnkeyError,
 } from "@unkey/api/models/errors";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { sdkClient } from "./client.ts";
 import { TEST_ACTOR } from "../support/contract.ts";
 import { servedMethods } from "./scope.ts";
 
@@ -19,7 +20,7 @@ let root: Unkey;
 let unknown: Unkey;
 let weak: Unkey;
 let noAnalytics: Unkey;
-const client = (rootKey: string) => new Unkey({ rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
+const client = (rootKey: string) => sdkClient(h, rootKey);
 
 beforeAll(async () => {
   h = await startHarness();

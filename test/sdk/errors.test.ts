@@ -12,6 +12,7 @@ import {
   PreconditionFailedErrorResponse, ResponseValidationError, SDKValidationError, UnauthorizedErrorResponse, UnkeyError,
 } from "@unkey/api/models/errors";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { sdkClient } from "./client.ts";
 
 let h: Harness;
 /** Every grant. */
@@ -23,7 +24,7 @@ let weak: Unkey;
 /** Records the cases act on, made once. */
 let f: { apiId: string; protectedApiId: string; keyId: string; key: string; unencryptedApiId: string; unencryptedKeyId: string; roleId: string; permissionId: string; identityId: string };
 
-const client = (rootKey: string) => new Unkey({ rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
+const client = (rootKey: string) => sdkClient(h, rootKey);
 
 beforeAll(async () => {
   h = await startHarness();

@@ -1,16 +1,11 @@
 /** The official SDK (`@unkey/api` 2.5) against tollgate: every identities.* method parses our answers. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import { describe, expect, test } from "bun:test";
 import { ConflictErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { testServer } from "../support/route-contract.ts";
+import { sdkClient, sdkFor } from "./client.ts";
 
-let h: Harness;
-let unkey: Unkey;
-beforeAll(async () => {
-  h = await startHarness();
-  unkey = new Unkey({ rootKey: h.rootKey, serverURL: h.url });
-});
-afterAll(async () => { await h.stop(); });
+const h = testServer();
+const unkey = sdkFor(h);
 
 const RL_ID = expect.stringMatching(/^rl_/);
 
@@ -83,7 +78,7 @@ describe("identities.* through @unkey/api", () => {
   });
 
   test("a missing permission is ForbiddenErrorResponse", async () => {
-    const limited = new Unkey({ rootKey: h.rootKeyWith(["identity.*.create_identity"]), serverURL: h.url });
+    const limited = sdkClient(h, h.rootKeyWith(["identity.*.create_identity"]));
     const error = await limited.identities.getIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.read_identity'");
@@ -92,7 +87,7 @@ describe("identities.* through @unkey/api", () => {
   // The SDK matches deleteIdentity's errors only as application/problem+json (though it asks for
   // application/json), so tollgate sends that content type there and the SDK raises its typed errors.
   test("deleteIdentity errors surface as the SDK's typed errors", async () => {
-    const limited = new Unkey({ rootKey: h.rootKeyWith(["identity.*.read_identity"]), serverURL: h.url });
+    const limited = sdkClient(h, h.rootKeyWith(["identity.*.read_identity"]));
     const error = await limited.identities.deleteIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.delete_identity'");

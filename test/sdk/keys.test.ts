@@ -3,16 +3,17 @@
  * our responses (a ResponseValidationError would mean a wrong shape) and map our errors to its classes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import type { Unkey } from "@unkey/api";
 import { BadRequestErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
 import { startHarness, type Harness } from "../support/harness.ts";
+import { sdkClient } from "./client.ts";
 
 let h: Harness;
 let unkey: Unkey;
 let apiId: string;
 beforeAll(async () => {
   h = await startHarness();
-  unkey = new Unkey({ rootKey: h.rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
+  unkey = sdkClient(h, h.rootKey);
   apiId = (await unkey.apis.createApi({ name: "sdk-keys" })).data.apiId;
   await unkey.permissions.createRole({ name: "sdk.reader", description: "Reads", permissions: ["sdk.read"] });
   await unkey.permissions.createRole({ name: "sdk.writer" });
@@ -135,7 +136,7 @@ describe("errors", () => {
     const { keyId } = await newKey();
     const bad = await unkey.keys.updateCredits({ keyId, operation: "increment" }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(BadRequestErrorResponse);
-    const limited = new Unkey({ rootKey: h.rootKeyWith(["api.*.read_key"]), serverURL: h.url, retryConfig: { strategy: "none" } });
+    const limited = sdkClient(h, h.rootKeyWith(["api.*.read_key"]));
     await expect(limited.keys.updateKey({ keyId, name: "x" })).rejects.toBeInstanceOf(ForbiddenErrorResponse);
     await expect(limited.keys.whoami({ key: "sdk_nope" })).rejects.toBeInstanceOf(NotFoundErrorResponse);
     await expect(unkey.keys.addRoles({ keyId, roles: ["missing.role"] })).rejects.toBeInstanceOf(NotFoundErrorResponse);

@@ -2,18 +2,13 @@
  * The official SDK (`@unkey/api` 2.5) against tollgate: every `permissions.*` method must parse our
  * responses (a ResponseValidationError would mean a wrong shape) and map our errors to its classes.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import { describe, expect, test } from "bun:test";
 import { ConflictErrorResponse, ForbiddenErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { testServer } from "../support/route-contract.ts";
+import { sdkClient, sdkFor } from "./client.ts";
 
-let h: Harness;
-let unkey: Unkey;
-beforeAll(async () => {
-  h = await startHarness();
-  unkey = new Unkey({ rootKey: h.rootKey, serverURL: h.url, retryConfig: { strategy: "none" } });
-});
-afterAll(async () => { await h.stop(); });
+const h = testServer();
+const unkey = sdkFor(h);
 
 describe("permissions", () => {
   test("createPermission, getPermission, deletePermission", async () => {
@@ -44,7 +39,7 @@ describe("permissions", () => {
   });
 
   test("a missing root-key permission is a ForbiddenErrorResponse", async () => {
-    const limited = new Unkey({ rootKey: h.rootKeyWith(["rbac.*.read_role"]), serverURL: h.url, retryConfig: { strategy: "none" } });
+    const limited = sdkClient(h, h.rootKeyWith(["rbac.*.read_role"]));
     const error = await limited.permissions.createPermission({ name: "nope", slug: "nope" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'rbac.*.create_permission'");

@@ -1,17 +1,12 @@
 /** The official SDK (`@unkey/api` 2.5) against tollgate: every ratelimit.* method parses our answers. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Unkey } from "@unkey/api";
+import { describe, expect, test } from "bun:test";
 import { BadRequestErrorResponse, ForbiddenErrorResponse, GoneErrorResponse, NotFoundErrorResponse } from "@unkey/api/models/errors";
-import { startHarness, type Harness } from "../support/harness.ts";
+import { testServer } from "../support/route-contract.ts";
+import { sdkClient, sdkFor } from "./client.ts";
 import { insertDeletedNamespace } from "../routes/v2/ratelimit/support.ts";
 
-let h: Harness;
-let unkey: Unkey;
-beforeAll(async () => {
-  h = await startHarness();
-  unkey = new Unkey({ rootKey: h.rootKey, serverURL: h.url });
-});
-afterAll(async () => { await h.stop(); });
+const h = testServer();
+const unkey = sdkFor(h);
 
 const MINUTE = 60_000;
 const windowEnd = (durationMs: number) => Math.floor(h.clock.now() / durationMs) * durationMs + durationMs;
@@ -94,7 +89,7 @@ describe("errors are the SDK's typed errors", () => {
   });
 
   test("403 without create_namespace for a new namespace", async () => {
-    const weak = new Unkey({ rootKey: h.rootKeyWith(["ratelimit.*.limit"]), serverURL: h.url });
+    const weak = sdkClient(h, h.rootKeyWith(["ratelimit.*.limit"]));
     await expect(weak.ratelimit.limit({ namespace: "sdk.new", identifier: "x", limit: 1, duration: MINUTE })).rejects.toBeInstanceOf(ForbiddenErrorResponse);
   });
 

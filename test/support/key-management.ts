@@ -1,6 +1,7 @@
 /**
  * Helpers for the tests of the keys.* management routes: verification (to prove that each change
- * reaches the very next verification), audit rows, roles and permissions made through the API.
+ * reaches the very next verification), audit rows (read by the identities and permissions route
+ * tests too), roles and permissions made through the API.
  */
 import { expect } from "bun:test";
 import type { Harness } from "./harness.ts";

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { testServer } from "../../support/route-contract.ts";
 import { expectError } from "../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = testServer();
 
 describe("200", () => {
   test("GET /v2/liveness answers without a root key", async () => {

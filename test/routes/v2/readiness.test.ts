@@ -5,15 +5,13 @@
  * tests run as root, for whom a file's mode does not make it read-only.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { testServer } from "../../support/route-contract.ts";
 import { expectError } from "../../support/contract.ts";
 
 const NOT_READY = "service/application/not_ready";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = testServer();
 
 async function readiness() {
   const res = await fetch(`${h.url}/v2/readiness`);

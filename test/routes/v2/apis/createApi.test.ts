@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, BASE58, expectError, expectInvalid, INSUFFICIENT, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { BASE58, expectError, expectInvalid, INSUFFICIENT, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.createApi");
 
 describe("200", () => {
   test("returns exactly {apiId} with an api_ identifier, and the API can be read back", async () => {
@@ -91,8 +89,7 @@ describe("401", () => {
 
 describe("403", () => {
   test("without create_api", async () => {
-    const res = await h.post("/v2/apis.createApi", { name: "valid" }, { key: h.rootKeyWith(allGrantsExcept("api.*.create_api")) });
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'api.*.create_api'");
+    await h.expectDeniedWithout("api.*.create_api", { name: "valid" });
   });
 
   test("a per-API create_api grant does not apply", async () => {

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
-  API_NOT_FOUND, allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  API_NOT_FOUND, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.deleteApi");
 
 describe("200", () => {
   test("answers data {} and the API is gone from getApi, listKeys and createKey", async () => {
@@ -66,8 +64,7 @@ describe("401", () => {
 describe("403", () => {
   test("without delete_api; the API survives", async () => {
     const apiId = await createApi(h, "kept");
-    const res = await h.post("/v2/apis.deleteApi", { apiId }, { key: h.rootKeyWith(allGrantsExcept("api.*.delete_api")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.delete_api' or 'api.${apiId}.delete_api'`);
+    await h.expectDeniedWithout("api.*.delete_api", { apiId }, apiId);
     expect((await h.post("/v2/apis.getApi", { apiId })).status).toBe(200);
   });
 

@@ -1,34 +1,28 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
-  API_NOT_FOUND, allGrantsExcept, createApi, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  API_NOT_FOUND, createApi, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "orders");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.getApi", { api: "orders" });
 
 const NOT_FOUND_DETAIL = "The requested API does not exist or has been deleted.";
 
 describe("200", () => {
   test("returns exactly {id, name}", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId });
+    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: { id: apiId, name: "orders" } });
+    expect(res.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: { id: h.apiId, name: "orders" } });
   });
 
   test("`api.<apiId>.read_api` is enough for that API", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId }, { key: h.rootKeyWith([`api.${apiId}.read_api`]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: h.rootKeyWith([`api.${h.apiId}.read_api`]) });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id: apiId, name: "orders" });
+    expect(res.body.data).toEqual({ id: h.apiId, name: "orders" });
   });
 
   test("`apis.*.read_api` works like `api.*.read_api`", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId }, { key: h.rootKeyWith(["apis.*.read_api"]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: h.rootKeyWith(["apis.*.read_api"]) });
     expect(res.status).toBe(200);
   });
 });
@@ -51,25 +45,24 @@ describe("400", () => {
   });
 
   test("unknown field", async () => {
-    expectInvalid(h, await h.post("/v2/apis.getApi", { apiId, name: "x" }), "body.name");
+    expectInvalid(h, await h.post("/v2/apis.getApi", { apiId: h.apiId, name: "x" }), "body.name");
   });
 });
 
 describe("401", () => {
   test("unknown root key", async () => {
-    expectError(h, await h.post("/v2/apis.getApi", { apiId }, { key: "tg_root_unknown" }), 401, ROOT_KEY_NOT_FOUND);
+    expectError(h, await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: "tg_root_unknown" }), 401, ROOT_KEY_NOT_FOUND);
   });
 });
 
 describe("403", () => {
   test("without read_api; the detail names both grants that would do", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId }, { key: h.rootKeyWith(allGrantsExcept("api.*.read_api")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_api' or 'api.${apiId}.read_api'`);
+    await h.expectDeniedWithout("api.*.read_api", { apiId: h.apiId }, h.apiId);
   });
 
   test("`api.<apiId>.read_api` does not grant another API", async () => {
     const other = await createApi(h, "other");
-    const res = await h.post("/v2/apis.getApi", { apiId: other }, { key: h.rootKeyWith([`api.${apiId}.read_api`]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: other }, { key: h.rootKeyWith([`api.${h.apiId}.read_api`]) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_api' or 'api.${other}.read_api'`);
   });
 
@@ -92,6 +85,6 @@ describe("404", () => {
 
   test("API of another workspace, even with every permission there", async () => {
     const foreign = otherWorkspaceRootKey(h, "getapi-other");
-    expectError(h, await h.post("/v2/apis.getApi", { apiId }, { key: foreign }), 404, API_NOT_FOUND, NOT_FOUND_DETAIL);
+    expectError(h, await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: foreign }), 404, API_NOT_FOUND, NOT_FOUND_DETAIL);
   });
 });

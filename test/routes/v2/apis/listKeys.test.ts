@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  API_NOT_FOUND, allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { API_NOT_FOUND, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/apis.listKeys");
 
-const list = (body: Record<string, unknown>, key?: string) => h.post("/v2/apis.listKeys", body, key === undefined ? {} : { key });
+const list = h.call;
 
 async function apiWithKeys(n: number, extra: Record<string, unknown> = {}): Promise<{ apiId: string; ids: string[] }> {
   const apiId = await createApi(h, "listed");
@@ -150,20 +146,17 @@ describe("401", () => {
 describe("403", () => {
   test("without read_key", async () => {
     const apiId = await createApi(h, "perm-1");
-    const res = await list({ apiId }, h.rootKeyWith(allGrantsExcept("api.*.read_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_key' or 'api.${apiId}.read_key'`);
+    await h.expectDeniedWithout("api.*.read_key", { apiId }, apiId);
   });
 
   test("without read_api", async () => {
     const apiId = await createApi(h, "perm-2");
-    const res = await list({ apiId }, h.rootKeyWith(allGrantsExcept("api.*.read_api")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_api' or 'api.${apiId}.read_api'`);
+    await h.expectDeniedWithout("api.*.read_api", { apiId }, apiId);
   });
 
   test("decrypt:true without decrypt_key", async () => {
     const apiId = await createApi(h, "perm-3");
-    const res = await list({ apiId, decrypt: true }, h.rootKeyWith(allGrantsExcept("api.*.decrypt_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.decrypt_key' or 'api.${apiId}.decrypt_key'`);
+    await h.expectDeniedWithout("api.*.decrypt_key", { apiId, decrypt: true }, apiId);
   });
 
   test("per-API grants do not reach another API", async () => {
@@ -187,6 +180,6 @@ describe("404", () => {
 
   test("API of another workspace", async () => {
     const { apiId } = await apiWithKeys(1);
-    expectError(h, await list({ apiId }, otherWorkspaceRootKey(h, "listkeys-other")), 404, API_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ apiId }, API_NOT_FOUND);
   });
 });

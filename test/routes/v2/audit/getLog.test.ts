@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { startHarness } from "../../../support/harness.ts";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, TEST_ACTOR } from "../../../support/contract.ts";
 
 const NOT_FOUND = "service/data/audit_log_not_found";
 const DAY_MS = 86_400_000;
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/audit.getLog");
 
 /** Creates an API with `key` and extra headers; returns the id of its `api.create` entry. */
 async function apiCreatedLog(name: string, opts: { key?: string; headers?: Record<string, string> } = {}): Promise<{ apiId: string; logId: string }> {

@@ -1,15 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, TEST_ACTOR } from "../../../support/contract.ts";
 
 const DAY_MS = 86_400_000;
 
 // A fresh instance per test: every test counts the entries of its workspace.
-let h: Harness;
-beforeEach(async () => { h = await startHarness(); });
-afterEach(async () => { await h.stop(); });
+const h = routeContract("/v2/audit.listLogs", { perTest: true });
 
-const list = (body: Record<string, unknown>, key?: string) => h.post("/v2/audit.listLogs", body, key === undefined ? {} : { key });
+const list = h.call;
 
 /** Creates `n` APIs, one second apart; returns their ids, oldest first. */
 async function createApis(n: number, stem = "api"): Promise<string[]> {

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
-  allGrantsExcept, BASE58, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  BASE58, createApi, createKey, expectError, expectInvalid, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
-import { auditRows, createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
-
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+import { auditRows } from "../../../support/key-management.ts";
+import { createIdentity, getIdentity, IDENTITY_EXISTS, identityRowCount, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
 
 const PATH = "/v2/identities.createIdentity";
+const h = routeContract(PATH);
 
 describe("200", () => {
   test("answers exactly {identityId} with an id_ identifier; the identity reads back with meta {} and no limits", async () => {
@@ -65,8 +63,8 @@ describe("200", () => {
     const id = await createIdentity(h, "user_audited");
     const rows = auditRows(h, "identity.create", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]!.resources)).toEqual([{ type: "identity", id, name: "user_audited" }]);
-    expect(rows[0]!.actor_id).toMatch(/^rk_/);
+    expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audited" }]);
+    expect(rows[0]!.actorId).toMatch(/^rk_/);
   });
 });
 
@@ -155,8 +153,7 @@ describe("401", () => {
 
 describe("403", () => {
   test("without identity.*.create_identity; nothing is created", async () => {
-    const res = await h.post(PATH, { externalId: "denied" }, { key: h.rootKeyWith(allGrantsExcept("identity.*.create_identity")) });
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'identity.*.create_identity'");
+    await h.expectDeniedWithout("identity.*.create_identity", { externalId: "denied" });
     expect(identityRowCount(h, "denied")).toBe(0);
   });
 });

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { createIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
-
 const PATH = "/v2/identities.getIdentity";
+const h = routeContract(PATH);
 const WILDCARD_DETAIL = "Missing permission: 'identity.*.read_identity'";
 
 describe("200", () => {

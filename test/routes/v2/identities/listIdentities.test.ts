@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { createIdentity, RATELIMIT_ID, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
-
 const PATH = "/v2/identities.listIdentities";
+const h = routeContract(PATH);
 const WILDCARD_DETAIL = "Missing permission: 'identity.*.read_identity'";
 
 /** A fresh workspace (so listings are not mixed with other tests) with a full root key and `externalIds` created in it. */

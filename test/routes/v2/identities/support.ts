@@ -31,20 +31,6 @@ export async function verify(h: Harness, key: string, ratelimits?: Array<Record<
   return res.body.data;
 }
 
-export interface AuditRow {
-  event: string;
-  actor_id: string;
-  resources: string;
-  description: string;
-}
-
-/** Audit rows of `event` that name `resourceId`. */
-export function auditRows(h: Harness, event: string, resourceId: string): AuditRow[] {
-  return h.running.storage.sqlite
-    .query<AuditRow, [string, string]>("SELECT event, actor_id, resources, description FROM audit_logs WHERE event = ? AND instr(resources, ?) > 0")
-    .all(event, `"${resourceId}"`);
-}
-
 /** Number of identity rows (live and deleted) with this externalId. */
 export function identityRowCount(h: Harness, externalId: string): number {
   return h.running.storage.sqlite

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  createApi, createKey, expectError, expectInvalid, INSUFFICIENT, INVALID_INPUT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
-import { auditRows, createIdentity, getIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
-
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+import { auditRows } from "../../../support/key-management.ts";
+import { createIdentity, getIdentity, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL, RATELIMIT_ID, REQUEST_ID, verify } from "./support.ts";
 
 const PATH = "/v2/identities.updateIdentity";
+const h = routeContract(PATH);
 const LIMIT_A = { name: "limit-a", limit: 10, duration: 60_000 };
 const LIMIT_B = { name: "limit-b", limit: 20, duration: 60_000, autoApply: true };
 
@@ -75,7 +73,7 @@ describe("200", () => {
     await h.post(PATH, { identity: id, meta: { x: 1 } });
     const rows = auditRows(h, "identity.update", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]!.resources)).toEqual([{ type: "identity", id, name: "user_audit_upd" }]);
+    expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audit_upd" }]);
   });
 });
 
@@ -108,8 +106,7 @@ describe("401", () => {
 describe("403", () => {
   test("without identity.*.update_identity; nothing changes", async () => {
     const id = await createIdentity(h, "user_locked", { meta: { v: 1 } });
-    const res = await h.post(PATH, { identity: id, meta: { v: 2 } }, { key: h.rootKeyWith(allGrantsExcept("identity.*.update_identity")) });
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'identity.*.update_identity'");
+    await h.expectDeniedWithout("identity.*.update_identity", { identity: id, meta: { v: 2 } });
     expect((await getIdentity(h, id)).meta).toEqual({ v: 1 });
   });
 

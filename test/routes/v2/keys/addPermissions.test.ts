@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, createRole, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "add-permissions");
-  await createRole(h, "add-perm-role", ["via.role"]);
+const h = routeContract("/v2/keys.addPermissions", {
+  api: "add-permissions",
+  setup: (h) => createRole(h, "add-perm-role", ["via.role"]),
 });
-afterAll(async () => { await h.stop(); });
 
-const add = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.addPermissions", body, key === undefined ? {} : { key });
+const add = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);
 const permissionCount = (slug: string) => countRows(h, "permissions", "slug", slug);
 
 describe("200", () => {
   test("adds to the direct permissions and answers all of them; the very next verification sees them", async () => {
-    const { keyId, key } = await createKey(h, { apiId, permissions: ["docs.read"], roles: ["add-perm-role"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, permissions: ["docs.read"], roles: ["add-perm-role"] });
     expect((await verify(h, key, { permissions: "docs.write" })).code).toBe("INSUFFICIENT_PERMISSIONS");
     const res = await add({ keyId, permissions: ["docs.write"] });
     expect(res.status).toBe(200);
@@ -30,7 +24,7 @@ describe("200", () => {
 
   test("answers upstream's Permission shape; description only when set", async () => {
     const id = await createPermission(h, "plain.perm");
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const res = await add({ keyId, permissions: ["plain.perm", "fresh.perm"] });
     const fresh = res.body.data.find((p: { slug: string }) => p.slug === "fresh.perm");
     expect(res.body.data.find((p: { slug: string }) => p.slug === "plain.perm")).toEqual({ id, name: "plain.perm", slug: "plain.perm" });
@@ -38,7 +32,7 @@ describe("200", () => {
   });
 
   test("is idempotent: an assigned permission or a repeated slug adds nothing", async () => {
-    const { keyId } = await createKey(h, { apiId, permissions: ["idem.one"] });
+    const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["idem.one"] });
     const res = await add({ keyId, permissions: ["idem.one", "idem.two", "idem.two"] });
     expect(slugs(res.body.data)).toEqual(["idem.one", "idem.two"]);
     expect(slugs((await add({ keyId, permissions: ["idem.two"] })).body.data)).toEqual(["idem.one", "idem.two"]);
@@ -47,13 +41,13 @@ describe("200", () => {
 
   test("existing permissions need no create_permission", async () => {
     await createPermission(h, "exists.already");
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
     expect((await add({ keyId, permissions: ["exists.already"] }, rootKey)).status).toBe(200);
   });
 
   test("writes one key.add_permissions audit entry", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     await add({ keyId, permissions: ["audit.a", "audit.b"] });
     const rows = auditRows(h, "key.add_permissions", keyId);
     expect(rows).toHaveLength(1);
@@ -75,20 +69,18 @@ describe("400", () => {
 
 describe("403", () => {
   test("without rbac.*.add_permission_to_key", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    const res = await add({ keyId, permissions: ["x.y"] }, h.rootKeyWith(allGrantsExcept("rbac.*.add_permission_to_key")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.add_permission_to_key'");
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("rbac.*.add_permission_to_key", { keyId, permissions: ["x.y"] });
   });
 
   test("without update_key on the key's API", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    const res = await add({ keyId, permissions: ["x.y"] }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.update_key' or 'api.${apiId}.update_key'`);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("api.*.update_key", { keyId, permissions: ["x.y"] }, h.apiId);
   });
 
   test("a new slug without rbac.*.create_permission: nothing is created or added", async () => {
     await createPermission(h, "known.slug");
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
     const res = await add({ keyId, permissions: ["known.slug", "brand.new"] }, rootKey);
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
@@ -103,8 +95,7 @@ describe("404", () => {
   });
 
   test("a key of another workspace", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    const res = await add({ keyId, permissions: ["a"] }, otherWorkspaceRootKey(h, "add-perm-other"));
-    expectError(h, res, 404, KEY_NOT_FOUND, "The specified key was not found.");
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId, permissions: ["a"] }, KEY_NOT_FOUND, "The specified key was not found.");
   });
 });

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
-  API_NOT_FOUND, BASE58, allGrantsExcept, createApi, createKey, expectError, INSUFFICIENT, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
+  API_NOT_FOUND, BASE58, createApi, createKey, expectError, INSUFFICIENT, createRole, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "keys");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.createKey", { api: "keys" });
 
 const getKey = async (keyId: string, decrypt = false) => (await h.post("/v2/keys.getKey", { keyId, ...(decrypt ? { decrypt } : {}) })).body.data;
 const count = (table: string) => h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
@@ -35,7 +29,7 @@ function allStoredText(): string {
 
 describe("200", () => {
   test("returns exactly {keyId, key}; key is `<prefix>_<base58 of 16 bytes>`", async () => {
-    const res = await h.post("/v2/keys.createKey", { apiId, prefix: "sk" });
+    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, prefix: "sk" });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(["key", "keyId"]);
     const { keyId, key } = res.body.data;
@@ -48,7 +42,7 @@ describe("200", () => {
   });
 
   test("without a prefix the key is only base58 and start is its first 4 characters", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect(key).toMatch(BASE58);
     expect(base58.decode(key).length).toBe(16);
     expect((await getKey(keyId)).start).toBe(key.slice(0, 4));
@@ -56,20 +50,20 @@ describe("200", () => {
 
   test("a prefix may hold underscores and be 16 characters long", async () => {
     const prefix = "my_app_prefix_16";
-    const { keyId, key } = await createKey(h, { apiId, prefix });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, prefix });
     expect(key.startsWith(`${prefix}_`)).toBe(true);
     expect(base58.decode(key.slice(prefix.length + 1)).length).toBe(16);
     expect((await getKey(keyId)).start).toBe(key.slice(0, prefix.length + 5));
   });
 
   test.each([16, 32, 255])("byteLength %d gives that many random bytes", async (byteLength) => {
-    const { key } = await createKey(h, { apiId, prefix: "bl", byteLength });
+    const { key } = await createKey(h, { apiId: h.apiId, prefix: "bl", byteLength });
     expect(base58.decode(key.slice(3)).length).toBe(byteLength);
   });
 
   test("the key is stored only as base64(sha256(key)); no column holds the plaintext", async () => {
-    const plain = await createKey(h, { apiId, prefix: "st" });
-    const recoverable = await createKey(h, { apiId, prefix: "rc", recoverable: true });
+    const plain = await createKey(h, { apiId: h.apiId, prefix: "st" });
+    const recoverable = await createKey(h, { apiId: h.apiId, prefix: "rc", recoverable: true });
     for (const k of [plain, recoverable]) {
       const row = h.running.storage.sqlite.query<{ hash: string }, [string]>("SELECT hash FROM keys WHERE id = ?").get(k.keyId);
       expect(row).toEqual({ hash: createHash("sha256").update(k.key).digest("base64") });
@@ -82,7 +76,7 @@ describe("200", () => {
   test("every field given at creation is visible in getKey", async () => {
     await createRole(h, "reader", ["docs.read"]);
     const { keyId, key } = await createKey(h, {
-      apiId, prefix: "full", name: "everything", externalId: "user_42", meta: { plan: "pro", nested: { a: [1, 2] } },
+      apiId: h.apiId, prefix: "full", name: "everything", externalId: "user_42", meta: { plan: "pro", nested: { a: [1, 2] } },
       roles: ["reader"], permissions: ["docs.write", "docs.*"], expires: 4102444800000,
       credits: { remaining: 50, refill: { interval: "monthly", amount: 100, refillDay: 15 } },
       ratelimits: [{ name: "requests", limit: 10, duration: 60000, autoApply: true }, { name: "bursts", limit: 2, duration: 1000 }],
@@ -105,8 +99,8 @@ describe("200", () => {
 
   test("externalId creates one identity and links every key with it; verifyKey shows it", async () => {
     const before = count("identities");
-    const a = await createKey(h, { apiId, externalId: "org.acme-1_x" });
-    const b = await createKey(h, { apiId, externalId: "org.acme-1_x" });
+    const a = await createKey(h, { apiId: h.apiId, externalId: "org.acme-1_x" });
+    const b = await createKey(h, { apiId: h.apiId, externalId: "org.acme-1_x" });
     expect(count("identities")).toBe(before + 1);
     const ia = (await getKey(a.keyId)).identity;
     expect(ia).toEqual({ id: expect.stringMatching(/^id_/), externalId: "org.acme-1_x" });
@@ -117,70 +111,68 @@ describe("200", () => {
 
   test("unknown permissions are created (name = slug), known ones reused, duplicates collapsed", async () => {
     const before = count("permissions");
-    const k1 = await createKey(h, { apiId, permissions: ["billing.read", "billing.read", "billing.write"] });
+    const k1 = await createKey(h, { apiId: h.apiId, permissions: ["billing.read", "billing.read", "billing.write"] });
     expect(count("permissions")).toBe(before + 2);
     const rows = h.running.storage.sqlite.query<{ name: string; slug: string }, []>(
       "SELECT name, slug FROM permissions WHERE slug LIKE 'billing.%' ORDER BY slug").all();
     expect(rows).toEqual([{ name: "billing.read", slug: "billing.read" }, { name: "billing.write", slug: "billing.write" }]);
-    await createKey(h, { apiId, permissions: ["billing.read"] });
+    await createKey(h, { apiId: h.apiId, permissions: ["billing.read"] });
     expect(count("permissions")).toBe(before + 2);
     expect((await getKey(k1.keyId)).permissions).toEqual(["billing.read", "billing.write"]);
   });
 
   test("a key's permissions include those of its roles", async () => {
     await createRole(h, "ops", ["deploy.run", "logs.read"]);
-    const k = await createKey(h, { apiId, roles: ["ops"], permissions: ["logs.read", "alerts.ack"] });
+    const k = await createKey(h, { apiId: h.apiId, roles: ["ops"], permissions: ["logs.read", "alerts.ack"] });
     const view = await getKey(k.keyId);
     expect(view.roles).toEqual(["ops"]);
     expect(view.permissions).toEqual(["alerts.ack", "deploy.run", "logs.read"]);
   });
 
   test("enabled:false is stored and the key verifies DISABLED", async () => {
-    const k = await createKey(h, { apiId, enabled: false });
+    const k = await createKey(h, { apiId: h.apiId, enabled: false });
     expect((await getKey(k.keyId)).enabled).toBe(false);
     expect((await h.post("/v2/keys.verifyKey", { key: k.key })).body.data.code).toBe("DISABLED");
   });
 
   test("credits: remaining null or {} means unlimited (no credits in the view); a daily refill drops refillDay", async () => {
     for (const credits of [{ remaining: null }, {}]) {
-      const k = await createKey(h, { apiId, credits });
+      const k = await createKey(h, { apiId: h.apiId, credits });
       expect("credits" in (await getKey(k.keyId))).toBe(false);
     }
-    const daily = await createKey(h, { apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5, refillDay: 3 } } });
+    const daily = await createKey(h, { apiId: h.apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5, refillDay: 3 } } });
     expect((await getKey(daily.keyId)).credits).toEqual({ remaining: 0, refill: { interval: "daily", amount: 5 } });
   });
 
   test("`api.<apiId>.create_key` suffices; recoverable also needs `encrypt_key`", async () => {
-    const scoped = h.rootKeyWith([`api.${apiId}.create_key`, `api.${apiId}.encrypt_key`]);
-    expect((await h.post("/v2/keys.createKey", { apiId }, { key: scoped })).status).toBe(200);
-    expect((await h.post("/v2/keys.createKey", { apiId, recoverable: true }, { key: scoped })).status).toBe(200);
+    const scoped = h.rootKeyWith([`api.${h.apiId}.create_key`, `api.${h.apiId}.encrypt_key`]);
+    expect((await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: scoped })).status).toBe(200);
+    expect((await h.post("/v2/keys.createKey", { apiId: h.apiId, recoverable: true }, { key: scoped })).status).toBe(200);
   });
 });
 
 describe("401", () => {
   test("unknown root key", async () => {
-    expectError(h, await h.post("/v2/keys.createKey", { apiId }, { key: "tg_root_unknown" }), 401, ROOT_KEY_NOT_FOUND);
+    expectError(h, await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: "tg_root_unknown" }), 401, ROOT_KEY_NOT_FOUND);
   });
 });
 
 describe("403", () => {
   test("without create_key; nothing is created", async () => {
     const before = count("keys");
-    const res = await h.post("/v2/keys.createKey", { apiId }, { key: h.rootKeyWith(allGrantsExcept("api.*.create_key")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.create_key' or 'api.${apiId}.create_key'`);
+    await h.expectDeniedWithout("api.*.create_key", { apiId: h.apiId }, h.apiId);
     expect(count("keys")).toBe(before);
   });
 
   test("recoverable without encrypt_key; nothing is created", async () => {
     const before = count("keys");
-    const res = await h.post("/v2/keys.createKey", { apiId, recoverable: true }, { key: h.rootKeyWith(allGrantsExcept("api.*.encrypt_key")) });
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.encrypt_key' or 'api.${apiId}.encrypt_key'`);
+    await h.expectDeniedWithout("api.*.encrypt_key", { apiId: h.apiId, recoverable: true }, h.apiId);
     expect(count("keys")).toBe(before);
   });
 
   test("create_key on another API does not apply", async () => {
     const other = await createApi(h, "other-api");
-    const res = await h.post("/v2/keys.createKey", { apiId }, { key: h.rootKeyWith([`api.${other}.create_key`]) });
+    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: h.rootKeyWith([`api.${other}.create_key`]) });
     expectError(h, res, 403, INSUFFICIENT);
   });
 });
@@ -197,20 +189,19 @@ describe("404", () => {
   });
 
   test("API of another workspace", async () => {
-    const res = await h.post("/v2/keys.createKey", { apiId }, { key: otherWorkspaceRootKey(h, "createkey-other") });
-    expectError(h, res, 404, API_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ apiId: h.apiId }, API_NOT_FOUND);
   });
 
   test("unknown role: role_not_found naming it, and nothing is created", async () => {
     const before = { keys: count("keys"), permissions: count("permissions"), identities: count("identities") };
-    const res = await h.post("/v2/keys.createKey", { apiId, roles: ["ghost"], permissions: ["fresh.perm"], externalId: "fresh_owner" });
+    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, roles: ["ghost"], permissions: ["fresh.perm"], externalId: "fresh_owner" });
     expectError(h, res, 404, "service/data/role_not_found", "Role 'ghost' was not found.");
     expect({ keys: count("keys"), permissions: count("permissions"), identities: count("identities") }).toEqual(before);
   });
 
   test("a role of another workspace is not found", async () => {
     await createRole(h, "foreign_role", [], otherWorkspaceRootKey(h, "role-owner"));
-    const res = await h.post("/v2/keys.createKey", { apiId, roles: ["foreign_role"] });
+    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, roles: ["foreign_role"] });
     expectError(h, res, 404, "service/data/role_not_found", "Role 'foreign_role' was not found.");
   });
 });

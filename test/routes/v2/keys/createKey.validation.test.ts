@@ -1,17 +1,11 @@
 /** keys.createKey: every field and bound of the spec's createKey table, rejected (400) and accepted (200) at the edges. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { createApi, expectError, expectInvalid, createRole, INVALID_INPUT } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, expectInvalid, createRole, INVALID_INPUT } from "../../../support/contract.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "validation");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.createKey", { api: "validation" });
 
-const create = (fields: Record<string, unknown>) => h.post("/v2/keys.createKey", { apiId, ...fields });
+const create = (fields: Record<string, unknown>) => h.post("/v2/keys.createKey", { apiId: h.apiId, ...fields });
 const keyCount = () => h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n;
 const rl = (over: Record<string, unknown> = {}) => ({ name: "limit", limit: 1, duration: 1000, ...over });
 
@@ -102,7 +96,7 @@ describe("400", () => {
   });
 
   test("a body that is not an object", async () => {
-    expectError(h, await h.post("/v2/keys.createKey", [apiId]), 400, INVALID_INPUT);
+    expectError(h, await h.post("/v2/keys.createKey", [h.apiId]), 400, INVALID_INPUT);
     expectError(h, await h.post("/v2/keys.createKey", "null"), 400, INVALID_INPUT);
   });
 });

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createKey, expectError, expectInvalid, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createRole, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "delete");
-  await createRole(h, "deleter-role", ["x.y"]);
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.deleteKey", { api: "delete", setup: (h) => createRole(h, "deleter-role", ["x.y"]) });
 
-const del = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.deleteKey", body, key === undefined ? {} : { key });
-const fullKey = () => createKey(h, { apiId, permissions: ["d.p"], roles: ["deleter-role"], ratelimits: [{ name: "lim", limit: 5, duration: 1000 }] });
+const del = h.call;
+const fullKey = () => createKey(h, { apiId: h.apiId, permissions: ["d.p"], roles: ["deleter-role"], ratelimits: [{ name: "lim", limit: 5, duration: 1000 }] });
 
 describe("200", () => {
   test("a soft delete answers {} and the very next verification is NOT_FOUND", async () => {
@@ -25,7 +16,7 @@ describe("200", () => {
     expect({ status: res.status, data: res.body.data }).toEqual({ status: 200, data: {} });
     expect((await verify(h, key)).code).toBe("NOT_FOUND");
     expectError(h, await h.post("/v2/keys.getKey", { keyId }), 404, KEY_NOT_FOUND);
-    const listed = await h.post("/v2/apis.listKeys", { apiId });
+    const listed = await h.post("/v2/apis.listKeys", { apiId: h.apiId });
     expect(listed.body.data.map((k: { keyId: string }) => k.keyId)).not.toContain(keyId);
   });
 
@@ -48,16 +39,16 @@ describe("200", () => {
   });
 
   test("writes one key.delete audit entry", async () => {
-    const { keyId } = await createKey(h, { apiId, name: "doomed" });
+    const { keyId } = await createKey(h, { apiId: h.apiId, name: "doomed" });
     await del({ keyId });
     const rows = auditRows(h, "key.delete", keyId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "doomed" }, { type: "api", id: apiId, name: "delete" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "doomed" }, { type: "api", id: h.apiId, name: "delete" }]);
   });
 
   test("a per-API delete_key grant is enough", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    expect((await del({ keyId }, h.rootKeyWith([`api.${apiId}.delete_key`]))).status).toBe(200);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    expect((await del({ keyId }, h.rootKeyWith([`api.${h.apiId}.delete_key`]))).status).toBe(200);
   });
 });
 
@@ -73,9 +64,8 @@ describe("400", () => {
 
 describe("403", () => {
   test("without delete_key on the key's API (update_key is not enough); the key stays", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
-    const res = await del({ keyId }, h.rootKeyWith(allGrantsExcept("api.*.delete_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.delete_key' or 'api.${apiId}.delete_key'`);
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("api.*.delete_key", { keyId }, h.apiId);
     expect((await verify(h, key)).code).toBe("VALID");
   });
 });
@@ -86,7 +76,7 @@ describe("404", () => {
   });
 
   test("a key that is already soft-deleted, also for a permanent delete", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     await del({ keyId });
     expectError(h, await del({ keyId }), 404, KEY_NOT_FOUND);
     expectError(h, await del({ keyId, permanent: true }), 404, KEY_NOT_FOUND);
@@ -94,8 +84,8 @@ describe("404", () => {
   });
 
   test("a key of another workspace: the unknown key's answer", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
-    expectError(h, await del({ keyId }, otherWorkspaceRootKey(h, "delete-other")), 404, KEY_NOT_FOUND, "We could not find the requested key.");
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId }, KEY_NOT_FOUND, "We could not find the requested key.");
     expect((await verify(h, key)).code).toBe("VALID");
   });
 });

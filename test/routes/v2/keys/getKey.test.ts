@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "getkey");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.getKey", { api: "getkey" });
 
-const get = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.getKey", body, key === undefined ? {} : { key });
+const get = h.call;
 const MISSING_DETAIL = "We could not find the requested key.";
 
 describe("200", () => {
   test("a bare key: only keyId, start, enabled and createdAt", async () => {
-    const k = await createKey(h, { apiId });
+    const k = await createKey(h, { apiId: h.apiId });
     const res = await get({ keyId: k.keyId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -28,7 +20,7 @@ describe("200", () => {
 
   test("set fields are shown: name, meta, expires, permissions, credits, identity, ratelimits", async () => {
     const k = await createKey(h, {
-      apiId, prefix: "gk", name: "svc", meta: { team: "core" }, expires: 4000000000000, permissions: ["b", "a"],
+      apiId: h.apiId, prefix: "gk", name: "svc", meta: { team: "core" }, expires: 4000000000000, permissions: ["b", "a"],
       externalId: "team_core", credits: { remaining: 3 }, ratelimits: [{ name: "calls", limit: 5, duration: 2000, autoApply: true }],
     });
     const res = await get({ keyId: k.keyId });
@@ -41,28 +33,28 @@ describe("200", () => {
   });
 
   test("decrypt:true returns the plaintext of a recoverable key", async () => {
-    const k = await createKey(h, { apiId, prefix: "rec", recoverable: true });
+    const k = await createKey(h, { apiId: h.apiId, prefix: "rec", recoverable: true });
     const res = await get({ keyId: k.keyId, decrypt: true });
     expect(res.body.data.plaintext).toBe(k.key);
   });
 
   test("without decrypt, a recoverable key shows no plaintext", async () => {
-    const k = await createKey(h, { apiId, recoverable: true });
+    const k = await createKey(h, { apiId: h.apiId, recoverable: true });
     for (const body of [{ keyId: k.keyId }, { keyId: k.keyId, decrypt: false }]) {
       expect("plaintext" in (await get(body)).body.data).toBe(false);
     }
   });
 
   test("decrypt:true on a key that is not recoverable shows no plaintext", async () => {
-    const k = await createKey(h, { apiId });
+    const k = await createKey(h, { apiId: h.apiId });
     const res = await get({ keyId: k.keyId, decrypt: true });
     expect(res.status).toBe(200);
     expect("plaintext" in res.body.data).toBe(false);
   });
 
   test("`api.<apiId>.read_key` (+ `decrypt_key`) suffices", async () => {
-    const k = await createKey(h, { apiId, recoverable: true });
-    const root = h.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.decrypt_key`]);
+    const k = await createKey(h, { apiId: h.apiId, recoverable: true });
+    const root = h.rootKeyWith([`api.${h.apiId}.read_key`, `api.${h.apiId}.decrypt_key`]);
     const res = await get({ keyId: k.keyId, decrypt: true }, root);
     expect(res.status).toBe(200);
     expect(res.body.data.plaintext).toBe(k.key);
@@ -90,20 +82,18 @@ describe("401", () => {
 
 describe("403", () => {
   test("without read_key", async () => {
-    const k = await createKey(h, { apiId });
-    const res = await get({ keyId: k.keyId }, h.rootKeyWith(allGrantsExcept("api.*.read_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_key' or 'api.${apiId}.read_key'`);
+    const k = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("api.*.read_key", { keyId: k.keyId }, h.apiId);
   });
 
   test("decrypt:true without decrypt_key", async () => {
-    const k = await createKey(h, { apiId, recoverable: true });
-    const res = await get({ keyId: k.keyId, decrypt: true }, h.rootKeyWith(allGrantsExcept("api.*.decrypt_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.decrypt_key' or 'api.${apiId}.decrypt_key'`);
+    const k = await createKey(h, { apiId: h.apiId, recoverable: true });
+    await h.expectDeniedWithout("api.*.decrypt_key", { keyId: k.keyId, decrypt: true }, h.apiId);
   });
 
   test("read_key on another API does not apply", async () => {
     const other = await createApi(h, "other-api");
-    const k = await createKey(h, { apiId });
+    const k = await createKey(h, { apiId: h.apiId });
     expectError(h, await get({ keyId: k.keyId }, h.rootKeyWith([`api.${other}.read_key`])), 403, INSUFFICIENT);
   });
 });
@@ -114,8 +104,8 @@ describe("404", () => {
   });
 
   test("key of another workspace: the unknown key's answer", async () => {
-    const k = await createKey(h, { apiId });
-    expectError(h, await get({ keyId: k.keyId }, otherWorkspaceRootKey(h, "getkey-other")), 404, KEY_NOT_FOUND, MISSING_DETAIL);
+    const k = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId: k.keyId }, KEY_NOT_FOUND, MISSING_DETAIL);
   });
 
   test("key of a deleted API", async () => {
@@ -126,6 +116,6 @@ describe("404", () => {
   });
 
   test("an id of another kind (an API id) is not a key", async () => {
-    expectError(h, await get({ keyId: apiId }), 404, KEY_NOT_FOUND);
+    expectError(h, await get({ keyId: h.apiId }), 404, KEY_NOT_FOUND);
   });
 });

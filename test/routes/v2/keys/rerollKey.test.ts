@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { base58 } from "@scure/base";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, BASE58, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { routeContract } from "../../../support/route-contract.ts";
+import { BASE58, createApi, createKey, expectError, expectInvalid, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "reroll");
-  await createRole(h, "reroll-role", ["via.role"]);
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.rerollKey", { api: "reroll", setup: (h) => createRole(h, "reroll-role", ["via.role"]) });
 
 const MINUTE = 60_000;
-const reroll = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.rerollKey", body, key === undefined ? {} : { key });
+const reroll = h.call;
 
 async function rerolled(keyId: string, expiration = 0): Promise<{ keyId: string; key: string }> {
   const res = await reroll({ keyId, expiration });
@@ -29,7 +20,7 @@ describe("200: the new key", () => {
   test("copies name, meta, identity, enabled, credits, refill, expiry, permissions, roles and limits (new ids)", async () => {
     const expires = h.clock.now() + 7 * 86_400_000;
     const old = await createKey(h, {
-      apiId, prefix: "rr", name: "rotating", meta: { tier: "gold" }, externalId: "reroll-user", permissions: ["direct.perm"], roles: ["reroll-role"],
+      apiId: h.apiId, prefix: "rr", name: "rotating", meta: { tier: "gold" }, externalId: "reroll-user", permissions: ["direct.perm"], roles: ["reroll-role"],
       expires, credits: { remaining: 42, refill: { interval: "monthly", amount: 100, refillDay: 5 } },
       ratelimits: [{ name: "per_min", limit: 10, duration: MINUTE, autoApply: true }],
     });
@@ -49,41 +40,41 @@ describe("200: the new key", () => {
 
   test("keeps the prefix (also one with underscores) and uses 16 random bytes", async () => {
     for (const prefix of ["sk", "my_app"]) {
-      const old = await createKey(h, { apiId, prefix, byteLength: 32 });
+      const old = await createKey(h, { apiId: h.apiId, prefix, byteLength: 32 });
       const fresh = await rerolled(old.keyId);
       expect(fresh.key.startsWith(`${prefix}_`)).toBe(true);
       expect(base58.decode(fresh.key.slice(prefix.length + 1)).length).toBe(16);
       expect((await getKey(h, fresh.keyId)).start).toBe(fresh.key.slice(0, prefix.length + 5));
     }
-    const plain = await rerolled((await createKey(h, { apiId })).keyId);
+    const plain = await rerolled((await createKey(h, { apiId: h.apiId })).keyId);
     expect(plain.key).toMatch(BASE58);
   });
 
   test("a disabled key gives a disabled key", async () => {
-    const old = await createKey(h, { apiId, enabled: false });
+    const old = await createKey(h, { apiId: h.apiId, enabled: false });
     const fresh = await rerolled(old.keyId, MINUTE);
     expect((await verify(h, fresh.key)).code).toBe("DISABLED");
   });
 
   test("a recoverable key gives a recoverable key whose plaintext decrypts", async () => {
-    const old = await createKey(h, { apiId, recoverable: true });
+    const old = await createKey(h, { apiId: h.apiId, recoverable: true });
     const fresh = await rerolled(old.keyId, MINUTE);
     const res = await h.post("/v2/keys.getKey", { keyId: fresh.keyId, decrypt: true });
     expect(res.body.data.plaintext).toBe(fresh.key);
   });
 
   test("writes one key.reroll audit entry naming both keys", async () => {
-    const old = await createKey(h, { apiId });
+    const old = await createKey(h, { apiId: h.apiId });
     const fresh = await rerolled(old.keyId);
     const rows = auditRows(h, "key.reroll", old.keyId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]?.resources.map((r) => r.id)).toEqual([fresh.keyId, old.keyId, apiId]);
+    expect(rows[0]?.resources.map((r) => r.id)).toEqual([fresh.keyId, old.keyId, h.apiId]);
   });
 });
 
 describe("200: the old key", () => {
   test("expiration 0: the very next verification of the old key is EXPIRED", async () => {
-    const old = await createKey(h, { apiId });
+    const old = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, old.key)).code).toBe("VALID");
     await rerolled(old.keyId, 0);
     expect(await verify(h, old.key)).toMatchObject({ code: "EXPIRED", expires: h.clock.now() });
@@ -91,7 +82,7 @@ describe("200: the old key", () => {
 
   test("expires now + expiration rounded up to the next whole minute, and verifies until then", async () => {
     h.clock.set(Math.floor(h.clock.now() / MINUTE) * MINUTE + 1_234);
-    const old = await createKey(h, { apiId });
+    const old = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, old.key)).code).toBe("VALID");
     await rerolled(old.keyId, 90_000);
     const expiresAt = Math.ceil((h.clock.now() + 90_000) / MINUTE) * MINUTE;
@@ -104,7 +95,7 @@ describe("200: the old key", () => {
 
   test("an expiry already on a whole minute is kept as is", async () => {
     h.clock.set(Math.ceil(h.clock.now() / MINUTE) * MINUTE);
-    const old = await createKey(h, { apiId });
+    const old = await createKey(h, { apiId: h.apiId });
     await rerolled(old.keyId, 2 * MINUTE);
     expect((await getKey(h, old.keyId)).expires).toBe(h.clock.now() + 2 * MINUTE);
   });
@@ -113,7 +104,7 @@ describe("200: the old key", () => {
 describe("200: a reroll never extends the old key's life", () => {
   test("an old key due to expire before the grace period ends keeps its expiry; the new key copies it", async () => {
     const expires = h.clock.now() + 10 * MINUTE;
-    const old = await createKey(h, { apiId, expires });
+    const old = await createKey(h, { apiId: h.apiId, expires });
     const fresh = await rerolled(old.keyId, 24 * 60 * MINUTE);
     expect((await getKey(h, old.keyId)).expires).toBe(expires);
     expect((await getKey(h, fresh.keyId)).expires).toBe(expires);
@@ -123,7 +114,7 @@ describe("200: a reroll never extends the old key's life", () => {
 
   test("an already expired key stays expired at its own time", async () => {
     const expires = h.clock.now() - MINUTE;
-    const old = await createKey(h, { apiId, expires });
+    const old = await createKey(h, { apiId: h.apiId, expires });
     await rerolled(old.keyId, 60 * MINUTE);
     expect((await getKey(h, old.keyId)).expires).toBe(expires);
     expect((await verify(h, old.key)).code).toBe("EXPIRED");
@@ -131,7 +122,7 @@ describe("200: a reroll never extends the old key's life", () => {
 
   test("an old key expiring after the grace period gets the earlier grace expiry", async () => {
     h.clock.set(Math.ceil(h.clock.now() / MINUTE) * MINUTE);
-    const old = await createKey(h, { apiId, expires: h.clock.now() + 60 * MINUTE });
+    const old = await createKey(h, { apiId: h.apiId, expires: h.clock.now() + 60 * MINUTE });
     await rerolled(old.keyId, 5 * MINUTE);
     expect((await getKey(h, old.keyId)).expires).toBe(h.clock.now() + 5 * MINUTE);
   });
@@ -151,18 +142,16 @@ describe("400", () => {
 
 describe("403", () => {
   test("without create_key (update_key is not enough); nothing changes", async () => {
-    const old = await createKey(h, { apiId });
-    const res = await reroll({ keyId: old.keyId, expiration: 0 }, h.rootKeyWith(allGrantsExcept("api.*.create_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.create_key' or 'api.${apiId}.create_key'`);
+    const old = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("api.*.create_key", { keyId: old.keyId, expiration: 0 }, h.apiId);
     expect((await verify(h, old.key)).code).toBe("VALID");
   });
 
   test("a recoverable key without encrypt_key; no key is created", async () => {
-    const old = await createKey(h, { apiId, recoverable: true });
+    const old = await createKey(h, { apiId: h.apiId, recoverable: true });
     const workspaceId = h.running.services.workspaces.get("default").id;
     const keysBefore = countRows(h, "keys", "workspace_id", workspaceId);
-    const res = await reroll({ keyId: old.keyId, expiration: 0 }, h.rootKeyWith(allGrantsExcept("api.*.encrypt_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.encrypt_key' or 'api.${apiId}.encrypt_key'`);
+    await h.expectDeniedWithout("api.*.encrypt_key", { keyId: old.keyId, expiration: 0 }, h.apiId);
     expect(countRows(h, "keys", "workspace_id", workspaceId)).toBe(keysBefore);
   });
 });
@@ -186,15 +175,14 @@ describe("404", () => {
   });
 
   test("a deleted key", async () => {
-    const old = await createKey(h, { apiId });
+    const old = await createKey(h, { apiId: h.apiId });
     await h.post("/v2/keys.deleteKey", { keyId: old.keyId });
     expectError(h, await reroll({ keyId: old.keyId, expiration: 0 }), 404, KEY_NOT_FOUND, "The specified key was not found.");
   });
 
   test("a key of another workspace", async () => {
-    const old = await createKey(h, { apiId });
-    const res = await reroll({ keyId: old.keyId, expiration: 0 }, otherWorkspaceRootKey(h, "reroll-other"));
-    expectError(h, res, 404, KEY_NOT_FOUND, "The specified key was not found.");
+    const old = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId: old.keyId, expiration: 0 }, KEY_NOT_FOUND, "The specified key was not found.");
     expect((await verify(h, old.key)).code).toBe("VALID");
   });
 });

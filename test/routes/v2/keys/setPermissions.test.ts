@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createKey, expectError, expectInvalid, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, countRows, createPermission, getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "set-permissions");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.setPermissions", { api: "set-permissions" });
 
-const set = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.setPermissions", body, key === undefined ? {} : { key });
+const set = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);
 
 describe("200", () => {
   test("replaces the direct permissions (missing ones created); the very next verification sees the new set", async () => {
-    const { keyId, key } = await createKey(h, { apiId, permissions: ["s.old", "s.kept"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, permissions: ["s.old", "s.kept"] });
     expect((await verify(h, key, { permissions: "s.old" })).code).toBe("VALID");
     const res = await set({ keyId, permissions: ["s.kept", "s.new"] });
     expect(res.status).toBe(200);
@@ -29,7 +21,7 @@ describe("200", () => {
   });
 
   test("[] removes every direct permission", async () => {
-    const { keyId, key } = await createKey(h, { apiId, permissions: ["c.one", "c.two"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, permissions: ["c.one", "c.two"] });
     expect((await verify(h, key)).permissions).toEqual(["c.one", "c.two"]);
     const res = await set({ keyId, permissions: [] });
     expect(res.body.data).toEqual([]);
@@ -38,13 +30,13 @@ describe("200", () => {
 
   test("existing permissions need no create_permission", async () => {
     await createPermission(h, "set.existing");
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"]);
     expect((await set({ keyId, permissions: ["set.existing"] }, rootKey)).status).toBe(200);
   });
 
   test("writes one key.set_permissions audit entry", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     await set({ keyId, permissions: ["aud.x"] });
     expect(auditRows(h, "key.set_permissions", keyId)).toHaveLength(1);
   });
@@ -62,16 +54,14 @@ describe("400", () => {
 
 describe("403", () => {
   test.each(["rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"])("without %s", async (missing) => {
-    const { keyId } = await createKey(h, { apiId, permissions: ["before"] });
-    const res = await set({ keyId, permissions: [] }, h.rootKeyWith(allGrantsExcept(missing)));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: '${missing}'`);
+    const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["before"] });
+    await h.expectDeniedWithout(missing, { keyId, permissions: [] });
     expect((await getKey(h, keyId)).permissions).toEqual(["before"]);
   });
 
   test("a new slug without rbac.*.create_permission: nothing changes", async () => {
-    const { keyId } = await createKey(h, { apiId, permissions: ["before"] });
-    const res = await set({ keyId, permissions: ["never.made"] }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["before"] });
+    await h.expectDeniedWithout("rbac.*.create_permission", { keyId, permissions: ["never.made"] });
     expect(countRows(h, "permissions", "slug", "never.made")).toBe(0);
     expect((await getKey(h, keyId)).permissions).toEqual(["before"]);
   });
@@ -83,7 +73,7 @@ describe("404", () => {
   });
 
   test("a key of another workspace", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    expectError(h, await set({ keyId, permissions: [] }, otherWorkspaceRootKey(h, "set-perm-other")), 404, KEY_NOT_FOUND);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId, permissions: [] }, KEY_NOT_FOUND);
   });
 });

@@ -1,27 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { allGrantsExcept, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "set-roles");
-  await createRole(h, "reader", ["r.read"]);
-  await createRole(h, "owner", ["r.own"]);
-  await createRole(h, "auditor", ["r.audit"]);
+const h = routeContract("/v2/keys.setRoles", {
+  api: "set-roles",
+  setup: async (h) => {
+    await createRole(h, "reader", ["r.read"]);
+    await createRole(h, "owner", ["r.own"]);
+    await createRole(h, "auditor", ["r.audit"]);
+  },
 });
-afterAll(async () => { await h.stop(); });
 
-const setRoles = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.setRoles", body, key === undefined ? {} : { key });
+const setRoles = h.call;
 const names = (data: Array<{ name: string }>) => data.map((r) => r.name);
 
 describe("200", () => {
   test("replaces the roles, answered by name; the very next verification has exactly the new ones", async () => {
-    const { keyId, key } = await createKey(h, { apiId, roles: ["reader"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
     expect((await verify(h, key, { permissions: "r.read" })).code).toBe("VALID");
     const res = await setRoles({ keyId, roles: ["owner", "auditor"] });
     expect(res.status).toBe(200);
@@ -33,20 +29,20 @@ describe("200", () => {
   });
 
   test("[] removes every role", async () => {
-    const { keyId, key } = await createKey(h, { apiId, roles: ["reader", "owner"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, roles: ["reader", "owner"] });
     expect((await verify(h, key)).roles).toEqual(["owner", "reader"]);
     expect((await setRoles({ keyId, roles: [] })).body.data).toEqual([]);
     expect((await verify(h, key)).roles).toBeUndefined();
   });
 
   test("update_key, rbac.*.add_role_to_key and rbac.*.remove_role_from_key are enough", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const key = h.rootKeyWith(["api.*.update_key", "rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"]);
     expect((await setRoles({ keyId, roles: ["reader"] }, key)).status).toBe(200);
   });
 
   test("writes one key.set_roles audit entry", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     await setRoles({ keyId, roles: ["reader"] });
     expect(auditRows(h, "key.set_roles", keyId)).toHaveLength(1);
   });
@@ -64,14 +60,14 @@ describe("400", () => {
 
 describe("403", () => {
   test("without update_key", async () => {
-    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
     expectError(h, await setRoles({ keyId, roles: [] }, h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
   });
 
   // Upstream asks only update_key, which would let setRoles hand out any role that addRoles refuses.
   test.each(["rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"])("without %s: 403 naming it; the roles stay and no audit entry", async (grant) => {
-    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
     expectError(h, await setRoles({ keyId, roles: ["owner"] }, h.rootKeyWith(allGrantsExcept(grant))), 403, INSUFFICIENT, `Missing permission: '${grant}'`);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
     expect(auditRows(h, "key.set_roles", keyId)).toEqual([]);
@@ -80,14 +76,14 @@ describe("403", () => {
 
 describe("404", () => {
   test("an unknown role: 404 and the roles stay", async () => {
-    const { keyId } = await createKey(h, { apiId, roles: ["reader"] });
+    const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
     expectError(h, await setRoles({ keyId, roles: ["owner", "ghost"] }), 404, "service/data/role_not_found", "Role 'ghost' was not found.");
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
   });
 
   test("an unknown key, and a key of another workspace", async () => {
     expectError(h, await setRoles({ keyId: "key_unknown", roles: [] }), 404, KEY_NOT_FOUND, "The specified key was not found.");
-    const { keyId } = await createKey(h, { apiId });
-    expectError(h, await setRoles({ keyId, roles: [] }, otherWorkspaceRootKey(h, "set-roles-other")), 404, KEY_NOT_FOUND);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId, roles: [] }, KEY_NOT_FOUND);
   });
 });

@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createKey, expectError, expectInvalid, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "credits");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.updateCredits", { api: "credits" });
 
-const credits = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.updateCredits", body, key === undefined ? {} : { key });
+const credits = h.call;
 const monthly = { interval: "monthly", amount: 100, refillDay: 1 };
 
 async function expectCredits(body: Record<string, unknown>, data: unknown): Promise<void> {
@@ -23,7 +15,7 @@ async function expectCredits(body: Record<string, unknown>, data: unknown): Prom
 
 describe("200", () => {
   test("set N: the balance, seen by the very next verification; the refill is kept", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 1, refill: monthly } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1, refill: monthly } });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 0 });
     await expectCredits({ keyId, operation: "set", value: 10 }, { remaining: 10, refill: monthly });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 9 });
@@ -31,7 +23,7 @@ describe("200", () => {
 
   test("set null or without a value: unlimited, refill cleared", async () => {
     for (const body of [{ value: null }, {}]) {
-      const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5 } } });
+      const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5 } } });
       expect((await verify(h, key)).code).toBe("USAGE_EXCEEDED");
       await expectCredits({ keyId, operation: "set", ...body }, { remaining: null });
       const result = await verify(h, key);
@@ -42,21 +34,21 @@ describe("200", () => {
   });
 
   test("set on an unlimited key limits it from the next verification on", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, key)).credits).toBeUndefined();
     await expectCredits({ keyId, operation: "set", value: 0 }, { remaining: 0 });
     expect((await verify(h, key)).code).toBe("USAGE_EXCEEDED");
   });
 
   test("increment adds; the next verification spends from the new balance", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 0 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 0 } });
     expect((await verify(h, key)).code).toBe("USAGE_EXCEEDED");
     await expectCredits({ keyId, operation: "increment", value: 3 }, { remaining: 3 });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 2 });
   });
 
   test("decrement subtracts and stops at 0", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 5 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 5 } });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 4 });
     await expectCredits({ keyId, operation: "decrement", value: 3 }, { remaining: 1 });
     await expectCredits({ keyId, operation: "decrement", value: 100 }, { remaining: 0 });
@@ -64,16 +56,16 @@ describe("200", () => {
   });
 
   test("a daily refill is shown without refillDay", async () => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 1, refill: { interval: "daily", amount: 7 } } });
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1, refill: { interval: "daily", amount: 7 } } });
     await expectCredits({ keyId, operation: "increment", value: 1 }, { remaining: 2, refill: { interval: "daily", amount: 7 } });
   });
 
   test("writes one key.update_credits audit entry", async () => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 1 } });
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1 } });
     await credits({ keyId, operation: "increment", value: 1 });
     const rows = auditRows(h, "key.update_credits", keyId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]?.resources.map((r) => r.id)).toEqual([keyId, apiId]);
+    expect(rows[0]?.resources.map((r) => r.id)).toEqual([keyId, h.apiId]);
   });
 });
 
@@ -83,14 +75,14 @@ describe("400", () => {
     ["increment", "a null value", { value: null }],
     ["decrement", "no value", {}],
   ])("%s with %s", async (operation, _name, body) => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 1 } });
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1 } });
     const res = await credits({ keyId, operation, ...body });
     expectInvalid(h, res, "body.value");
     expect(res.body.error.detail).toBe("When specifying an increment or decrement operation, a value must be provided.");
   });
 
   test.each(["increment", "decrement"])("%s on a key with unlimited credits", async (operation) => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const res = await credits({ keyId, operation, value: 1 });
     expectInvalid(h, res, "body.operation");
     expect(res.body.error.detail).toBe("You cannot increment or decrement a key with unlimited credits.");
@@ -111,9 +103,8 @@ describe("400", () => {
 
 describe("403", () => {
   test("without update_key on the key's API; the balance stays", async () => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 4 } });
-    const res = await credits({ keyId, operation: "set", value: 100 }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.update_key' or 'api.${apiId}.update_key'`);
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 4 } });
+    await h.expectDeniedWithout("api.*.update_key", { keyId, operation: "set", value: 100 }, h.apiId);
     expect((await getKey(h, keyId)).credits).toEqual({ remaining: 4 });
   });
 });
@@ -124,8 +115,7 @@ describe("404", () => {
   });
 
   test("a key of another workspace: the unknown key's answer", async () => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 1 } });
-    const res = await credits({ keyId, operation: "set", value: 9 }, otherWorkspaceRootKey(h, "credits-other"));
-    expectError(h, res, 404, KEY_NOT_FOUND, "We could not find the requested key.");
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1 } });
+    await h.expectHiddenFromOtherWorkspace({ keyId, operation: "set", value: 9 }, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 });

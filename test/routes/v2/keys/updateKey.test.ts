@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND, otherWorkspaceRootKey,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createApi, createKey, expectError, expectInvalid, INSUFFICIENT, KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows, createRole, getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "update");
-  await createRole(h, "editor", ["docs.write"]);
-  await createRole(h, "viewer", ["docs.read"]);
+const h = routeContract("/v2/keys.updateKey", {
+  api: "update",
+  setup: async (h) => {
+    await createRole(h, "editor", ["docs.write"]);
+    await createRole(h, "viewer", ["docs.read"]);
+  },
 });
-afterAll(async () => { await h.stop(); });
 
-const update = (body: Record<string, unknown>, key?: string) => h.post("/v2/keys.updateKey", body, key === undefined ? {} : { key });
+const update = h.call;
 
 async function expectUpdated(body: Record<string, unknown>): Promise<void> {
   const res = await update(body);
@@ -24,7 +20,7 @@ async function expectUpdated(body: Record<string, unknown>): Promise<void> {
 
 describe("200: three-state fields", () => {
   test("a field left out is unchanged, null clears it, a value sets it", async () => {
-    const { keyId } = await createKey(h, { apiId, name: "before", meta: { a: 1 }, expires: h.clock.now() + 3_600_000 });
+    const { keyId } = await createKey(h, { apiId: h.apiId, name: "before", meta: { a: 1 }, expires: h.clock.now() + 3_600_000 });
     await expectUpdated({ keyId, name: "after" });
     let view = await getKey(h, keyId);
     expect({ name: view.name, meta: view.meta, expires: view.expires }).toEqual({ name: "after", meta: { a: 1 }, expires: h.clock.now() + 3_600_000 });
@@ -35,7 +31,7 @@ describe("200: three-state fields", () => {
   });
 
   test("enabled: false makes the very next verification DISABLED, true makes it VALID again", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, key)).code).toBe("VALID");
     await expectUpdated({ keyId, enabled: false });
     expect(await verify(h, key)).toMatchObject({ valid: false, code: "DISABLED", enabled: false });
@@ -44,7 +40,7 @@ describe("200: three-state fields", () => {
   });
 
   test("expires: a past time gives EXPIRED at once; null removes the expiry", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, key)).code).toBe("VALID");
     await expectUpdated({ keyId, expires: h.clock.now() - 1 });
     expect((await verify(h, key)).code).toBe("EXPIRED");
@@ -53,19 +49,19 @@ describe("200: three-state fields", () => {
   });
 
   test("name and meta changes reach the next verification", async () => {
-    const { keyId, key } = await createKey(h, { apiId, name: "old", meta: { v: 1 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, name: "old", meta: { v: 1 } });
     expect(await verify(h, key)).toMatchObject({ name: "old", meta: { v: 1 } });
     await expectUpdated({ keyId, name: "new", meta: { v: 2 } });
     expect(await verify(h, key)).toMatchObject({ name: "new", meta: { v: 2 } });
   });
 
   test("externalId links an identity (upserted, reused) and null unlinks it", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect((await verify(h, key)).identity).toBeUndefined();
     await expectUpdated({ keyId, externalId: "user_42" });
     const linked = await verify(h, key);
     expect(linked.identity.externalId).toBe("user_42");
-    const second = await createKey(h, { apiId, externalId: "user_42" });
+    const second = await createKey(h, { apiId: h.apiId, externalId: "user_42" });
     expect((await getKey(h, second.keyId)).identity.id).toBe(linked.identity.id);
     await expectUpdated({ keyId, externalId: null });
     expect((await verify(h, key)).identity).toBeUndefined();
@@ -74,7 +70,7 @@ describe("200: three-state fields", () => {
 
 describe("200: credits", () => {
   test("remaining sets the balance, seen by the next verification", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 1 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1 } });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 0 });
     expect((await verify(h, key)).code).toBe("USAGE_EXCEEDED");
     await expectUpdated({ keyId, credits: { remaining: 5 } });
@@ -82,7 +78,7 @@ describe("200: credits", () => {
   });
 
   test("credits: null makes the key unlimited and clears the refill", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5 } } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 0, refill: { interval: "daily", amount: 5 } } });
     expect((await verify(h, key)).code).toBe("USAGE_EXCEEDED");
     await expectUpdated({ keyId, credits: null });
     const result = await verify(h, key);
@@ -93,7 +89,7 @@ describe("200: credits", () => {
 
   test("remaining: null also clears the refill; refill: null clears only the refill", async () => {
     const refill = { interval: "monthly", amount: 50, refillDay: 15 };
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 9, refill } });
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 9, refill } });
     await expectUpdated({ keyId, credits: { refill: null } });
     expect((await getKey(h, keyId)).credits).toEqual({ remaining: 9 });
     await expectUpdated({ keyId, credits: { refill } });
@@ -103,14 +99,14 @@ describe("200: credits", () => {
   });
 
   test("an unlimited key gets a refill together with its first balance", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     await expectUpdated({ keyId, credits: { remaining: 2, refill: { interval: "monthly", amount: 10, refillDay: 31 } } });
     expect((await getKey(h, keyId)).credits).toEqual({ remaining: 2, refill: { interval: "monthly", amount: 10, refillDay: 31 } });
     expect(await verify(h, key)).toMatchObject({ code: "VALID", credits: 1 });
   });
 
   test("a daily refill without refillDay; the balance is kept when only the refill changes", async () => {
-    const { keyId } = await createKey(h, { apiId, credits: { remaining: 3 } });
+    const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 3 } });
     await expectUpdated({ keyId, credits: { refill: { interval: "daily", amount: 100 } } });
     expect((await getKey(h, keyId)).credits).toEqual({ remaining: 3, refill: { interval: "daily", amount: 100 } });
   });
@@ -118,7 +114,7 @@ describe("200: credits", () => {
 
 describe("200: ratelimits, permissions, roles", () => {
   test("ratelimits replace by name: a kept name keeps its id, a new name is added, a missing one deleted", async () => {
-    const { keyId, key } = await createKey(h, { apiId, ratelimits: [{ name: "keep", limit: 5, duration: 60_000 }, { name: "drop", limit: 5, duration: 60_000 }] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, ratelimits: [{ name: "keep", limit: 5, duration: 60_000 }, { name: "drop", limit: 5, duration: 60_000 }] });
     const before = (await getKey(h, keyId)).ratelimits;
     expect((await verify(h, key, { ratelimits: [{ name: "keep" }] })).code).toBe("VALID");
     await expectUpdated({ keyId, ratelimits: [{ name: "keep", limit: 1, duration: 60_000, autoApply: true }, { name: "added", limit: 3, duration: 1000, autoApply: false }] });
@@ -133,7 +129,7 @@ describe("200: ratelimits, permissions, roles", () => {
   });
 
   test("permissions replace the direct permissions (missing ones created) and reach the next verification", async () => {
-    const { keyId, key } = await createKey(h, { apiId, permissions: ["p.old"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, permissions: ["p.old"] });
     expect((await verify(h, key, { permissions: "p.new" })).code).toBe("INSUFFICIENT_PERMISSIONS");
     await expectUpdated({ keyId, permissions: ["p.new"] });
     expect(await verify(h, key, { permissions: "p.new" })).toMatchObject({ code: "VALID", permissions: ["p.new"] });
@@ -143,7 +139,7 @@ describe("200: ratelimits, permissions, roles", () => {
   });
 
   test("roles replace the key's roles and reach the next verification", async () => {
-    const { keyId, key } = await createKey(h, { apiId, roles: ["viewer"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, roles: ["viewer"] });
     expect(await verify(h, key, { permissions: "docs.read" })).toMatchObject({ code: "VALID", roles: ["viewer"] });
     await expectUpdated({ keyId, roles: ["editor"] });
     expect(await verify(h, key, { permissions: "docs.write" })).toMatchObject({ code: "VALID", roles: ["editor"] });
@@ -151,17 +147,17 @@ describe("200: ratelimits, permissions, roles", () => {
   });
 
   test("writes one key.update audit entry naming the key and its API", async () => {
-    const { keyId } = await createKey(h, { apiId, name: "audited" });
+    const { keyId } = await createKey(h, { apiId: h.apiId, name: "audited" });
     await expectUpdated({ keyId, enabled: false, meta: { x: 1 } });
     const rows = auditRows(h, "key.update", keyId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "audited" }, { type: "api", id: apiId, name: "update" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "audited" }, { type: "api", id: h.apiId, name: "update" }]);
     expect(rows[0]?.description).toContain("enabled");
   });
 
   test("a per-API update_key grant is enough", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    expect((await update({ keyId, name: "scoped" }, h.rootKeyWith([`api.${apiId}.update_key`]))).status).toBe(200);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    expect((await update({ keyId, name: "scoped" }, h.rootKeyWith([`api.${h.apiId}.update_key`]))).status).toBe(200);
   });
 });
 
@@ -171,7 +167,7 @@ describe("400", () => {
     ["a daily refill with refillDay", { credits: { refill: { interval: "daily", amount: 5, refillDay: 3 } } }, "body.credits.refill.refillDay", "`refillDay` must not be provided when the refill interval is `daily`."],
     ["two limits with one name", { ratelimits: [{ name: "dup", limit: 1, duration: 1000, autoApply: false }, { name: "dup", limit: 2, duration: 1000, autoApply: false }] }, "body.ratelimits", "Ratelimit with name 'dup' is already defined in the request"],
   ])("%s", async (_name, body, location, detail) => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     const res = await update({ keyId, ...body });
     expectInvalid(h, res, location);
     expect(res.body.error.detail).toBe(detail);
@@ -181,7 +177,7 @@ describe("400", () => {
     ["on an unlimited key, without remaining", {}, { credits: { refill: { interval: "daily", amount: 5 } } }],
     ["with remaining: null", { credits: { remaining: 4 } }, { credits: { remaining: null, refill: { interval: "daily", amount: 5 } } }],
   ])("a refill %s: the key would stay unlimited until a refill limited it; nothing changes", async (_name, created, body) => {
-    const { keyId, key } = await createKey(h, { apiId, name: "kept", ...created });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, name: "kept", ...created });
     const before = (await getKey(h, keyId)).credits;
     const res = await update({ keyId, name: "changed", ...body });
     expectInvalid(h, res, "body.credits.remaining");
@@ -207,9 +203,8 @@ describe("400", () => {
 
 describe("403", () => {
   test("without update_key on the key's API", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    const res = await update({ keyId, name: "x" }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.update_key' or 'api.${apiId}.update_key'`);
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectDeniedWithout("api.*.update_key", { keyId, name: "x" }, h.apiId);
     const otherApi = await createApi(h, "update-other");
     expectError(h, await update({ keyId, name: "x" }, h.rootKeyWith([`api.${otherApi}.update_key`])), 403, INSUFFICIENT);
     expect((await getKey(h, keyId)).name).toBeUndefined();
@@ -222,18 +217,18 @@ describe("404", () => {
   });
 
   test("a deleted key", async () => {
-    const { keyId } = await createKey(h, { apiId });
+    const { keyId } = await createKey(h, { apiId: h.apiId });
     await h.post("/v2/keys.deleteKey", { keyId });
     expectError(h, await update({ keyId, name: "x" }), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
   test("a key of another workspace: the unknown key's answer", async () => {
-    const { keyId } = await createKey(h, { apiId });
-    expectError(h, await update({ keyId, name: "x" }, otherWorkspaceRootKey(h, "update-other-ws")), 404, KEY_NOT_FOUND, "We could not find the requested key.");
+    const { keyId } = await createKey(h, { apiId: h.apiId });
+    await h.expectHiddenFromOtherWorkspace({ keyId, name: "x" }, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
   test("an unknown role: 404 and nothing changes", async () => {
-    const { keyId, key } = await createKey(h, { apiId, roles: ["viewer"] });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, roles: ["viewer"] });
     const res = await update({ keyId, name: "changed", roles: ["editor", "ghost"] });
     expectError(h, res, 404, "service/data/role_not_found", "Role 'ghost' was not found.");
     const view = await getKey(h, keyId);

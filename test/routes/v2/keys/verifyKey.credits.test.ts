@@ -2,24 +2,18 @@
  * keys.verifyKey with credits: exact spends under concurrency, no partial spend, cost 0, and a
  * balance that every route shows at once and that survives a restart.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey } from "../../../support/contract.ts";
 import { getKey, verify } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "credits");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.verifyKey", { api: "credits" });
 
 const remainingOf = async (keyId: string) => (await getKey(h, keyId)).credits?.remaining;
 
 describe("spends", () => {
   test("concurrent verifications spend exactly the balance, each answered with the balance after its own spend", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 10 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 10 } });
     const answers = await Promise.all(Array.from({ length: 25 }, () => verify(h, key)));
     const valid = answers.filter((a) => a.code === "VALID");
     expect(valid).toHaveLength(10);
@@ -29,7 +23,7 @@ describe("spends", () => {
   });
 
   test("a cost above the balance spends nothing; the exact balance can be spent; cost 0 passes at 0", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 5 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 5 } });
     expect(await verify(h, key, { credits: { cost: 6 } })).toMatchObject({ valid: false, code: "USAGE_EXCEEDED", credits: 5 });
     expect(await verify(h, key, { credits: { cost: 5 } })).toMatchObject({ valid: true, code: "VALID", credits: 0 });
     expect(await verify(h, key, { credits: { cost: 0 } })).toMatchObject({ valid: true, code: "VALID", credits: 0 });
@@ -52,7 +46,7 @@ describe("the balance everywhere", () => {
   });
 
   test("a credit update starts from the balance after every spend so far", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 100 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 100 } });
     await Promise.all(Array.from({ length: 10 }, () => verify(h, key)));
     const update = async (body: Record<string, unknown>) => (await h.post("/v2/keys.updateCredits", { keyId, ...body })).body.data;
     expect(await update({ operation: "increment", value: 5 })).toEqual({ remaining: 95 });
@@ -64,7 +58,7 @@ describe("the balance everywhere", () => {
   });
 
   test("a key made unlimited while its spends wait for their commit answers VALID to every verification", async () => {
-    const { keyId, key } = await createKey(h, { apiId, credits: { remaining: 100 } });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, credits: { remaining: 100 } });
     const [answers, update] = await Promise.all([
       Promise.all(Array.from({ length: 20 }, () => verify(h, key))),
       h.post("/v2/keys.updateKey", { keyId, credits: null }),

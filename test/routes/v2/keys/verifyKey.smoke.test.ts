@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.verifyKey");
 
 test("create api, create key, verify VALID", async () => {
   const api = await h.post("/v2/apis.createApi", { name: "smoke" });

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import {
   allGrantsExcept, createApi, createKey, expectError, expectInvalid, KEY_NOT_FOUND, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
 } from "../../../support/contract.ts";
 import { createRole, getKey } from "../../../support/key-management.ts";
 
-let h: Harness;
-let apiId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  apiId = await createApi(h, "whoami");
-});
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/keys.whoami", { api: "whoami" });
 
 const whoami = (key: string, rootKey?: string) => h.post("/v2/keys.whoami", { key }, rootKey === undefined ? {} : { key: rootKey });
 
 describe("200", () => {
   test("a minimal key: only the required fields", async () => {
-    const { keyId, key } = await createKey(h, { apiId, prefix: "wm" });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId, prefix: "wm" });
     const res = await whoami(key);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ keyId, start: key.slice(0, 7), enabled: true, createdAt: h.clock.now() });
@@ -26,7 +20,7 @@ describe("200", () => {
   test("answers what getKey answers, permissions (direct and through roles) sorted", async () => {
     await createRole(h, "whoami-reader", ["docs.read", "a.first"]);
     const { keyId, key } = await createKey(h, {
-      apiId, name: "full", meta: { plan: "pro" }, externalId: "whoami-user", roles: ["whoami-reader"], permissions: ["z.last", "docs.read"],
+      apiId: h.apiId, name: "full", meta: { plan: "pro" }, externalId: "whoami-user", roles: ["whoami-reader"], permissions: ["z.last", "docs.read"],
       expires: h.clock.now() + 86_400_000, credits: { remaining: 7, refill: { interval: "monthly", amount: 10, refillDay: 3 } },
       ratelimits: [{ name: "calls", limit: 10, duration: 60_000, autoApply: true }],
     });
@@ -40,8 +34,8 @@ describe("200", () => {
   });
 
   test("read_key on the key's API alone is enough", async () => {
-    const { key } = await createKey(h, { apiId });
-    const res = await whoami(key, h.rootKeyWith([`api.${apiId}.read_key`]));
+    const { key } = await createKey(h, { apiId: h.apiId });
+    const res = await whoami(key, h.rootKeyWith([`api.${h.apiId}.read_key`]));
     expect(res.status).toBe(200);
   });
 });
@@ -69,13 +63,13 @@ describe("404", () => {
   });
 
   test("a deleted key", async () => {
-    const { keyId, key } = await createKey(h, { apiId });
+    const { keyId, key } = await createKey(h, { apiId: h.apiId });
     expect((await h.post("/v2/keys.deleteKey", { keyId })).status).toBe(200);
     expectError(h, await whoami(key), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 
   test("a key of another workspace: the unknown key's answer", async () => {
-    const { key } = await createKey(h, { apiId });
+    const { key } = await createKey(h, { apiId: h.apiId });
     const other = otherWorkspaceRootKey(h, "whoami-other");
     expectError(h, await whoami(key, other), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
@@ -83,7 +77,7 @@ describe("404", () => {
 
 describe("403", () => {
   test("without read_key on the key's API: 403 naming the permission (DECISIONS)", async () => {
-    const { key } = await createKey(h, { apiId });
+    const { key } = await createKey(h, { apiId: h.apiId });
     const res = await whoami(key, h.rootKeyWith(allGrantsExcept("api.*.read_key")));
     expectError(h, res, 403, "service/authorization/insufficient_permissions");
     expect(res.body.error.detail).toContain("read_key");

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.createPermission");
 
-const create = (body: unknown, key?: string) => h.post("/v2/permissions.createPermission", body, key === undefined ? {} : { key });
+const create = h.call;
 
 describe("200", () => {
   test("returns exactly {permissionId}; the permission is stored as given", async () => {
@@ -37,8 +36,8 @@ describe("200", () => {
     const res = await create({ name: "audited", slug: "audited" });
     const rows = auditRows(h, "permission.create", res.body.data.permissionId);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "permission", id: res.body.data.permissionId, name: "audited" }]);
-    expect(rows[0]?.actor_id).toMatch(/^rk_/);
+    expect(rows[0]?.resources).toEqual([{ type: "permission", id: res.body.data.permissionId, name: "audited" }]);
+    expect(rows[0]?.actorId).toMatch(/^rk_/);
   });
 
   test("the same name in another workspace is no conflict", async () => {
@@ -91,8 +90,7 @@ describe("401", () => {
 describe("403", () => {
   test("without create_permission; the detail names it and nothing is stored", async () => {
     const before = countRows(h, "permissions");
-    const res = await create({ name: "denied", slug: "denied" }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    await h.expectDeniedWithout("rbac.*.create_permission", { name: "denied", slug: "denied" });
     expect(countRows(h, "permissions")).toBe(before);
   });
 });

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.createRole");
 
-const create = (body: unknown, key?: string) => h.post("/v2/permissions.createRole", body, key === undefined ? {} : { key });
+const create = h.call;
 const getRole = (role: string) => h.post("/v2/permissions.getRole", { role });
 const slugsOf = (res: { body: { data: { permissions?: Array<{ slug: string }> } } }) => (res.body.data.permissions ?? []).map((p) => p.slug).sort();
 
@@ -55,7 +54,7 @@ describe("200", () => {
     const rows = auditRows(h, "role.create", roleId);
     expect(rows.length).toBe(1);
     const permId = (await h.post("/v2/permissions.getPermission", { permission: "audit.perm" })).body.data.id;
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([
+    expect(rows[0]?.resources).toEqual([
       { type: "role", id: roleId, name: "audited-role" },
       { type: "permission", id: permId, name: "audit.perm" },
     ]);
@@ -112,14 +111,12 @@ describe("401", () => {
 
 describe("403", () => {
   test("without create_role; the detail names it", async () => {
-    const res = await create({ name: "denied" }, h.rootKeyWith(allGrantsExcept("rbac.*.create_role")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_role'");
+    await h.expectDeniedWithout("rbac.*.create_role", { name: "denied" });
   });
 
   test("with permissions but without add_permission_to_role", async () => {
     await createPermission(h, "p.exists");
-    const res = await create({ name: "denied2", permissions: ["p.exists"] }, h.rootKeyWith(allGrantsExcept("rbac.*.add_permission_to_role")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.add_permission_to_role'");
+    await h.expectDeniedWithout("rbac.*.add_permission_to_role", { name: "denied2", permissions: ["p.exists"] });
   });
 
   test("a missing permission without create_permission: 403 and nothing is stored", async () => {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
-import { auditRows, countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.deletePermission");
 
-const del = (body: unknown, key?: string) => h.post("/v2/permissions.deletePermission", body, key === undefined ? {} : { key });
+const del = h.call;
 const get = (permission: string) => h.post("/v2/permissions.getPermission", { permission });
 const NOT_FOUND_DETAIL = "The requested permission does not exist.";
 
@@ -54,7 +51,7 @@ describe("200", () => {
     await del({ permission: id });
     const rows = auditRows(h, "permission.delete", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "permission", id, name: "Audited" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "permission", id, name: "Audited" }]);
   });
 
   test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
@@ -92,8 +89,7 @@ describe("401", () => {
 describe("403", () => {
   test("without delete_permission; the detail names it and nothing is deleted", async () => {
     const id = await createPermission(h, "kept");
-    const res = await del({ permission: id }, h.rootKeyWith(allGrantsExcept("rbac.*.delete_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.delete_permission'");
+    await h.expectDeniedWithout("rbac.*.delete_permission", { permission: id });
     expect((await get(id)).status).toBe(200);
   });
 });

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
-import { auditRows, countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.deleteRole");
 
-const del = (body: unknown, key?: string) => h.post("/v2/permissions.deleteRole", body, key === undefined ? {} : { key });
+const del = h.call;
 const get = (role: string) => h.post("/v2/permissions.getRole", { role });
 const NOT_FOUND_DETAIL = "The requested role does not exist.";
 
@@ -50,7 +47,7 @@ describe("200", () => {
     await del({ role: id });
     const rows = auditRows(h, "role.delete", id);
     expect(rows.length).toBe(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([{ type: "role", id, name: "audited-delete" }]);
+    expect(rows[0]?.resources).toEqual([{ type: "role", id, name: "audited-delete" }]);
   });
 
   test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
@@ -88,8 +85,7 @@ describe("401", () => {
 describe("403", () => {
   test("without delete_role; the detail names it and nothing is deleted", async () => {
     const id = await createRole(h, "kept-role");
-    const res = await del({ role: id }, h.rootKeyWith(allGrantsExcept("rbac.*.delete_role")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.delete_role'");
+    await h.expectDeniedWithout("rbac.*.delete_role", { role: id });
     expect((await get(id)).status).toBe(200);
   });
 });

@@ -1,32 +1,28 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { createPermission, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
 
-let h: Harness;
-let permissionId: string;
-beforeAll(async () => {
-  h = await startHarness();
-  permissionId = await createPermission(h, "documents.read", { name: "Read documents", description: "Read any document" });
+const h = routeContract("/v2/permissions.getPermission", {
+  setup: async (h) => ({ permissionId: await createPermission(h, "documents.read", { name: "Read documents", description: "Read any document" }) }),
 });
-afterAll(async () => { await h.stop(); });
 
-const get = (body: unknown, key?: string) => h.post("/v2/permissions.getPermission", body, key === undefined ? {} : { key });
+const get = h.call;
 const NOT_FOUND_DETAIL = "The requested permission does not exist.";
 
 describe("200", () => {
   test("by id: exactly {id, name, slug, description}", async () => {
-    const res = await get({ permission: permissionId });
+    const res = await get({ permission: h.fixture.permissionId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       meta: { requestId: REQUEST_ID },
-      data: { id: permissionId, name: "Read documents", slug: "documents.read", description: "Read any document" },
+      data: { id: h.fixture.permissionId, name: "Read documents", slug: "documents.read", description: "Read any document" },
     });
   });
 
   test("by slug, ignoring case", async () => {
-    expect((await get({ permission: "documents.read" })).body.data.id).toBe(permissionId);
-    expect((await get({ permission: "Documents.READ" })).body.data.id).toBe(permissionId);
+    expect((await get({ permission: "documents.read" })).body.data.id).toBe(h.fixture.permissionId);
+    expect((await get({ permission: "Documents.READ" })).body.data.id).toBe(h.fixture.permissionId);
   });
 
   test("a permission without description leaves the field out", async () => {
@@ -37,7 +33,7 @@ describe("200", () => {
   });
 
   test("`rbac.*.read_permission` alone is enough", async () => {
-    expect((await get({ permission: permissionId }, h.rootKeyWith(["rbac.*.read_permission"]))).status).toBe(200);
+    expect((await get({ permission: h.fixture.permissionId }, h.rootKeyWith(["rbac.*.read_permission"]))).status).toBe(200);
   });
 });
 
@@ -59,20 +55,19 @@ describe("400", () => {
   });
 
   test("unknown field", async () => {
-    expectInvalid(h, await get({ permission: permissionId, slug: "x" }), "body.slug");
+    expectInvalid(h, await get({ permission: h.fixture.permissionId, slug: "x" }), "body.slug");
   });
 });
 
 describe("401", () => {
   test("unknown root key", async () => {
-    expectError(h, await get({ permission: permissionId }, "tg_root_unknown"), 401, ROOT_KEY_NOT_FOUND);
+    expectError(h, await get({ permission: h.fixture.permissionId }, "tg_root_unknown"), 401, ROOT_KEY_NOT_FOUND);
   });
 });
 
 describe("403", () => {
   test("without read_permission; the detail names it", async () => {
-    const res = await get({ permission: permissionId }, h.rootKeyWith(allGrantsExcept("rbac.*.read_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.read_permission'");
+    await h.expectDeniedWithout("rbac.*.read_permission", { permission: h.fixture.permissionId });
   });
 });
 
@@ -87,7 +82,7 @@ describe("404", () => {
 
   test("a permission of another workspace, by id or slug, even with every permission there", async () => {
     const foreign = otherWorkspaceRootKey(h, "other");
-    expectError(h, await get({ permission: permissionId }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
+    expectError(h, await get({ permission: h.fixture.permissionId }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await get({ permission: "documents.read" }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
   });
 });

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import {
-  allGrantsExcept, createApi, createKey, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND,
-} from "../../../support/contract.ts";
-import { auditRows, countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { createApi, createKey, expectError, expectInvalid, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { auditRows } from "../../../support/key-management.ts";
+import { countRows, createPermission, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = routeContract("/v2/permissions.setRolePermissions");
 
-const set = (body: unknown, key?: string) => h.post("/v2/permissions.setRolePermissions", body, key === undefined ? {} : { key });
+const set = h.call;
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug).sort();
 const roleSlugs = async (role: string) => slugs((await h.post("/v2/permissions.getRole", { role })).body.data.permissions ?? []);
 
@@ -61,7 +58,7 @@ describe("200", () => {
     const res = await set({ roleId, permissions: ["audit.set"] });
     const rows = auditRows(h, "role.set_permissions", roleId);
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0]?.resources ?? "[]")).toEqual([
+    expect(rows[0]?.resources).toEqual([
       { type: "role", id: roleId, name: "set-audited" },
       { type: "permission", id: res.body.data[0].id, name: "audit.set" },
     ]);
@@ -89,16 +86,14 @@ describe("401", () => {
 describe("403", () => {
   test.each(["rbac.*.add_permission_to_role", "rbac.*.remove_permission_from_role"])("without %s; nothing changes", async (missing) => {
     const roleId = await createRole(h, `set-denied-${missing.split(".")[2]}`, ["denied.kept"]);
-    const res = await set({ roleId, permissions: [] }, h.rootKeyWith(allGrantsExcept(missing)));
-    expectError(h, res, 403, INSUFFICIENT, `Missing permission: '${missing}'`);
+    await h.expectDeniedWithout(missing, { roleId, permissions: [] });
     expect(await roleSlugs(roleId)).toEqual(["denied.kept"]);
   });
 
   test("a new slug without create_permission: 403 and nothing is created or changed", async () => {
     const roleId = await createRole(h, "set-no-create-perm", ["nc.kept"]);
     const before = countRows(h, "permissions");
-    const res = await set({ roleId, permissions: ["nc.brand.new"] }, h.rootKeyWith(allGrantsExcept("rbac.*.create_permission")));
-    expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
+    await h.expectDeniedWithout("rbac.*.create_permission", { roleId, permissions: ["nc.brand.new"] });
     expect(countRows(h, "permissions")).toBe(before);
     expect(await roleSlugs(roleId)).toEqual(["nc.kept"]);
   });
@@ -111,8 +106,7 @@ describe("404", () => {
 
   test("a role of another workspace stays untouched", async () => {
     const roleId = await createRole(h, "set-foreign", ["foreign.kept"]);
-    const res = await set({ roleId, permissions: [] }, otherWorkspaceRootKey(h, "set-elsewhere"));
-    expectError(h, res, 404, ROLE_NOT_FOUND);
+    await h.expectHiddenFromOtherWorkspace({ roleId, permissions: [] }, ROLE_NOT_FOUND);
     expect(await roleSlugs(roleId)).toEqual(["foreign.kept"]);
   });
 });

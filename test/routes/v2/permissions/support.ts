@@ -24,20 +24,6 @@ export async function createRole(h: Harness, name: string, permissions: string[]
   return res.body.data.roleId as string;
 }
 
-export interface AuditRow {
-  event: string;
-  actor_id: string;
-  resources: string;
-  description: string;
-}
-
-/** Audit rows of `event` that name `resourceId`. */
-export function auditRows(h: Harness, event: string, resourceId: string): AuditRow[] {
-  return h.running.storage.sqlite
-    .query<AuditRow, [string, string]>("SELECT event, actor_id, resources, description FROM audit_logs WHERE event = ? AND instr(resources, ?) > 0")
-    .all(event, `"${resourceId}"`);
-}
-
 /** How many rows a table holds (whole database). */
 export function countRows(h: Harness, table: "permissions" | "roles" | "role_permissions" | "key_permissions" | "key_roles" | "audit_logs"): number {
   return h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;

@@ -1,12 +1,10 @@
 /** Accuracy: 3 × limit concurrent requests on one identifier → exactly `limit` succeed, every time. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { expect, test } from "bun:test";
+import { testServer } from "../../../support/route-contract.ts";
 import { createApi, createKey } from "../../../support/contract.ts";
 import { MINUTE, uniq } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = testServer();
 
 const LIMIT = 50;
 

@@ -1,16 +1,14 @@
 /** The `deleteOverride` contract, the same in both path families. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, expectInvalid, otherWorkspaceRootKey } from "../../../support/contract.ts";
 import {
   auditEvents, createNamespace, expectData, type Family, MINUTE, NS_NOT_FOUND, OVERRIDE_NOT_FOUND, OVERRIDE_NOT_FOUND_DETAIL, path, setOverride, uniq,
 } from "./support.ts";
 
 export function deleteOverrideContract(family: Family): void {
   const url = path(family, "deleteOverride");
-  let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.stop(); });
+  const h = routeContract(url);
 
   const limitOf = async (namespace: string, identifier: string) =>
     (await h.post("/v2/ratelimit.limit", { namespace, identifier, limit: 3, duration: MINUTE, cost: 0 })).body.data;
@@ -59,8 +57,7 @@ export function deleteOverrideContract(family: Family): void {
     test("without `delete_override`; the override stays", async () => {
       const id = await createNamespace(h);
       await setOverride(h, id, "user_1", 50);
-      const res = await h.post(url, { namespace: id, identifier: "user_1" }, { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.delete_override")) });
-      expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.delete_override' or 'ratelimit.${id}.delete_override'`);
+      await h.expectDeniedWithout("ratelimit.*.delete_override", { namespace: id, identifier: "user_1" }, id);
       expect((await limitOf(id, "user_1")).limit).toBe(50);
     });
   });

@@ -1,17 +1,15 @@
 /** The `limit` contract, the same in both path families (`ratelimit.limit` and `ratelimits.limit`). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import {
-  auditEvents, createNamespace, expectData, type Family, insertDeletedNamespace, MINUTE, namespaceId, NS_GONE, NS_GONE_DETAIL, path,
-  setOverride, uniq, windowEnd,
+  auditEvents, createNamespace, expectData, type Family, insertDeletedNamespace, invalidBodyTests, MINUTE, namespaceId, NS_GONE, NS_GONE_DETAIL,
+  path, setOverride, uniq, windowEnd,
 } from "./support.ts";
 
 export function limitContract(family: Family): void {
   const url = path(family, "limit");
-  let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.stop(); });
+  const h = routeContract(url);
 
   const body = (namespace: string, extra: Record<string, unknown> = {}) => ({ namespace, identifier: "user_1", limit: 3, duration: MINUTE, ...extra });
 
@@ -116,7 +114,7 @@ export function limitContract(family: Family): void {
   });
 
   describe("400", () => {
-    const cases: Array<[string, Record<string, unknown>, string]> = [
+    invalidBodyTests(h, url, (change) => body("ns400", change), [
       ["limit 0", { limit: 0 }, "body.limit"],
       ["limit as a numeric string", { limit: "3" }, "body.limit"],
       ["limit not an integer", { limit: 1.5 }, "body.limit"],
@@ -128,20 +126,7 @@ export function limitContract(family: Family): void {
       ["empty identifier", { identifier: "" }, "body.identifier"],
       ["identifier of 513 characters", { identifier: "i".repeat(513) }, "body.identifier"],
       ["unknown field", { async: true }, "body.async"],
-    ];
-    for (const [name, change, location] of cases) {
-      test(name, async () => {
-        expectInvalid(h, await h.post(url, body("ns400", change)), location);
-      });
-    }
-
-    test("each required field", async () => {
-      for (const field of ["namespace", "identifier", "limit", "duration"]) {
-        const b: Record<string, unknown> = body("ns400");
-        delete b[field];
-        expectInvalid(h, await h.post(url, b), `body.${field}`);
-      }
-    });
+    ]);
 
     test("validation comes before authentication", async () => {
       expectInvalid(h, await h.post(url, body("ns400", { limit: 0 }), { key: null }), "body.limit");
@@ -157,8 +142,7 @@ export function limitContract(family: Family): void {
   describe("403", () => {
     test("a new namespace without `create_namespace`: 403 and nothing is created", async () => {
       const ns = uniq("ns");
-      const res = await h.post(url, body(ns), { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.create_namespace")) });
-      expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'ratelimit.*.create_namespace'");
+      const res = await h.expectDeniedWithout("ratelimit.*.create_namespace", body(ns));
       expect(namespaceId(h, ns)).toBeUndefined();
     });
 

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { testServer } from "../../../support/route-contract.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT } from "../../../support/contract.ts";
 import { createNamespace, expectData, insertDeletedNamespace, MINUTE, namespaceId, NS_GONE, NS_GONE_DETAIL, setOverride, uniq, windowEnd } from "./support.ts";
 
 const URL = "/v2/ratelimit.multiLimit";
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = testServer();
 
 const item = (namespace: string, identifier: string, limit = 2, extra: Record<string, unknown> = {}) => ({ namespace, identifier, limit, duration: MINUTE, ...extra });
 const remainingOf = async (namespace: string, identifier: string, limit = 2) =>

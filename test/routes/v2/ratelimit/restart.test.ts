@@ -2,7 +2,7 @@
  * Rate-limit windows survive a restart: a graceful stop flushes every count, a crash loses at most
  * what changed since the last periodic flush. The TestClock does not move across the restarts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,13 +11,11 @@ import { loadConfig } from "../../../../src/config.ts";
 import { silentLogger } from "../../../../src/lib/logger.ts";
 import { RatelimitStore } from "../../../../src/services/ratelimit/index.ts";
 import { backupDatabase } from "../../../../src/storage/backup.ts";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { testServer } from "../../../support/route-contract.ts";
 import { createApi, createKey } from "../../../support/contract.ts";
 import { MINUTE, uniq } from "./support.ts";
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.stop(); });
+const h = testServer();
 
 const limitBody = (namespace: string, identifier: string) => ({ namespace, identifier, limit: 3, duration: MINUTE });
 

@@ -1,16 +1,15 @@
 /** The `setOverride` contract, the same in both path families. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
-import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey } from "../../../support/contract.ts";
+import { describe, expect, test } from "bun:test";
+import { routeContract } from "../../../support/route-contract.ts";
+import { expectError, otherWorkspaceRootKey } from "../../../support/contract.ts";
 import {
-  auditEvents, createNamespace, expectData, type Family, insertDeletedNamespace, MINUTE, namespaceId, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL, path, uniq,
+  auditEvents, createNamespace, expectData, type Family, insertDeletedNamespace, invalidBodyTests, MINUTE, namespaceId, NS_NOT_FOUND,
+  NS_NOT_FOUND_DETAIL, path, uniq,
 } from "./support.ts";
 
 export function setOverrideContract(family: Family): void {
   const url = path(family, "setOverride");
-  let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.stop(); });
+  const h = routeContract(url);
 
   const body = (namespace: string, extra: Record<string, unknown> = {}) => ({ namespace, identifier: "user_1", limit: 10, duration: MINUTE, ...extra });
   const get = async (namespace: string, identifier: string) => (await h.post("/v2/ratelimit.getOverride", { namespace, identifier })).body.data;
@@ -50,34 +49,20 @@ export function setOverrideContract(family: Family): void {
   });
 
   describe("400", () => {
-    const cases: Array<[string, Record<string, unknown>, string]> = [
+    invalidBodyTests(h, url, (change) => body("ns400", change), [
       ["negative limit", { limit: -1 }, "body.limit"],
       ["duration below 1000", { duration: 999 }, "body.duration"],
       ["duration as a numeric string", { duration: "60000" }, "body.duration"],
       ["empty identifier", { identifier: "" }, "body.identifier"],
       ["identifier of 513 characters", { identifier: "i".repeat(513) }, "body.identifier"],
       ["unknown field", { async: false }, "body.async"],
-    ];
-    for (const [name, change, location] of cases) {
-      test(name, async () => {
-        expectInvalid(h, await h.post(url, body("ns400", change)), location);
-      });
-    }
-
-    test("each required field", async () => {
-      for (const field of ["namespace", "identifier", "limit", "duration"]) {
-        const b: Record<string, unknown> = body("ns400");
-        delete b[field];
-        expectInvalid(h, await h.post(url, b), `body.${field}`);
-      }
-    });
+    ]);
   });
 
   describe("403", () => {
     test("without `set_override`; the detail names both grants", async () => {
       const id = await createNamespace(h);
-      const res = await h.post(url, body(id), { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.set_override")) });
-      expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.set_override' or 'ratelimit.${id}.set_override'`);
+      await h.expectDeniedWithout("ratelimit.*.set_override", body(id), id);
     });
   });
 

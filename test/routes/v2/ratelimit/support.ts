@@ -2,7 +2,8 @@
  * Helpers for the rate-limit contract tests of both path families: `/v2/ratelimit.<op>` (upstream)
  * and `/v2/ratelimits.<op>` (spec). Operations whose shapes agree share one suite per family.
  */
-import { expect } from "bun:test";
+import { expect, test } from "bun:test";
+import { expectInvalid } from "../../../support/contract.ts";
 import { newId } from "../../../../src/lib/ids.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 
@@ -82,4 +83,27 @@ export function expectData(res: ApiResponse, data: unknown): void {
 /** The end of the fixed window of `durationMs` that holds `nowMs`. */
 export function windowEnd(nowMs: number, durationMs: number): number {
   return Math.floor(nowMs / durationMs) * durationMs + durationMs;
+}
+
+/** A change to a valid body, the name of the test, and the location the 400 must name. */
+export type InvalidCase = [name: string, change: Record<string, unknown>, location: string];
+
+/**
+ * Registers a 400 test for each case, and one that leaves out each of the fields every rate-limit
+ * body needs (`namespace`, `identifier`, `limit`, `duration`) in turn.
+ */
+export function invalidBodyTests(h: Harness, url: string, valid: (change?: Record<string, unknown>) => Record<string, unknown>, cases: InvalidCase[]): void {
+  for (const [name, change, location] of cases) {
+    test(name, async () => {
+      expectInvalid(h, await h.post(url, valid(change)), location);
+    });
+  }
+
+  test("each required field", async () => {
+    for (const field of ["namespace", "identifier", "limit", "duration"]) {
+      const b = valid();
+      delete b[field];
+      expectInvalid(h, await h.post(url, b), `body.${field}`);
+    }
+  });
 }

@@ -3,8 +3,8 @@
  * here): every check on a namespace tries each of its wildcards, so a caller who may set overrides
  * cannot make every other caller's checks slow. Replacing, deleting and exact overrides stay free.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHarness, type Harness } from "../../../support/harness.ts";
+import { describe, expect, test } from "bun:test";
+import { testServer } from "../../../support/route-contract.ts";
 import { expectError } from "../../../support/contract.ts";
 import { auditEvents, createNamespace, MINUTE, setOverride } from "./support.ts";
 
@@ -12,9 +12,7 @@ const CAP = 3;
 const PRECONDITION = "service/application/precondition_failed";
 const CAP_DETAIL = `This namespace has ${CAP} wildcard overrides (identifiers with '*'), the most it may have. Delete one, or change an existing one.`;
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness({ env: { TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES: String(CAP) } }); });
-afterAll(async () => { await h.stop(); });
+const h = testServer({ env: { TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES: String(CAP) } });
 
 const set = (path: string, namespace: string, identifier: string, limit = 5) => h.post(path, { namespace, identifier, limit, duration: MINUTE });
 const limitOf = async (namespace: string, identifier: string) =>
