@@ -17,20 +17,12 @@ import { parseDurationMs } from "../../src/lib/duration.ts";
 import { BUILD_TIMEOUT_MS } from "../support/binary.ts";
 import { environEntries, freePort, SERVE_ALLOCATOR_ENTRIES } from "../support/cli.ts";
 import { bootContainer, nspawnMissing, type Container } from "../support/nspawn.ts";
+import { readmeBlock } from "../support/readme.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const STATE = "/var/lib/private/tollgate";
 const missing = nspawnMissing();
-
-/** The first ```sh block after `heading` in README.md. */
-function readmeBlock(heading: string): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf(heading));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error(`README.md has no sh block after "${heading}"`);
-  return block;
-}
 
 describe.skipIf(skipWithout(missing, "tollgate.service under systemd"))("tollgate.service under systemd", () => {
   const host = mkdtempSync(join(tmpdir(), "tollgate-systemd-"));
