@@ -48,6 +48,7 @@ import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
 import { getLogRoute } from "./audit/getLog.ts";
 import { listLogsRoute } from "./audit/listLogs.ts";
 import { getVerificationsRoute } from "./analytics/getVerifications.ts";
+import { rootKeysWhoamiRoute } from "./rootKeys/whoami.ts";
 
 /** The routes on the request path of our users' own APIs, answered by the lane in http/hot-routes.ts. */
 export const hotV2Routes = (deps: RouteDeps): HotRoute[] => [
@@ -104,4 +105,5 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(setRolePermissionsRoute(deps))
     .use(getLogRoute(deps))
     .use(listLogsRoute(deps))
-    .use(getVerificationsRoute(deps));
+    .use(getVerificationsRoute(deps))
+    .use(rootKeysWhoamiRoute(deps));
