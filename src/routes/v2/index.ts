@@ -6,6 +6,7 @@ import { createApiRoute } from "./apis/createApi.ts";
 import { deleteApiRoute } from "./apis/deleteApi.ts";
 import { getApiRoute } from "./apis/getApi.ts";
 import { listKeysRoute } from "./apis/listKeys.ts";
+import { listApisRoute } from "./apis/listApis.ts";
 import { createIdentityRoute } from "./identities/createIdentity.ts";
 import { deleteIdentityRoute } from "./identities/deleteIdentity.ts";
 import { getIdentityRoute } from "./identities/getIdentity.ts";
@@ -64,6 +65,7 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(getApiRoute(deps))
     .use(deleteApiRoute(deps))
     .use(listKeysRoute(deps))
+    .use(listApisRoute(deps))
     .use(createKeyRoute(deps))
     .use(getKeyRoute(deps))
     .use(verifyKeyRoute(deps))

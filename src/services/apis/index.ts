@@ -12,6 +12,7 @@ import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
+import { listApis, type ApiPage, type ListApisInput } from "./list.ts";
 
 export interface ApiRecord {
   id: string;
@@ -66,6 +67,11 @@ export class ApiService {
     requirePermission(principal, "api", input.apiId, "read_api");
     const api = getLiveApi(this.deps.storage.db, principal.workspaceId, input.apiId);
     return { id: api.id, name: api.name };
+  }
+
+  /** apis.listApis: the live APIs the key may read, paged by id (see list.ts). */
+  listApis(principal: Principal, input: ListApisInput): ApiPage {
+    return listApis(this.deps.storage.db, principal, input);
   }
 
   /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */
