@@ -5,6 +5,9 @@
 import type { JSX } from "preact";
 import { allows, allowsSome, type Action, type Grants } from "./permissions.ts";
 import { Overview } from "./pages/overview.tsx";
+import { ApisPage } from "./pages/apis.tsx";
+import { ApiPage } from "./pages/api.tsx";
+import { KeyPage } from "./pages/key.tsx";
 
 export interface PageEntry {
   pattern: string;
@@ -19,6 +22,9 @@ export interface PageEntry {
 
 export const PAGES: readonly PageEntry[] = [
   { pattern: "/console", nav: "Overview", render: () => <Overview /> },
+  { pattern: "/console/apis", nav: "APIs & keys", needs: { resource: "api", action: "read_api" }, anyId: true, render: () => <ApisPage /> },
+  { pattern: "/console/apis/:apiId", render: (p) => <ApiPage apiId={p.apiId!} /> },
+  { pattern: "/console/apis/:apiId/keys/:keyId", render: (p) => <KeyPage apiId={p.apiId!} keyId={p.keyId!} /> },
 ];
 
 export function navEntries(grants: Grants): PageEntry[] {

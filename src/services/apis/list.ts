@@ -10,7 +10,8 @@ import { likeContains } from "../../lib/like.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 
 export interface ApiPage {
-  items: Array<{ id: string; name: string }>;
+  /** keySpaceId: what the analytics tables' `key_space_id` holds for the API's keys. */
+  items: Array<{ id: string; name: string; keySpaceId: string }>;
   /** The next page's first id; undefined on the last page. */
   cursor: string | undefined;
 }
@@ -45,6 +46,6 @@ export function listApis(db: Db, principal: Principal, input: ListApisInput): Ap
     if (matches) conditions.push(matches);
   }
   const limit = input.limit ?? 100;
-  const rows = db.select({ id: apis.id, name: apis.name }).from(apis).where(and(...conditions)).orderBy(asc(apis.id)).limit(limit + 1).all();
+  const rows = db.select({ id: apis.id, name: apis.name, keySpaceId: apis.keySpaceId }).from(apis).where(and(...conditions)).orderBy(asc(apis.id)).limit(limit + 1).all();
   return { items: rows.slice(0, limit), cursor: rows[limit]?.id };
 }

@@ -31,13 +31,15 @@ export interface Whoami {
 }
 
 export interface ApiView { id: string; name: string }
+/** An API as apis.listApis answers it: keySpaceId is its keys' `key_space_id` in analytics. */
+export interface ApiListItem extends ApiView { keySpaceId: string }
 
 type Empty = Record<string, never>;
 
 /** Path (after /v2/) → request body and response data. Pages add the operations they call. */
 export interface Routes {
   "rootKeys.whoami": { body: Empty; data: Whoami };
-  "apis.listApis": { body: { limit?: number; cursor?: string }; data: ApiView[] };
+  "apis.listApis": { body: { limit?: number; cursor?: string; search?: string }; data: ApiListItem[] };
   "apis.getApi": { body: { apiId: string }; data: ApiView };
   "apis.createApi": { body: { name: string }; data: { apiId: string } };
   "apis.deleteApi": { body: { apiId: string }; data: Empty };

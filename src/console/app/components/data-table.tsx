@@ -9,6 +9,8 @@ import type { Page } from "../api/client.ts";
 import { ErrorBanner } from "./error-banner.tsx";
 import { Field } from "./field.tsx";
 
+const SEARCH_DELAY_MS = 300;
+
 export interface Column<T> {
   header: string;
   cell(row: T): ComponentChildren;
@@ -26,11 +28,17 @@ export interface DataTableProps<T> {
 }
 
 export function DataTable<T>(props: DataTableProps<T>): JSX.Element {
+  const [typed, setTyped] = useState("");
   const [search, setSearch] = useState("");
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<Page<T> | undefined>();
   const [error, setError] = useState<unknown>();
   const cursor = cursors[cursors.length - 1];
+  // A search runs once typing pauses, not on every keystroke (a key search reads pages of keys).
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(typed), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [typed]);
   useEffect(() => setCursors([undefined]), [search, props.version]);
   useEffect(() => {
     let live = true;
@@ -42,7 +50,7 @@ export function DataTable<T>(props: DataTableProps<T>): JSX.Element {
   }, [cursors, search, props.version]);
   return (
     <div class="data-table">
-      {props.searchLabel && <Field label={props.searchLabel} type="search" value={search} onInput={setSearch} />}
+      {props.searchLabel && <Field label={props.searchLabel} type="search" value={typed} onInput={setTyped} />}
       <ErrorBanner error={error} />
       <div class="table-scroll">
         <table>

@@ -18,11 +18,11 @@ const list = (body: unknown, key?: string) => h.post("/v2/apis.listApis", body, 
 const live = () => ids.slice(0, 3).toSorted();
 
 describe("200", () => {
-  test("every live API by id, deleted ones left out; `{}` and no body alike", async () => {
+  test("every live API by id with its key space, deleted ones left out; `{}` and no body alike", async () => {
     const res = await list({});
     expect(res.status).toBe(200);
     expect(res.body.data.map((a: { id: string }) => a.id)).toEqual(live());
-    expect(res.body.data.find((a: { id: string }) => a.id === ids[0])).toEqual({ id: ids[0], name: "billing" });
+    expect(res.body.data.find((a: { id: string }) => a.id === ids[0])).toEqual({ id: ids[0], name: "billing", keySpaceId: expect.stringMatching(/^ks_/) });
     expect(res.body.pagination).toEqual({ hasMore: false });
     expect((await list("")).body.data).toEqual(res.body.data);
   });
