@@ -57,11 +57,17 @@ describe("the queries count what was verified", () => {
 });
 
 describe("toChart", () => {
-  test("one series per outcome, VALID first, over every bucket from the first to the last, gaps 0", () => {
+  test("one series per outcome, VALID first, over the range's buckets ending at the latest row, gaps 0", () => {
     const chart = toChart([
       { time: 0, outcome: "RATE_LIMITED", total: 2 }, { time: 0, outcome: "VALID", total: 5 }, { time: 2 * HOUR_MS, outcome: "VALID", total: 1 },
-    ], HOUR_MS);
-    expect(chart).toEqual({ timesMs: [0, HOUR_MS, 2 * HOUR_MS], series: [{ label: "VALID", values: [5, 0, 1] }, { label: "RATE_LIMITED", values: [2, 0, 0] }] });
-    expect(toChart([], HOUR_MS)).toEqual({ timesMs: [], series: [] });
+    ], HOUR_MS, 4);
+    expect(chart).toEqual({ timesMs: [-HOUR_MS, 0, HOUR_MS, 2 * HOUR_MS], series: [{ label: "VALID", values: [0, 5, 0, 1] }, { label: "RATE_LIMITED", values: [0, 2, 0, 0] }] });
+    expect(toChart([], HOUR_MS, 4)).toEqual({ timesMs: [], series: [] });
+  });
+
+  test("a row older than the buckets before the latest one widens the chart rather than being dropped", () => {
+    const chart = toChart([{ time: 0, outcome: "VALID", total: 1 }, { time: 3 * HOUR_MS, outcome: "VALID", total: 1 }], HOUR_MS, 2);
+    expect(chart.timesMs).toEqual([0, HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS]);
+    expect(chart.series[0]!.values).toEqual([1, 0, 0, 1]);
   });
 });

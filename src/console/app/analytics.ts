@@ -7,6 +7,8 @@ export type RangeName = "24h" | "7d" | "30d";
 
 interface Range {
   label: string;
+  /** Buckets a chart of the range shows. */
+  buckets: number;
   table: "key_verifications_per_hour_v1" | "key_verifications_per_day_v1";
   interval: string;
   stepMs: number;
@@ -15,9 +17,9 @@ interface Range {
 const HOUR_MS = 3_600_000;
 
 export const RANGES: Readonly<Record<RangeName, Range>> = {
-  "24h": { label: "Last 24 hours", table: "key_verifications_per_hour_v1", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS },
-  "7d": { label: "Last 7 days", table: "key_verifications_per_hour_v1", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS },
-  "30d": { label: "Last 30 days", table: "key_verifications_per_day_v1", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS },
+  "24h": { label: "Last 24 hours", buckets: 24, table: "key_verifications_per_hour_v1", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS },
+  "7d": { label: "Last 7 days", buckets: 7 * 24, table: "key_verifications_per_hour_v1", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS },
+  "30d": { label: "Last 30 days", buckets: 30, table: "key_verifications_per_day_v1", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS },
 };
 
 /** What to count: the whole workspace, one API (by its key space) or one key. */
@@ -67,12 +69,17 @@ export interface ChartData {
 
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v ?? 0));
 
-/** Rows of verificationsOverTime as one series per outcome over every bucket from the first to the last (gaps are 0). */
-export function toChart(rows: ReadonlyArray<Record<string, unknown>>, stepMs: number): ChartData {
+/**
+ * Rows of verificationsOverTime as one series per outcome over (at least) `buckets` buckets of
+ * `stepMs` ending at the latest row's (gaps are 0). The end is the data's, not the browser's clock: the
+ * server's clock is the one that stamped the rows.
+ */
+export function toChart(rows: ReadonlyArray<Record<string, unknown>>, stepMs: number, buckets: number): ChartData {
   if (rows.length === 0) return { timesMs: [], series: [] };
   const times = rows.map((r) => num(r.time));
-  const first = Math.min(...times);
   const last = Math.max(...times);
+  // Rows older than the range's first bucket (the range ends at the data, not at now) still count.
+  const first = Math.min(...times, last - (buckets - 1) * stepMs);
   const timesMs: number[] = [];
   for (let t = first; t <= last; t += stepMs) timesMs.push(t);
   const index = new Map(timesMs.map((t, i) => [t, i]));

@@ -11,7 +11,7 @@ export function UsageChart(props: { title: string; range: RangeName; scope?: Sco
   const { keySpaceId, keyId } = props.scope ?? {};
   const chart = useAsync(async () => {
     const rows = await client.call("analytics.getVerifications", { query: verificationsOverTime(props.range, { keySpaceId, keyId }) });
-    return toChart(rows, RANGES[props.range].stepMs);
+    return toChart(rows, RANGES[props.range].stepMs, RANGES[props.range].buckets);
   }, [props.range, keySpaceId, keyId]);
   if (chart.error) return <ErrorBanner error={chart.error} />;
   if (!chart.data) return <p class="muted">Loading {props.title.toLowerCase()}…</p>;
