@@ -18,12 +18,15 @@ export function TimeChart(props: { title: string; timesMs: readonly number[]; se
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    // A canvas knows no currentColor: the axes take the page's text colour (light or dark scheme) as drawn.
+    const ink = getComputedStyle(el).color;
+    const grid = { stroke: "rgba(127,127,127,.25)" };
     const data: uPlot.AlignedData = [props.timesMs.map((t) => t / 1000), ...props.series.map((s) => [...s.values])];
     const plot = new uPlot({
       width: Math.max(el.clientWidth, 200),
       height: props.height ?? 220,
       series: [{}, ...props.series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2 }))],
-      axes: [{ stroke: "currentColor", grid: { stroke: "rgba(127,127,127,.2)" } }, { stroke: "currentColor", grid: { stroke: "rgba(127,127,127,.2)" } }],
+      axes: [{ stroke: ink, grid, ticks: grid }, { stroke: ink, grid, ticks: grid }],
     }, data, el);
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height: props.height ?? 220 }));
     resize.observe(el);
