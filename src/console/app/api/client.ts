@@ -35,9 +35,12 @@ interface Envelope {
   error?: { title?: string; detail?: string; status?: number; type?: string; errors?: FieldError[] };
 }
 
-/** Calls the public v2 API as `rootKey`. `fetchFn` is for tests. */
+/** What the client needs of fetch (tests hand in their own). */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Calls the public v2 API as `rootKey`. */
 export class ApiClient {
-  constructor(private readonly rootKey: string, private readonly fetchFn: typeof fetch = (...args) => fetch(...args)) {}
+  constructor(private readonly rootKey: string, private readonly fetchFn: Fetch = (url, init) => fetch(url, init)) {}
 
   /** The operation's `data`; throws ApiError for an error envelope or a failed request. */
   async call<P extends keyof Routes>(path: P, body: Routes[P]["body"]): Promise<Routes[P]["data"]> {
@@ -47,8 +50,7 @@ export class ApiClient {
   /** A list operation's items and the cursor of the next page (undefined on the last). */
   async page<P extends keyof Routes>(path: P, body: Routes[P]["body"]): Promise<Page<Routes[P]["data"] extends Array<infer T> ? T : never>> {
     const envelope = await this.send(path, body);
-    const data = envelope.data as { keys?: unknown[] } | unknown[];
-    const items = Array.isArray(data) ? data : (data.keys ?? []);
+    const items = Array.isArray(envelope.data) ? envelope.data : [];
     return { items: items as never[], cursor: envelope.pagination?.hasMore ? envelope.pagination.cursor : undefined };
   }
 

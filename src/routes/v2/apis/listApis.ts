@@ -5,8 +5,9 @@ import { Cursor, PageLimit, optionalObjectBody, strictObject } from "../../../ht
 import type { RouteDeps } from "../../deps.ts";
 
 const DESCRIPTION = "A tollgate addition (upstream has no such route), used by the web console. The workspace's live APIs, "
-  + "paginated by id, each with its `keySpaceId` (the `key_space_id` of its keys' rows in analytics.getVerifications). Needs `api.*.read_api`; a key holding only `api.<apiId>.read_api` grants sees just those APIs, and a key "
-  + "that may read no API gets 403.";
+  + "paginated by id, each with its `keySpaceId` (the `key_space_id` of its keys' rows in analytics.getVerifications). "
+  + "Needs `api.*.read_api`; a key holding only `api.<apiId>.read_api` grants sees just those APIs, and a key that may "
+  + "read no API gets 403.";
 
 export const listApisRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/apis.listApis", ({ body, request }) => {

@@ -1,5 +1,5 @@
 /** rootKeys.whoami: a tollgate addition, so the console learns what the root key it holds may do. */
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
@@ -11,6 +11,6 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
 
 export const rootKeysWhoamiRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/rootKeys.whoami", ({ request }) => ok(deps.services.workspaces.whoami(deps.principal(request))), {
-    body: strictObject({}),
+    body: t.Optional(strictObject({}, "`{}` or an empty body")),
     detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION },
   });

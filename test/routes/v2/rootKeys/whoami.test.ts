@@ -25,6 +25,12 @@ describe("200", () => {
     });
   });
 
+  test("an empty body answers as `{}` does", async () => {
+    const res = await h.post("/v2/rootKeys.whoami", "");
+    expect(res.status).toBe(200);
+    expect(res.body.data.name).toBe("bootstrap");
+  });
+
   test("permissions sorted, an `apis.` grant also listed as `api.`", async () => {
     const res = await whoami(h.rootKeyWith(["rbac.*.read_role", "apis.api_1.read_key"]));
     expect(res.body.data.permissions).toEqual(["api.api_1.read_key", "apis.api_1.read_key", "rbac.*.read_role"]);
