@@ -17,6 +17,11 @@
  * where the executable stores them, their path relative to src/. Other files so referenced (the SQL
  * parser's WASM module) are embedded. `bun run` is unaffected by either.
  *
+ * The web console (src/console) is bundled first, by the function `bun run` uses at its first
+ * request, into a temporary directory; src/console/embedded.ts is then replaced by a module that
+ * imports each output `with { type: "file" }`, so the executable carries the console and needs no
+ * file beside it.
+ *
  * A build is skipped when dist/ holds a binary built from the same inputs (sources, migrations,
  * lockfile, this script, Bun's version): the hash is kept in dist/.inputs-<target>. `--force`
  * rebuilds. Usage: bun run build.ts [--target x64|arm64|all] [--force] [--outdir <dir>]
@@ -26,6 +31,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { bundleConsole } from "./src/console/bundle.ts";
 
 export const ROOT = import.meta.dir;
 export const DIST = join(ROOT, "dist");
@@ -106,6 +112,26 @@ function importMetaUrlPlugin(workers: ReadonlySet<string>): Bun.BunPlugin {
   };
 }
 
+/** Bundles the console into `dir`; the plugin that makes src/console/embedded.ts embed those files. */
+async function embeddedConsolePlugin(dir: string): Promise<Bun.BunPlugin> {
+  const files = await bundleConsole();
+  const entries: string[] = [];
+  const imports = await Promise.all(files.map(async (file, i) => {
+    const path = join(dir, file.name);
+    await Bun.write(path, file.body);
+    entries.push(`{ name: ${JSON.stringify(file.name)}, contentType: ${JSON.stringify(file.contentType)}, path: console_${i} }`);
+    return `import console_${i} from ${JSON.stringify(path)} with { type: "file" };`;
+  }));
+  const contents = `${imports.join("\n")}\nexport const EMBEDDED_CONSOLE = [${entries.join(", ")}];\n`;
+  const embedded = join(SRC, "console", "embedded.ts");
+  return {
+    name: "embedded-console",
+    setup(builder) {
+      builder.onLoad({ filter: /[\\/]console[\\/]embedded\.ts$/ }, ({ path }) => (path === embedded ? { contents, loader: "ts" } : undefined));
+    },
+  };
+}
+
 /** The Bun runtime to embed for `target`, without downloading through the compiler. */
 async function runtimeFor(target: Target): Promise<string> {
   if (target === "x64") {
@@ -164,10 +190,19 @@ export async function buildTarget(target: Target, outDir = DIST): Promise<string
   const outfile = binaryPath(target, outDir);
   const hash = inputsHash();
   const spawners = workerSpawners();
+  const consoleDir = mkdtempSync(join(tmpdir(), "tollgate-console-"));
+  try {
+    return await compile(target, outfile, hash, spawners, await embeddedConsolePlugin(consoleDir));
+  } finally {
+    rmSync(consoleDir, { recursive: true, force: true });
+  }
+}
+
+async function compile(target: Target, outfile: string, hash: string, spawners: Map<string, string[]>, consolePlugin: Bun.BunPlugin): Promise<string> {
   const result = await Bun.build({
     // main.ts sits in src/, the common root of every entry point: worker paths are relative to it.
     entrypoints: [join(SRC, "main.ts"), ...new Set([...spawners.values()].flat())],
-    plugins: [importMetaUrlPlugin(new Set([...spawners.values()].flat()))],
+    plugins: [importMetaUrlPlugin(new Set([...spawners.values()].flat())), consolePlugin],
     minify: true,
     // The commit, for tollgate_build_info (src/lib/build-info.ts).
     define: { TOLLGATE_BUILD_COMMIT: JSON.stringify(gitCommit()) },
@@ -190,7 +225,7 @@ export async function buildTarget(target: Target, outDir = DIST): Promise<string
   for (const output of result.outputs) if (output.path.endsWith(".map")) rmSync(output.path, { force: true });
   const expected = target === "x64" ? 62 : 183;
   if (elfMachine(outfile) !== expected) throw new Error(`${outfile} was built for the wrong machine`);
-  writeFileSync(inputsPath(target, outDir), hash);
+  writeFileSync(inputsPath(target, dirname(outfile)), hash);
   return outfile;
 }
 

@@ -20,6 +20,8 @@ import { BodyReader } from "./http/body-reader.ts";
 import { admitRequest } from "./http/in-flight.ts";
 import { RouteBodies } from "./http/route-bodies.ts";
 import { docsRoutes } from "./http/docs.ts";
+import { consoleRoutes } from "./http/console.ts";
+import { loadConsole, type ConsoleFile } from "./console/bundle.ts";
 import { Ok } from "./http/envelope.ts";
 import { createErrorRenderer } from "./http/errors.ts";
 import { jsonResponse } from "./http/json.ts";
@@ -47,6 +49,8 @@ export interface AppOptions {
   readiness?: () => string[];
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
+  /** The web console's files (default: the embedded bundle, else bundled from src/console at the first request). */
+  consoleFiles?: () => Promise<ConsoleFile[]>;
 }
 
 const MessageData = (description: string) => t.Object({ message: t.String({ description }) });
@@ -105,7 +109,8 @@ export function createApp(opts: AppOptions) {
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
   const operations: AnyElysia = new Elysia()
     .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources))
-    .use(docsRoutes());
+    .use(docsRoutes())
+    .use(consoleRoutes(opts.consoleFiles ?? loadConsole));
 
   // Bun's router answers the hot routes' POSTs through the lane; everything else reaches Elysia.
   const app = new Elysia({ normalize: false, serve: { routes: hotRoutes(hot, lane) } })

@@ -97,7 +97,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
   const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
   return {
     auth,
-    workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate() }),
+    workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ storage, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),

@@ -29,19 +29,20 @@ function stripComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:\\])\/\/.*$/gm, "$1");
 }
 
-const transpiler = new Bun.Transpiler({ loader: "ts" });
+const transpilers = { ts: new Bun.Transpiler({ loader: "ts" }), tsx: new Bun.Transpiler({ loader: "tsx" }) };
 /** `import … from "x"`, `import type … from "x"`, `export … from "x"` (type-only ones too), and `import("x")` types. */
 const STATEMENT_FROM = /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
 const IMPORT_TYPE_EXPR = /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-function runtimeSpecifiersOf(code: string): string[] {
+function runtimeSpecifiersOf(code: string, path = "source.ts"): string[] {
+  const transpiler = path.endsWith(".tsx") ? transpilers.tsx : transpilers.ts;
   return [...new Set(transpiler.scanImports(code).map((i) => i.path))];
 }
 
 /** Runtime imports from the transpiler (on the raw source), plus type-only ones from the statements (comments removed). */
-function specifiersOf(raw: string): string[] {
+function specifiersOf(raw: string, path = "source.ts"): string[] {
   const code = stripComments(raw);
-  const found = new Set(runtimeSpecifiersOf(raw));
+  const found = new Set(runtimeSpecifiersOf(raw, path));
   for (const m of code.matchAll(STATEMENT_FROM)) found.add(m[1]!);
   for (const m of code.matchAll(IMPORT_TYPE_EXPR)) found.add(m[1]!);
   return [...found];
@@ -52,7 +53,7 @@ function loadSources(): SourceFile[] {
   for (const path of new Glob("**/*.{ts,tsx,mts,cts,js,mjs}").scanSync({ cwd: SRC })) {
     const raw = readFileSync(join(SRC, path), "utf8");
     const code = stripComments(raw);
-    const specifiers = specifiersOf(raw);
+    const specifiers = specifiersOf(raw, path);
     const resolveLocal = (specs: string[]) => specs
       .filter((s) => s.startsWith("."))
       .map((s) => relative(SRC, resolve(SRC, dirname(path), s)).split("\\").join("/"));
@@ -61,7 +62,7 @@ function loadSources(): SourceFile[] {
       code,
       packages: specifiers.filter((s) => !s.startsWith(".")),
       local: resolveLocal(specifiers),
-      runtimeLocal: resolveLocal(runtimeSpecifiersOf(raw)),
+      runtimeLocal: resolveLocal(runtimeSpecifiersOf(raw, path)),
     });
   }
   return files.sort((a, b) => a.path.localeCompare(b.path));
@@ -95,6 +96,8 @@ describe("the source scan itself", () => {
     expect(sources.map((f) => f.path)).toContain("main.ts");
     expect(specifiersOf(`import type { A } from "./a.ts";\nimport { type B } from "./b.ts";\nexport type { C } from "./c.ts";\nimport "./d.ts";\nlet e: import("./e.ts").E;`).sort())
       .toEqual(["./a.ts", "./b.ts", "./c.ts", "./d.ts", "./e.ts"]);
+    // JSX parses (the console's views); the JSX runtime's import comes along.
+    expect(specifiersOf(`import { A } from "./a.tsx";\nexport const b = <A />;`, "b.tsx")).toContain("./a.tsx");
   });
 });
 
@@ -146,6 +149,17 @@ describe("dependency rules (ARCHITECTURE.md)", () => {
     expectNone(
       "lib/ is a leaf, but these imports leave it:",
       localOffences(under("lib"), (t) => !under("lib")(t)),
+    );
+  });
+
+  test("the console's browser code (src/console/app/**) imports nothing of ours but itself and lib/grants.ts, and nothing imports it", () => {
+    expectNone(
+      "The browser bundle must not pull in server modules, but these imports leave src/console/app:",
+      localOffences(under("console/app"), (t) => !under("console/app")(t) && t !== "lib/grants.ts"),
+    );
+    expectNone(
+      "Server code must not import the browser code (src/console/bundle.ts bundles it from index.html):",
+      localOffences((p) => !under("console/app")(p), (t) => under("console/app")(t)),
     );
   });
 

@@ -4,7 +4,7 @@ import type { Actor } from "../services/auth/index.ts";
 import { parse } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList } from "./output.ts";
-import { chosenApi, principalIn } from "./scope.ts";
+import { allApis, chosenApi, principalIn } from "./scope.ts";
 
 export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   one API a line: id, name
 tollgate api create <name> [--workspace <id|name>]   prints the API id
@@ -31,7 +31,7 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): (services: 
     if (positionals.length > 0) throw new UsageError("api list takes no arguments");
     return (services) => {
       const principal = principalIn(services, values.workspace as string | undefined, actor);
-      printList(io, values.json === true, services.apis.listApis(principal), (a) => [a.id, a.name]);
+      printList(io, values.json === true, allApis(services, principal), (a) => [a.id, a.name]);
       return EXIT.ok;
     };
   }

@@ -33,9 +33,21 @@ export function principalIn(services: Services, flag: string | undefined, actor:
   return cliPrincipal(chosenWorkspace(services, flag).id, actor);
 }
 
+/** Every live API of the principal's workspace, oldest id first (apis.listApis, page by page). */
+export function allApis(services: Services, principal: Principal): Array<{ id: string; name: string; keySpaceId: string }> {
+  const all = [];
+  let cursor: string | undefined;
+  do {
+    const page = services.apis.listApis(principal, { limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    all.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return all;
+}
+
 /** An API by id, else by its name (case-sensitive, as stored); unknown or ambiguous → failure naming it. */
 export function chosenApi(services: Services, principal: Principal, idOrName: string): { id: string; name: string } {
-  const live = services.apis.listApis(principal);
+  const live = allApis(services, principal);
   const byId = live.find((a) => a.id === idOrName);
   if (byId) return byId;
   const named = live.filter((a) => a.name === idOrName);

@@ -87,9 +87,13 @@ interface Caller {
   grants: ReadonlySet<string>;
 }
 
-/** The next route in the table whose grants differ, so that its caller lacks at least one of `index`'s. */
-function neighbour(routes: readonly Route[], index: number): Route {
+/**
+ * The next route in the table whose grants differ, so that its caller lacks at least one of
+ * `index`'s; none for a route that needs no grant (rootKeys.whoami), which no caller can lack.
+ */
+function neighbour(routes: readonly Route[], index: number): Route | undefined {
   const own = routes[index]!;
+  if (own.needs.length === 0) return undefined;
   for (let step = 1; step < routes.length; step++) {
     const other = routes[(index + step) % routes.length]!;
     if (own.needs.some((g) => !other.needs.includes(g))) return other;
@@ -213,7 +217,7 @@ export async function runPrivilegeCampaign(h: Harness, opts: { seed: number; per
     const near = neighbour(own.routes, index);
     const callers: Caller[] = [
       { label: `only ${route.needs.join("+")}`, rootKey: h.rootKeyWith(route.needs), grants: new Set(route.needs) },
-      { label: `only ${near.needs.join("+")} (of ${near.path})`, rootKey: h.rootKeyWith(near.needs), grants: new Set(near.needs) },
+      ...(near ? [{ label: `only ${near.needs.join("+")} (of ${near.path})`, rootKey: h.rootKeyWith(near.needs), grants: new Set(near.needs) }] : []),
     ];
     for (const caller of callers) {
       const valid = await route.body(ownFixtures);

@@ -35,7 +35,7 @@ interface Operation {
 }
 
 /** Served, but not API operations: the metrics endpoint and the documentation itself. */
-const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith("/docs/");
+const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith("/docs/") || path === "/" || path === "/console" || path.startsWith("/console/");
 
 /**
  * Fields whose bound is not one a schema can state, so their descriptions state it. The analytics

@@ -137,6 +137,8 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
     { path: "/v2/audit.getLog", body: async () => ({ logId: await newestLogId() }), needs: ["audit.*.read_log"], foreign: notFound("service/data/audit_log_not_found") },
     { path: "/v2/analytics.getVerifications", body: () => ({ query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" }), needs: ["api.*.read_analytics"], foreign: null },
     { path: "/v2/audit.listLogs", body: () => ({ limit: 100 }), lists: true, needs: ["audit.*.read_log"], foreign: null },
+    { path: "/v2/apis.listApis", body: () => ({}), lists: true, needs: ["api.*.read_api"], foreign: null },
+    { path: "/v2/rootKeys.whoami", body: () => ({}), needs: [], foreign: null },
   ];
 
   async function setUp(): Promise<Fixtures> {

@@ -6,6 +6,7 @@ import { createApiRoute } from "./apis/createApi.ts";
 import { deleteApiRoute } from "./apis/deleteApi.ts";
 import { getApiRoute } from "./apis/getApi.ts";
 import { listKeysRoute } from "./apis/listKeys.ts";
+import { listApisRoute } from "./apis/listApis.ts";
 import { createIdentityRoute } from "./identities/createIdentity.ts";
 import { deleteIdentityRoute } from "./identities/deleteIdentity.ts";
 import { getIdentityRoute } from "./identities/getIdentity.ts";
@@ -48,6 +49,7 @@ import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
 import { getLogRoute } from "./audit/getLog.ts";
 import { listLogsRoute } from "./audit/listLogs.ts";
 import { getVerificationsRoute } from "./analytics/getVerifications.ts";
+import { rootKeysWhoamiRoute } from "./rootKeys/whoami.ts";
 
 /** The routes on the request path of our users' own APIs, answered by the lane in http/hot-routes.ts. */
 export const hotV2Routes = (deps: RouteDeps): HotRoute[] => [
@@ -63,6 +65,7 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(getApiRoute(deps))
     .use(deleteApiRoute(deps))
     .use(listKeysRoute(deps))
+    .use(listApisRoute(deps))
     .use(createKeyRoute(deps))
     .use(getKeyRoute(deps))
     .use(verifyKeyRoute(deps))
@@ -104,4 +107,5 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(setRolePermissionsRoute(deps))
     .use(getLogRoute(deps))
     .use(listLogsRoute(deps))
-    .use(getVerificationsRoute(deps));
+    .use(getVerificationsRoute(deps))
+    .use(rootKeysWhoamiRoute(deps));

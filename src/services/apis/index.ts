@@ -12,6 +12,7 @@ import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
+import { listApis, type ApiPage, type ListApisInput } from "./list.ts";
 
 export interface ApiRecord {
   id: string;
@@ -68,11 +69,9 @@ export class ApiService {
     return { id: api.id, name: api.name };
   }
 
-  /** The workspace's live APIs, oldest first. Needs `api.*.read_api` (the list names every API). */
-  listApis(principal: Principal): Array<{ id: string; name: string }> {
-    requirePermission(principal, "api", "*", "read_api");
-    return this.deps.storage.db.select({ id: apis.id, name: apis.name }).from(apis)
-      .where(and(eq(apis.workspaceId, principal.workspaceId), isNull(apis.deletedAt))).orderBy(asc(apis.createdAt), asc(apis.id)).all();
+  /** apis.listApis: the live APIs the key may read, paged by id (see list.ts). */
+  listApis(principal: Principal, input: ListApisInput): ApiPage {
+    return listApis(this.deps.storage.db, principal, input);
   }
 
   /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */

@@ -1,25 +1,16 @@
 /**
- * Root-key permission checks. Grants are `<resource>.<id>.<action>` strings compared exactly, except
- * that `*` in the id position of a grant matches every id and `apis` means the same as `api`. A bare
- * `*` grants nothing.
+ * Root-key permission checks. Grants are `<resource>.<id>.<action>` strings matched by lib/grants.ts
+ * (shared with the console, which hides what the server would refuse).
  */
 import { AppError } from "../../errors/app-error.ts";
 import type { Principal } from "./principal.ts";
+import { grantsAllow } from "../../lib/grants.ts";
 
-/** Normalises stored grants: `apis.x.y` also grants `api.x.y`. */
-export function normaliseGrants(grants: readonly string[]): Set<string> {
-  const set = new Set<string>();
-  for (const g of grants) {
-    set.add(g);
-    if (g.startsWith("apis.")) set.add(`api.${g.slice(5)}`);
-  }
-  return set;
-}
+export { normaliseGrants } from "../../lib/grants.ts";
 
 /** Whether the principal holds `<resource>.<id>.<action>`, directly or through `<resource>.*.<action>`. */
 export function can(principal: Principal, resource: string, id: string, action: string): boolean {
-  const p = principal.permissions;
-  return p.has(`${resource}.*.${action}`) || p.has(`${resource}.${id}.${action}`);
+  return grantsAllow(principal.permissions, resource, id, action);
 }
 
 /** Throws 403 `insufficient_permissions` naming the permission unless `can(...)`. */

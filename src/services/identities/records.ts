@@ -6,6 +6,7 @@ import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-o
 import type { Db } from "../../storage/db.ts";
 import { identities, ratelimitConfigs } from "../../storage/schema/index.ts";
 import { newId } from "../../lib/ids.ts";
+import { likeContains } from "../../lib/like.ts";
 
 export interface IdentitySummary {
   id: string;
@@ -98,11 +99,6 @@ export function replaceRatelimits(db: Db, workspaceId: string, owner: RatelimitO
       db.insert(ratelimitConfigs).values({ id: newId("rl"), workspaceId, ...owner, name: l.name, ...values, createdAt: nowMs }).run();
     }
   }
-}
-
-/** Escapes `%`, `_` and `\` so a LIKE pattern matches them literally (with `ESCAPE '\'`). */
-function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**

@@ -12,7 +12,7 @@ import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { recordAudit } from "../audit/index.ts";
-import { isValidGrant, type Actor } from "../auth/index.ts";
+import { isValidGrant, type Actor, type Principal } from "../auth/index.ts";
 
 export interface WorkspaceRecord {
   id: string;
@@ -33,9 +33,33 @@ export interface RootKeyRecord {
 
 const ROOT_KEY_PREFIX = "tg_root";
 
+/** What a root key learns about itself (rootKeys.whoami). */
+export interface RootKeyIdentity {
+  rootKeyId: string;
+  name: string;
+  workspace: { id: string; name: string };
+  /** Its grants, `apis.` ones also as `api.`, sorted. */
+  permissions: string[];
+  /** recording: verifications are recorded (TOLLGATE_ANALYTICS); querying: the workspace opted in to analytics queries. */
+  analytics: { recording: boolean; querying: boolean };
+}
+
 export class WorkspaceService {
   /** `onChange` runs after every committed change, so cached root-key principals are dropped. */
-  constructor(private readonly deps: { storage: Storage; clock: Clock; onChange?: () => void }) {}
+  /** `recordsVerifications`: whether verifications are recorded for analytics at all (TOLLGATE_ANALYTICS; default on). */
+  constructor(private readonly deps: { storage: Storage; clock: Clock; onChange?: () => void; recordsVerifications?: boolean }) {}
+
+  /** rootKeys.whoami: the calling root key, its workspace, its grants and whether analytics can show anything. */
+  whoami(principal: Principal): RootKeyIdentity {
+    const ws = this.get(principal.workspaceId);
+    return {
+      rootKeyId: principal.rootKeyId,
+      name: principal.actor.name ?? "",
+      workspace: { id: ws.id, name: ws.name },
+      permissions: [...principal.permissions].sort(),
+      analytics: { recording: this.deps.recordsVerifications ?? true, querying: ws.analyticsEnabled },
+    };
+  }
 
   private write<T>(fn: () => T): T {
     const result = inTransaction(this.deps.storage, fn);

@@ -1,0 +1,61 @@
+/**
+ * The v2 operations the console calls, with the request body and the `data` each answers, as the
+ * wire carries them. Written out here rather than imported from the server: the browser bundle
+ * must not pull in server modules, and a page should see only what travels.
+ */
+export interface RatelimitView { id: string; name: string; limit: number; duration: number; autoApply: boolean }
+
+export interface KeyView {
+  keyId: string;
+  start: string;
+  enabled: boolean;
+  createdAt: number;
+  name?: string;
+  meta?: Record<string, unknown>;
+  updatedAt?: number;
+  lastUsedAt?: number;
+  expires?: number;
+  permissions?: string[];
+  roles?: string[];
+  credits?: { remaining: number | null; refill?: { interval: "daily" | "monthly"; amount: number; refillDay?: number } };
+  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: RatelimitView[] };
+  ratelimits?: RatelimitView[];
+}
+
+export interface Whoami {
+  rootKeyId: string;
+  name: string;
+  workspace: { id: string; name: string };
+  permissions: string[];
+  analytics: { recording: boolean; querying: boolean };
+}
+
+export interface ApiView { id: string; name: string }
+/** An API as apis.listApis answers it: keySpaceId is its keys' `key_space_id` in analytics. */
+export interface ApiListItem extends ApiView { keySpaceId: string }
+
+type Empty = Record<string, never>;
+
+/** Path (after /v2/) → request body and response data. Pages add the operations they call. */
+export interface Routes {
+  "rootKeys.whoami": { body: Empty; data: Whoami };
+  "apis.listApis": { body: { limit?: number; cursor?: string; search?: string }; data: ApiListItem[] };
+  "apis.getApi": { body: { apiId: string }; data: ApiView };
+  "apis.createApi": { body: { name: string }; data: { apiId: string } };
+  "apis.deleteApi": { body: { apiId: string }; data: Empty };
+  "apis.listKeys": { body: { apiId: string; limit?: number; cursor?: string; externalId?: string }; data: KeyView[] };
+  "keys.getKey": { body: { keyId: string }; data: KeyView };
+  "keys.createKey": {
+    body: { apiId: string; name?: string; prefix?: string; externalId?: string; expires?: number; credits?: { remaining: number | null }; enabled?: boolean };
+    data: { keyId: string; key: string };
+  };
+  "keys.updateKey": { body: { keyId: string; enabled?: boolean; name?: string | null; expires?: number | null }; data: Empty };
+  "keys.updateCredits": { body: { keyId: string; operation: "set" | "increment" | "decrement"; value?: number | null }; data: { remaining: number | null } };
+  "keys.deleteKey": { body: { keyId: string }; data: Empty };
+  "keys.rerollKey": { body: { keyId: string; expiration: number }; data: { keyId: string; key: string } };
+  "keys.addPermissions": { body: { keyId: string; permissions: string[] }; data: unknown };
+  "keys.removePermissions": { body: { keyId: string; permissions: string[] }; data: unknown };
+  "keys.addRoles": { body: { keyId: string; roles: string[] }; data: unknown };
+  "keys.removeRoles": { body: { keyId: string; roles: string[] }; data: unknown };
+  "analytics.getVerifications": { body: { query: string }; data: Array<Record<string, unknown>> };
+}

@@ -1,0 +1,39 @@
+/** A labelled form input with an optional hint; the label is tied to the input for screen readers. */
+import type { JSX } from "preact";
+import { useId } from "preact/hooks";
+
+export interface FieldProps {
+  label: string;
+  value: string;
+  onInput(value: string): void;
+  type?: "text" | "password" | "number" | "datetime-local" | "search";
+  hint?: string;
+  required?: boolean;
+  placeholder?: string;
+  autoFocus?: boolean;
+  name?: string;
+}
+
+export function Field(props: FieldProps): JSX.Element {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        // preact types pair some attributes with particular input types; none of those is set here.
+        type={(props.type ?? "text") as "text"}
+        value={props.value}
+        required={props.required}
+        placeholder={props.placeholder}
+        autoFocus={props.autoFocus}
+        autoComplete="off"
+        spellcheck={false}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+      {props.hint && <small id={`${id}-hint`} class="muted">{props.hint}</small>}
+    </div>
+  );
+}

@@ -1,0 +1,16 @@
+/** rootKeys.whoami: a tollgate addition, so the console learns what the root key it holds may do. */
+import { Elysia, t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { strictObject } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+
+const DESCRIPTION = "A tollgate addition (upstream has no such route), used by the web console: answers the calling root key's id and name, "
+  + "its workspace, its permissions (`apis.` grants also listed as `api.`) and whether analytics can show anything: `recording` is whether "
+  + "verifications are recorded at all (`TOLLGATE_ANALYTICS`), `querying` whether the workspace opted in to analytics queries "
+  + "(`tollgate workspace update <workspace> --analytics on`). Any valid root key may call it; it needs no permission.";
+
+export const rootKeysWhoamiRoute = (deps: RouteDeps) =>
+  new Elysia().post("/v2/rootKeys.whoami", ({ request }) => ok(deps.services.workspaces.whoami(deps.principal(request))), {
+    body: t.Optional(strictObject({}, "`{}` or an empty body")),
+    detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION },
+  });
