@@ -283,6 +283,6 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   running.port = app.server?.port ?? config.port;
   baseUrl = `http://${displayHost(config.host)}:${running.port}`;
   running.url = baseUrl;
-  logger.info("tollgate listening", { url: baseUrl, docs: `${baseUrl}${API_DOCS_PATH}`, dataDir: config.dataDir });
+  logger.info("tollgate listening", { url: baseUrl, console: `${baseUrl}/`, docs: `${baseUrl}${API_DOCS_PATH}`, dataDir: config.dataDir });
   return running;
 }

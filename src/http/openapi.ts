@@ -55,6 +55,7 @@ const TAGS = [
   { name: "permissions", description: "Permissions and roles of the workspace, which keys hold and verifications check with a permission query." },
   { name: "audit", description: "The workspace's audit log: who changed what, when and from where, kept for the retention period." },
   { name: "analytics", description: "Verification analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
+  { name: "rootKeys", description: "A tollgate addition: what the calling root key is and may do, as the web console reads it. Root keys themselves are made and revoked with the command line (`tollgate root-key`)." },
 ];
 
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */

@@ -81,6 +81,8 @@ describe("the document against the service", () => {
     const call = (path: string, body: unknown) => (called.add(path), conforms(path, body));
     const { apiId } = await call("/v2/apis.createApi", { name: "shapes" });
     await call("/v2/apis.getApi", { apiId });
+    await call("/v2/apis.listApis", { limit: 1 });
+    await call("/v2/rootKeys.whoami", {});
     await call("/v2/permissions.createPermission", { name: "p1", slug: "p1", description: "d" });
     await call("/v2/permissions.createRole", { name: "r1", description: "d", permissions: ["p1"] });
     await call("/v2/identities.createIdentity", { externalId: "u1", meta: { a: 1 }, ratelimits: [{ name: "per-user", limit: 5, duration: 1000 }] });

@@ -106,10 +106,13 @@ describe("the OpenAPI document", () => {
     expect(documented.length).toBeGreaterThan(40);
   });
 
-  test("the start log line names the API reference's URL, which answers", async () => {
+  test("the start log line names the console's and the API reference's URLs, which answer", async () => {
     const started = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "tollgate listening");
-    expect(started).toMatchObject({ url: h.url, docs: `${h.url}/docs/api` });
+    expect(started).toMatchObject({ url: h.url, console: `${h.url}/`, docs: `${h.url}/docs/api` });
     expect((await fetch(started.docs)).status).toBe(200);
+    const consolePage = await fetch(started.console);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain("<!doctype html>");
   });
 
   test("each operation has a summary and a tag; all but liveness and readiness need a root key", () => {

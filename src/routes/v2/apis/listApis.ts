@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { Cursor, PageLimit, optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
 
 const DESCRIPTION = "A tollgate addition (upstream has no such route), used by the web console. The workspace's live APIs, "
   + "paginated by id, each with its `keySpaceId` (the `key_space_id` of its keys' rows in analytics.getVerifications). "
@@ -19,5 +20,15 @@ export const listApisRoute = (deps: RouteDeps) =>
       cursor: t.Optional(Cursor),
       search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or name" })),
     }, "`{}` or an empty body lists the first page")),
-    detail: { summary: "List APIs", tags: ["apis"], description: DESCRIPTION },
+    detail: {
+      summary: "List APIs", tags: ["apis"], description: DESCRIPTION,
+      ...documented({
+        data: t.Array(t.Object({
+          id: t.String({ description: "API id (`api_…`)" }),
+          name: t.String({ description: "The API's name" }),
+          keySpaceId: t.String({ description: "The `key_space_id` of the API's keys in analytics rows" }),
+        })),
+        paged: true,
+      }),
+    },
   });

@@ -3,6 +3,18 @@ import { Elysia, t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { documented } from "../../../http/responses.ts";
+
+const WhoamiData = t.Object({
+  rootKeyId: t.String({ description: "The root key's id" }),
+  name: t.String({ description: "The root key's name" }),
+  workspace: t.Object({ id: t.String({ description: "Workspace id" }), name: t.String({ description: "Workspace name" }) }),
+  permissions: t.Array(t.String(), { description: "The root key's grants, sorted" }),
+  analytics: t.Object({
+    recording: t.Boolean({ description: "Verifications are recorded (`TOLLGATE_ANALYTICS`)" }),
+    querying: t.Boolean({ description: "The workspace opted in to analytics queries" }),
+  }),
+});
 
 const DESCRIPTION = "A tollgate addition (upstream has no such route), used by the web console: answers the calling root key's id and name, "
   + "its workspace, its permissions (`apis.` grants also listed as `api.`) and whether analytics can show anything: `recording` is whether "
@@ -12,5 +24,5 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
 export const rootKeysWhoamiRoute = (deps: RouteDeps) =>
   new Elysia().post("/v2/rootKeys.whoami", ({ request }) => ok(deps.services.workspaces.whoami(deps.principal(request))), {
     body: t.Optional(strictObject({}, "`{}` or an empty body")),
-    detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION },
+    detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION, ...documented({ data: WhoamiData, permissionChecked: false }) },
   });
