@@ -13,7 +13,7 @@ import { ErrorBanner } from "../components/error-banner.tsx";
 import { Field } from "../components/field.tsx";
 import { useSession } from "../context.ts";
 import { formatTime } from "../format.ts";
-import { allows } from "../permissions.ts";
+import { allows, allowsSome } from "../permissions.ts";
 import { Link, navigate } from "../router.tsx";
 import { useAsync } from "../use-async.ts";
 import { TryLimit } from "./ratelimit-try.tsx";
@@ -59,7 +59,7 @@ export function RatelimitsPage(props: { namespace?: string }): JSX.Element {
         <button type="submit" class="secondary" disabled={typed.trim() === ""}>Open</button>
       </form>
       {current !== undefined && <Overrides key={current} namespace={current} namespaceId={nsId} />}
-      <TryLimit namespace={current ?? ""} />
+      {allowsSome(grants, "ratelimit", "limit") && <TryLimit namespace={current ?? ""} />}
     </section>
   );
 }
