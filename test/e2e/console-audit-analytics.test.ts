@@ -100,15 +100,38 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
     }
   });
 
+  /** Each page, its heading and a text its list shows once loaded. */
+  const PAGES: ReadonlyArray<[string, string, string]> = [
+    ["/console/ratelimits/email", "Rate limits", "vip"],
+    ["/console/identities", "Identities", "acme"],
+    ["/console/permissions", "Permissions", "documents.read"],
+    ["/console/roles", "Roles", "viewer"],
+    ["/console/audit", "Audit log", "identity.create"],
+    ["/console/analytics", "Analytics", "key_verifications_v1"],
+  ];
+
+  test("at 375 px none of these pages scrolls sideways, and every input has a label", async () => {
+    const tab = await openPage(browser, { width: 375 });
+    const { page } = tab;
+    try {
+      await signIn(page, h.url, h.rootKey);
+      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      for (const [path, heading, shown] of PAGES) {
+        await page.goto(h.url + path);
+        await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+        await page.getByText(shown, { exact: true }).first().waitFor();
+        expect({ path, scrollWidth: await page.evaluate("document.documentElement.scrollWidth") }).toEqual({ path, scrollWidth: 375 });
+        const unlabelled = await page.evaluate("[...document.querySelectorAll('input, select, textarea')].filter((e) => e.labels.length === 0 && !e.getAttribute('aria-label')).map((e) => e.outerHTML)");
+        expect({ path, unlabelled }).toEqual({ path, unlabelled: [] });
+      }
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
   test("a read-only root key sees the lists and no write action on these pages", async () => {
-    const pages: Array<[string, string, string]> = [
-      ["/console/ratelimits/email", "Rate limits", "vip"],
-      ["/console/identities", "Identities", "acme"],
-      ["/console/permissions", "Permissions", "documents.read"],
-      ["/console/roles", "Roles", "viewer"],
-      ["/console/audit", "Audit log", "identity.create"],
-      ["/console/analytics", "Analytics", "key_verifications_v1"],
-    ];
+    const pages = PAGES;
     const tab = await at("/console", "Overview", h.rootKeyWith(READ_ONLY));
     const { page } = tab;
     try {

@@ -69,7 +69,6 @@ export function AuditPage(): JSX.Element {
           <Field label="Event" value={typed.event} onInput={set("event")} placeholder="key.create" />
           <Field label="Actor id" value={typed.actorId} onInput={set("actorId")} placeholder="rk_… or cli" />
           <Field label="Resource id" value={typed.resourceId} onInput={set("resourceId")} placeholder="key_…, api_…" />
-          <div />
           <Field label="From (UTC)" type="datetime-local" value={typed.since} onInput={set("since")} />
           <Field label="To (UTC)" type="datetime-local" value={typed.until} onInput={set("until")} />
         </div>
