@@ -1,10 +1,11 @@
 /**
- * The rate-limit namespaces the console can name. No v2 operation lists namespaces, so they are
- * read from the audit log's `ratelimit.create_namespace` entries (a namespace is created on first
- * use and never deleted through the API): complete within the log's retention, for a key that may
- * read the log.
+ * Rate-limit namespaces and a search over their overrides. No v2 operation lists namespaces, so
+ * they are read from the audit log's `ratelimit.create_namespace` entries (a namespace is created
+ * on first use and never deleted through the API): complete within the log's retention, for a key
+ * that may read the log. listOverrides has no search, so a search reads the pages and filters.
  */
-import type { ApiClient } from "./client.ts";
+import type { ApiClient, Page } from "./client.ts";
+import type { OverrideView } from "./routes.ts";
 
 export interface NamespaceRef {
   id: string;
@@ -29,10 +30,10 @@ export async function knownNamespaces(client: ApiClient): Promise<NamespaceRef[]
   return found.toSorted((a, b) => a.name.localeCompare(b.name));
 }
 
-/** Every override of `namespace` (up to a bound) whose identifier contains `search`, case-insensitively. */
-export async function searchOverrides(client: ApiClient, namespace: string, search: string) {
+/** The overrides of `namespace` (within MAX_PAGES pages of 100) whose identifier contains `search`, case-insensitively. */
+export async function searchOverrides(client: ApiClient, namespace: string, search: string): Promise<Page<OverrideView>> {
   const term = search.toLowerCase();
-  const items = [];
+  const items: OverrideView[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < MAX_PAGES; i++) {
     const page = await client.page("ratelimit.listOverrides", { namespace, limit: 100, ...(cursor ? { cursor } : {}) });
