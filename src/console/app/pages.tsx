@@ -8,6 +8,12 @@ import { Overview } from "./pages/overview.tsx";
 import { ApisPage } from "./pages/apis.tsx";
 import { ApiPage } from "./pages/api.tsx";
 import { KeyPage } from "./pages/key.tsx";
+import { RatelimitsPage } from "./pages/ratelimits.tsx";
+import { IdentitiesPage } from "./pages/identities.tsx";
+import { PermissionsPage } from "./pages/permissions.tsx";
+import { RolesPage } from "./pages/roles.tsx";
+import { AuditPage } from "./pages/audit.tsx";
+import { AnalyticsPage } from "./pages/analytics.tsx";
 
 export interface PageEntry {
   pattern: string;
@@ -25,6 +31,13 @@ export const PAGES: readonly PageEntry[] = [
   { pattern: "/console/apis", nav: "APIs & keys", needs: { resource: "api", action: "read_api" }, anyId: true, render: () => <ApisPage /> },
   { pattern: "/console/apis/:apiId", render: (p) => <ApiPage apiId={p.apiId!} /> },
   { pattern: "/console/apis/:apiId/keys/:keyId", render: (p) => <KeyPage apiId={p.apiId!} keyId={p.keyId!} /> },
+  { pattern: "/console/ratelimits", nav: "Rate limits", needs: { resource: "ratelimit", action: "read_override" }, anyId: true, render: () => <RatelimitsPage /> },
+  { pattern: "/console/ratelimits/:namespace", render: (p) => <RatelimitsPage namespace={p.namespace!} /> },
+  { pattern: "/console/identities", nav: "Identities", needs: { resource: "identity", action: "read_identity" }, render: () => <IdentitiesPage /> },
+  { pattern: "/console/permissions", nav: "Permissions", needs: { resource: "rbac", action: "read_permission" }, render: () => <PermissionsPage /> },
+  { pattern: "/console/roles", nav: "Roles", needs: { resource: "rbac", action: "read_role" }, render: () => <RolesPage /> },
+  { pattern: "/console/audit", nav: "Audit log", needs: { resource: "audit", action: "read_log" }, render: () => <AuditPage /> },
+  { pattern: "/console/analytics", nav: "Analytics", needs: { resource: "api", action: "read_analytics" }, anyId: true, render: () => <AnalyticsPage /> },
 ];
 
 export function navEntries(grants: Grants): PageEntry[] {

@@ -34,7 +34,24 @@ export interface ApiView { id: string; name: string }
 /** An API as apis.listApis answers it: keySpaceId is its keys' `key_space_id` in analytics. */
 export interface ApiListItem extends ApiView { keySpaceId: string }
 
+export interface OverrideView { overrideId: string; identifier: string; limit: number; duration: number }
+export interface LimitAnswer { success: boolean; limit: number; remaining: number; reset: number; overrideId?: string }
+export interface IdentityView { id: string; externalId: string; meta: Record<string, unknown>; ratelimits: RatelimitView[] }
+export interface PermissionView { id: string; name: string; slug: string; description?: string }
+export interface RoleView { id: string; name: string; description?: string; permissions?: PermissionView[] }
+export interface AuditEntry {
+  logId: string;
+  time: number;
+  event: string;
+  actor: { type: string; id: string; name?: string };
+  resources: Array<{ type: string; id: string; name?: string }>;
+  description: string;
+  remoteIp?: string;
+  userAgent?: string;
+}
+
 type Empty = Record<string, never>;
+type ListBody = { limit?: number; cursor?: string; search?: string };
 
 /** Path (after /v2/) → request body and response data. Pages add the operations they call. */
 export interface Routes {
@@ -58,4 +75,22 @@ export interface Routes {
   "keys.addRoles": { body: { keyId: string; roles: string[] }; data: unknown };
   "keys.removeRoles": { body: { keyId: string; roles: string[] }; data: unknown };
   "analytics.getVerifications": { body: { query: string }; data: Array<Record<string, unknown>> };
+  "ratelimit.listOverrides": { body: { namespace: string; limit?: number; cursor?: string }; data: OverrideView[] };
+  "ratelimit.setOverride": { body: { namespace: string; identifier: string; limit: number; duration: number }; data: { overrideId: string } };
+  "ratelimit.deleteOverride": { body: { namespace: string; identifier: string }; data: Empty };
+  "ratelimit.limit": { body: { namespace: string; identifier: string; limit: number; duration: number; cost?: number }; data: LimitAnswer };
+  "ratelimits.limit": { body: { namespace: string; identifier: string; limit: number; duration: number; cost?: number }; data: LimitAnswer };
+  "identities.listIdentities": { body: ListBody; data: IdentityView[] };
+  "identities.createIdentity": { body: { externalId: string; meta?: Record<string, unknown> }; data: { identityId: string } };
+  "identities.updateIdentity": { body: { identity: string; meta?: Record<string, unknown> }; data: IdentityView };
+  "identities.deleteIdentity": { body: { identity: string }; data: Empty };
+  "permissions.listPermissions": { body: ListBody; data: PermissionView[] };
+  "permissions.createPermission": { body: { name: string; slug: string; description?: string }; data: { permissionId: string } };
+  "permissions.deletePermission": { body: { permission: string }; data: Empty };
+  "permissions.listRoles": { body: ListBody; data: RoleView[] };
+  "permissions.createRole": { body: { name: string; description?: string; permissions?: string[] }; data: { roleId: string } };
+  "permissions.setRolePermissions": { body: { role: string; permissions: string[] }; data: unknown };
+  "permissions.deleteRole": { body: { role: string }; data: Empty };
+  "audit.listLogs": { body: { limit?: number; cursor?: string; event?: string; actorId?: string; resourceId?: string; since?: number; until?: number }; data: AuditEntry[] };
+  "audit.getLog": { body: { logId: string }; data: AuditEntry };
 }
