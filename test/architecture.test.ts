@@ -189,6 +189,41 @@ describe("dependency rules (ARCHITECTURE.md)", () => {
   });
 });
 
+/**
+ * Module-level mutable state: a top-level `let`/`var`, or a top-level collection built empty (to be
+ * filled later) not typed read-only, or any typed array. Lookup tables built with their entries are
+ * constants.
+ * Top level is column 0: everything nested is indented.
+ */
+const MODULE_STATE = [
+  /^(?:export\s+)?(?:let|var)\s+([A-Za-z_$][\w$]*)/gm,
+  /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\s*(?::(?!\s*(?:readonly\b|Readonly))[^=\n]+)?=\s*(?:new\s+(?:Map|Set|WeakMap|WeakSet|Array)\s*(?:<[^\n]*>)?\(\s*\)|\[\s*\])/gm,
+  /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*new\s+\w+Array\s*\(/gm,
+];
+
+/** The names of the module-level mutable state `code` declares. */
+function moduleStateIn(code: string): string[] {
+  return MODULE_STATE.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1]!));
+}
+
+/** Composition roots, and worker entry files (their module scope is their thread's). */
+const MAY_HOLD_MODULE_STATE = anyOf(isFile("main.ts"), isFile("boot.ts"), isFile("app.ts"), isFile("services/analytics/writer-worker.ts"), isFile("storage/checkpoint-worker.ts"));
+
+describe("module state", () => {
+  test("the scan finds top-level lets and empty collections, and not nested ones or filled tables", () => {
+    const code = "let turnEnd: Promise<void> | undefined;\nexport const seen = new Map<string, number>();\nconst queue: string[] = [];\n"
+      + "const counts = new Float64Array(8);\nconst NAMES = new Set([\"a\"]);\nconst NONE: readonly string[] = [];\nfunction f() {\n  let local = 1;\n  const m = new Map();\n}\n";
+    expect(moduleStateIn(code)).toEqual(["turnEnd", "seen", "queue", "counts"]);
+  });
+
+  test("no module-level mutable state outside the composition roots (boot.ts, app.ts, main.ts) and worker entry files", () => {
+    expectNone(
+      "These files keep module-level mutable state; move it into an object a composition root builds:",
+      sources.filter((f) => !MAY_HOLD_MODULE_STATE(f.path)).flatMap((f) => moduleStateIn(f.code).map((name) => `src/${f.path}: ${name}`)),
+    );
+  });
+});
+
 describe("comments", () => {
   test("no comment in src/ states a measurement: the numbers live in BENCHMARKS.md, where they are dated", () => {
     const offences = sources.flatMap((f) => measurementsIn(readFileSync(join(SRC, f.path), "utf8")).map((m) => `src/${f.path}:${m}`));
