@@ -1,8 +1,9 @@
 /**
  * The API documentation: the OpenAPI document (the v2 operations' entries derived from their
- * declarations, http/operation.ts; Elysia's own routes' from their `detail`) and the Scalar reference UI, both served by tollgate itself. The UI's script is
- * imported as a file, so `bun build --compile` embeds it and the page renders with no internet.
- * The document's `servers` names the origin it was fetched from, so it is added per request.
+ * declarations, http/operation.ts; Elysia's own routes' from their `detail`) and the Scalar
+ * reference UI, both served by tollgate itself. The UI's script is imported as a file, so
+ * `bun build --compile` embeds it and the page renders with no internet. The document's `servers`
+ * names the origin it was fetched from, so it is added per request.
  */
 import { Elysia, type AnyElysia } from "elysia";
 import type { AddressAllowList } from "../lib/cidr.ts";

@@ -63,7 +63,10 @@ export class Pipeline {
 
   constructor(private readonly parts: PipelineParts) {}
 
-  /** The routes table serving `ops`. */
+  /**
+   * The routes table serving `ops`, each at its exact path only (Elysia's adapter folds a
+   * trailing-slash key into the bare path, so the table cannot hold that form).
+   */
   routes(ops: readonly Operation[]): BunRoutes {
     const table: BunRoutes = {};
     for (const op of ops) table[op.path] = { POST: this.serve(op) };
