@@ -1,3 +1,4 @@
+/** `POST /v2/analytics.getVerifications`: query verification analytics with SQL. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/apis.createApi`: create an API. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/apis.deleteApi`: delete an API. */
 import { ok } from "../../../http/envelope.ts";
 import { ApiId, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";

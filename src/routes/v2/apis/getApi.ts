@@ -1,3 +1,4 @@
+/** `POST /v2/apis.getApi`: get an API. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { ApiId, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/apis.listKeys`: list an API's keys. */
 import { t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { ApiId, Cursor, ExternalId, PageLimit, strictObject } from "../../../http/schemas.ts";

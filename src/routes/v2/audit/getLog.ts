@@ -1,3 +1,4 @@
+/** `POST /v2/audit.getLog`: get an audit log entry. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { IDENTIFIER_PATTERN, strictObject } from "../../../http/schemas.ts";

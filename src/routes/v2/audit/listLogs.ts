@@ -1,3 +1,4 @@
+/** `POST /v2/audit.listLogs`: list audit log entries. */
 import { t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { Cursor, PageLimit, UnixMs, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/identities.createIdentity`: create an identity. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { ExternalId, metaObject, RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/identities.getIdentity`: get an identity. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";

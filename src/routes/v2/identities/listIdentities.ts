@@ -1,3 +1,4 @@
+/** `POST /v2/identities.listIdentities`: list identities. */
 import { t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { Cursor, PageLimit, optionalObjectBody, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/identities.updateIdentity`: update an identity. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { metaObject, RatelimitConfigBody, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.createKey`: create a key. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { ApiId, Credits, Int, ExternalId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.getKey`: get a key. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { KeyId, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.removeRoles`: remove roles from a key. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

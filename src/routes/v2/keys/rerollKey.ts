@@ -1,3 +1,4 @@
+/** `POST /v2/keys.rerollKey`: replace a key. */
 import { ok } from "../../../http/envelope.ts";
 import { Int, KeyId, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.setRoles`: replace a key's roles. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.updateCredits`: change a key's credits. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { Int, KeyId, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.updateKey`: update a key. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { ExternalId, KeyId, Meta, PermissionSlug, RatelimitConfigBody, RoleName, UnixMs, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.verifyKey`: verify a key. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { HOT_BODY_LIMIT_BYTES, operation } from "../../../http/operation.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/keys.whoami`: look up a key by its plaintext. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";

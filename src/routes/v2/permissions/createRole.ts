@@ -1,3 +1,4 @@
+/** `POST /v2/permissions.createRole`: create a role. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";

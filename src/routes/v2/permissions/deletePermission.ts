@@ -1,3 +1,4 @@
+/** `POST /v2/permissions.deletePermission`: delete a permission. */
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/permissions.listRoles`: list roles. */
 import { t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { optionalObjectBody, strictObject } from "../../../http/schemas.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimit.deleteOverride`: delete a rate-limit override. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

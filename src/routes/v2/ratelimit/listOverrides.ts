@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimit.listOverrides`: list rate-limit overrides. */
 import { okPage } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimit.multiLimit`: check several rate limits at once. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

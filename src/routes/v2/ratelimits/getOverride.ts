@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimits.getOverride`: get a rate-limit override. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
 import { operation } from "../../../http/operation.ts";

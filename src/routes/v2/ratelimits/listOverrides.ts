@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimits.listOverrides`: list rate-limit overrides. */
 import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
