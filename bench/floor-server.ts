@@ -2,14 +2,14 @@
  * The floor: the least that a key verification or a rate-limit check has to do over HTTP on this
  * stack, with none of tollgate's own work. For each request it reads the root key header and the
  * JSON body, answers with a request id in the body and in `x-request-id`, and sends the answers
- * of one event-loop turn together, with the hot lane's own pieces (src/http/hot-routes.ts). keys.verifyKey also hashes the
+ * of one event-loop turn together, with the pipeline's own pieces (src/http/pipeline.ts). keys.verifyKey also hashes the
  * key (SHA-256, as tollgate stores keys) and finds its record in a Map, which grows to one entry
  * per key seen; ratelimits.limit counts per identifier (a Map to a slot of a typed array). No
  * validation, no authentication, no SQLite, no credit spend committed, no analytics, no limits.
  * Whatever tollgate adds can only cost more: bench/floor.ts measures this against the echo.
  */
 import { ok } from "../src/http/envelope.ts";
-import { endOfTurn, envelopeJson } from "../src/http/hot-routes.ts";
+import { envelopeJson, TurnEnd } from "../src/http/pipeline.ts";
 import { jsonTextResponse } from "../src/http/json.ts";
 import { sha256Base64 } from "../src/lib/hashing.ts";
 import { newId } from "../src/lib/ids.ts";
@@ -24,11 +24,12 @@ const keys = new Map<string, KeyRecord>();
 const PERMISSIONS = ["documents.read"];
 const slots = new Map<string, number>();
 let counts = new Float64Array(1024);
+const turnEnd = new TurnEnd();
 
-/** The answer as the lane makes it: its envelope and headers, sent at the end of the turn. */
+/** The answer as the pipeline makes it: its envelope and headers, sent at the end of the turn. */
 async function answer(requestId: string, data: unknown): Promise<Response> {
   const json = envelopeJson(requestId, ok(data));
-  await endOfTurn();
+  await turnEnd.next();
   return jsonTextResponse(json, 200, requestId);
 }
 

@@ -129,7 +129,7 @@ export async function measureMemory(identifiers: number): Promise<RatelimitBench
     services.workspaces.create({ name: "default" }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-    // Each body parsed as the hot lane parses it: the identifier is a fresh string, kept by the limiter.
+    // Each body parsed as the pipeline parses it: the identifier is a fresh string, kept by the limiter.
     const limit = (i: number) => services.ratelimits.limit(principal, JSON.parse(
       `{"namespace":"memory","identifier":"user_${i}","limit":10,"duration":60000}`,
     ) as LimitInput);

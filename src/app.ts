@@ -1,9 +1,8 @@
 /**
  * createApp(services): the Elysia app. It never listens and never reads the environment; boot.ts
- * does both. Cross-cutting concerns live here in order: request id → in-flight cap → body read
- * within its bounds and parsed as JSON (a large body only once the root key checks out) →
- * validation → route (which authenticates) → envelope; one onError renders every failure; after
- * the response, one access-log line and the request metrics.
+ * does both. Every v2 operation is served by the one pipeline (http/pipeline.ts) from Bun's router;
+ * Elysia serves the rest (liveness, readiness, /metrics, the docs and the API document) and answers
+ * 404/405 for anything unmatched, with the same error renderer, envelope and access log.
  */
 import { Elysia, t, type AnyElysia } from "elysia";
 import pkg from "../package.json";
@@ -15,10 +14,7 @@ import type { Logger } from "./lib/logger.ts";
 import { AppError } from "./errors/app-error.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
-import { parseJsonBody } from "./http/body.ts";
 import { BodyReader } from "./http/body-reader.ts";
-import { admitRequest } from "./http/in-flight.ts";
-import { RouteBodies } from "./http/route-bodies.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { consoleRoutes } from "./http/console.ts";
 import { loadConsole, type ConsoleFile } from "./console/bundle.ts";
@@ -30,8 +26,9 @@ import { openApiRoutes } from "./http/openapi.ts";
 import { documented } from "./http/responses.ts";
 import { RequestContexts } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
-import { hotV2Routes, v2Routes } from "./routes/v2/index.ts";
-import { hotRoutes } from "./http/hot-routes.ts";
+import { v2Operations } from "./routes/v2/index.ts";
+import { Pipeline } from "./http/pipeline.ts";
+import { documentedPaths } from "./http/operation.ts";
 
 export interface AppOptions {
   services: Services;
@@ -97,36 +94,22 @@ export function createApp(opts: AppOptions) {
   const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path));
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request, info = contexts.of(request)) => (info.principal ??= authenticate(request)),
+    principal: (request, info) => (info.principal ??= authenticate(request)),
   };
-  // Learnt once every route is registered (below).
-  const routeBodies = new RouteBodies();
-
-  const hot = hotV2Routes(deps);
   const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf };
-  const lane = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight };
+  const pipeline = new Pipeline({ errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight });
+  const operations = v2Operations(deps);
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
-  const operations: AnyElysia = new Elysia()
+  const service: AnyElysia = new Elysia()
     .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources))
     .use(docsRoutes())
     .use(consoleRoutes(opts.consoleFiles ?? loadConsole));
 
-  // Bun's router answers the hot routes' POSTs through the lane; everything else reaches Elysia.
-  const app = new Elysia({ normalize: false, serve: { routes: hotRoutes(hot, lane) } })
+  // Bun's router answers the operations' POSTs through the pipeline; everything else reaches Elysia.
+  const app = new Elysia({ normalize: false, serve: { routes: pipeline.routes(operations) } })
     .onRequest(({ request }) => {
       contexts.of(request);
-    })
-    // Every body is read as JSON whatever its content type, so a missing header is not a 500. Elysia
-    // calls this only for a request with a body: one without cannot be held open by its client.
-    .onParse(async ({ request, route, server }) => {
-      admitRequest(server, bounds.maxRequestsInFlight);
-      const read = { limitBytes: routeBodies.limitBytes(route), info: contexts.of(request) };
-      const body = await parseJsonBody(bodies, request, read);
-      // Elysia validates the body again, but a body that fails reaches it no more (see http/validation.ts).
-      // A missing body is Elysia's to judge: it knows which routes may go without one.
-      if (body !== undefined) routeBodies.validate(route, body);
-      return body;
     })
     .onError(({ error, code, request, set }) => {
       const response = errors.render(error, code, request, contexts.of(request).requestId);
@@ -134,10 +117,8 @@ export function createApp(opts: AppOptions) {
       set.status = response.status;
       return response;
     })
-    .mapResponse(({ responseValue, request, set, route }) => {
+    .mapResponse(({ responseValue, request, set }) => {
       if (!(responseValue instanceof Ok)) return;
-      // Here, not in the access log: after this hook the response value is the serialised Response.
-      metrics.observeResult(route, responseValue);
       const { requestId } = contexts.of(request);
       return jsonResponse({ meta: { requestId }, data: responseValue.data, ...responseValue.extra }, Number(set.status ?? 200), requestId);
     })
@@ -148,11 +129,9 @@ export function createApp(opts: AppOptions) {
       if (failures.length > 0) throw new AppError("not_ready", { detail: failures.join(" ") });
       return new Ok({ message: "ready" });
     }, { detail: READINESS_DOC })
-    .use(operations)
-    .use(openApiRoutes(trustedProxies))
-    .use(v2Routes(deps));
-  routeBodies.learn(app.routes);
-  learnMethods(app.routes, methodsByPath);
+    .use(service)
+    .use(openApiRoutes(trustedProxies, documentedPaths(operations)));
+  learnMethods([...app.routes, ...operations.map(({ path }) => ({ method: "POST", path }))], methodsByPath);
   return app;
 }
 

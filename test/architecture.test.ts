@@ -1,72 +1,12 @@
 /**
- * The dependency rules of ARCHITECTURE.md, checked from the source of every file under src/.
- * Runtime imports come from Bun.Transpiler#scanImports; it drops type-only imports (`import type`,
- * `export type … from`), so those are read from the import/export statements as well: a type
- * import is a dependency too (a domain's type files are reached through its index.ts).
+ * The dependency rules of ARCHITECTURE.md, checked from the source of every file under src/
+ * (read by test/support/source-scan.ts, type-only imports included: a domain's type files are
+ * reached through its index.ts), and the module-state and comment rules of the house.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { Glob } from "bun";
-
-const ROOT = resolve(import.meta.dir, "..");
-const SRC = join(ROOT, "src");
-
-interface SourceFile {
-  /** Path relative to src/, with forward slashes: `services/keys/create.ts`. */
-  path: string;
-  /** The code with comments removed. */
-  code: string;
-  /** Package specifiers (`elysia`, `drizzle-orm/sqlite-core`, `bun:sqlite`, `node:fs`). */
-  packages: string[];
-  /** Relative imports resolved against src/: `services/auth/index.ts`, or `../package.json` outside src. */
-  local: string[];
-  /** The subset of `local` that exists at run time (not type-only). */
-  runtimeLocal: string[];
-}
-
-function stripComments(code: string): string {
-  return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:\\])\/\/.*$/gm, "$1");
-}
-
-const transpilers = { ts: new Bun.Transpiler({ loader: "ts" }), tsx: new Bun.Transpiler({ loader: "tsx" }) };
-/** `import … from "x"`, `import type … from "x"`, `export … from "x"` (type-only ones too), and `import("x")` types. */
-const STATEMENT_FROM = /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
-const IMPORT_TYPE_EXPR = /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
-
-function runtimeSpecifiersOf(code: string, path = "source.ts"): string[] {
-  const transpiler = path.endsWith(".tsx") ? transpilers.tsx : transpilers.ts;
-  return [...new Set(transpiler.scanImports(code).map((i) => i.path))];
-}
-
-/** Runtime imports from the transpiler (on the raw source), plus type-only ones from the statements (comments removed). */
-function specifiersOf(raw: string, path = "source.ts"): string[] {
-  const code = stripComments(raw);
-  const found = new Set(runtimeSpecifiersOf(raw, path));
-  for (const m of code.matchAll(STATEMENT_FROM)) found.add(m[1]!);
-  for (const m of code.matchAll(IMPORT_TYPE_EXPR)) found.add(m[1]!);
-  return [...found];
-}
-
-function loadSources(): SourceFile[] {
-  const files: SourceFile[] = [];
-  for (const path of new Glob("**/*.{ts,tsx,mts,cts,js,mjs}").scanSync({ cwd: SRC })) {
-    const raw = readFileSync(join(SRC, path), "utf8");
-    const code = stripComments(raw);
-    const specifiers = specifiersOf(raw, path);
-    const resolveLocal = (specs: string[]) => specs
-      .filter((s) => s.startsWith("."))
-      .map((s) => relative(SRC, resolve(SRC, dirname(path), s)).split("\\").join("/"));
-    files.push({
-      path: path.split("\\").join("/"),
-      code,
-      packages: specifiers.filter((s) => !s.startsWith(".")),
-      local: resolveLocal(specifiers),
-      runtimeLocal: resolveLocal(runtimeSpecifiersOf(raw, path)),
-    });
-  }
-  return files.sort((a, b) => a.path.localeCompare(b.path));
-}
+import { join } from "node:path";
+import { loadSources, specifiersOf, SRC } from "./support/source-scan.ts";
 
 const sources = loadSources();
 
@@ -200,6 +140,41 @@ describe("dependency rules (ARCHITECTURE.md)", () => {
     const graph = new Map(sources.map((f) => [f.path, f.local.filter((t) => !t.startsWith("../"))]));
     const runtime = new Map(sources.map((f) => [f.path, f.runtimeLocal]));
     expectNone("These import cycles exist ('type→' marks a type-only import):", findCycles(graph).map((cycle) => showCycle(cycle, runtime)));
+  });
+});
+
+/**
+ * Module-level mutable state: a top-level `let`/`var`, or a top-level collection built empty (to be
+ * filled later) not typed read-only, or any typed array. Lookup tables built with their entries are
+ * constants.
+ * Top level is column 0: everything nested is indented.
+ */
+const MODULE_STATE = [
+  /^(?:export\s+)?(?:let|var)\s+([A-Za-z_$][\w$]*)/gm,
+  /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\s*(?::(?!\s*(?:readonly\b|Readonly))[^=\n]+)?=\s*(?:new\s+(?:Map|Set|WeakMap|WeakSet|Array)\s*(?:<[^\n]*>)?\(\s*\)|\[\s*\])/gm,
+  /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\s*(?::[^=\n]+)?=\s*new\s+\w+Array\s*\(/gm,
+];
+
+/** The names of the module-level mutable state `code` declares. */
+function moduleStateIn(code: string): string[] {
+  return MODULE_STATE.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1]!));
+}
+
+/** Composition roots, and worker entry files (their module scope is their thread's). */
+const MAY_HOLD_MODULE_STATE = anyOf(isFile("main.ts"), isFile("boot.ts"), isFile("app.ts"), isFile("services/analytics/writer-worker.ts"), isFile("storage/checkpoint-worker.ts"));
+
+describe("module state", () => {
+  test("the scan finds top-level lets and empty collections, and not nested ones or filled tables", () => {
+    const code = "let turnEnd: Promise<void> | undefined;\nexport const seen = new Map<string, number>();\nconst queue: string[] = [];\n"
+      + "const counts = new Float64Array(8);\nconst NAMES = new Set([\"a\"]);\nconst NONE: readonly string[] = [];\nfunction f() {\n  let local = 1;\n  const m = new Map();\n}\n";
+    expect(moduleStateIn(code)).toEqual(["turnEnd", "seen", "queue", "counts"]);
+  });
+
+  test("no module-level mutable state outside the composition roots (boot.ts, app.ts, main.ts) and worker entry files", () => {
+    expectNone(
+      "These files keep module-level mutable state; move it into an object a composition root builds:",
+      sources.filter((f) => !MAY_HOLD_MODULE_STATE(f.path)).flatMap((f) => moduleStateIn(f.code).map((name) => `src/${f.path}: ${name}`)),
+    );
   });
 });
 

@@ -1,15 +1,14 @@
 /**
- * The one place errors become responses: AppError → its catalogue entry; Elysia's validation, parse
- * and not-found errors → 400 / 400 / 404; anything else → 500 with a generic detail, the cause
+ * The one place errors become responses: AppError → its catalogue entry (a body that fails its
+ * schema is already one, http/validation.ts); Elysia's parse and not-found errors → 400 / 404 (405
+ * when the path has other methods); anything else → 500 with a generic detail, the cause
  * logged with the request id. The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
  */
-import { ValidationError } from "elysia";
-import { AppError, type FieldError } from "../errors/app-error.ts";
+import { AppError } from "../errors/app-error.ts";
 import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
-import { failedValidation, fieldErrors, type MappedError } from "./validation.ts";
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
@@ -17,17 +16,9 @@ export interface ErrorRenderer {
   codeOf(request: Request): ErrorCode | undefined;
 }
 
-/** Turns an Elysia validation error into field errors naming each field (`body.credits.remaining`). */
-function validationErrors(error: ValidationError): FieldError[] {
-  return fieldErrors(error.type, error.all as MappedError[]);
-}
-
 /** Normalises anything thrown into an AppError; unexpected errors become `unexpected_error`. */
 function toAppError(error: unknown, code: string | number): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof ValidationError || code === "VALIDATION") {
-    return failedValidation(error instanceof ValidationError ? validationErrors(error) : []);
-  }
   // Elysia wraps whatever the body parser throws in a ParseError; the parser's own AppError (413, 400) wins.
   if (code === "PARSE") {
     const cause = error instanceof Error ? error.cause : undefined;

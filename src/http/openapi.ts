@@ -1,8 +1,9 @@
 /**
- * The API documentation: the OpenAPI document of every route (from the routes' `t` schemas and
- * `detail`) and the Scalar reference UI, both served by tollgate itself. The UI's script is
- * imported as a file, so `bun build --compile` embeds it and the page renders with no internet.
- * The document's `servers` names the origin it was fetched from, so it is added per request.
+ * The API documentation: the OpenAPI document (the v2 operations' entries derived from their
+ * declarations, http/operation.ts; Elysia's own routes' from their `detail`) and the Scalar
+ * reference UI, both served by tollgate itself. The UI's script is imported as a file, so
+ * `bun build --compile` embeds it and the page renders with no internet. The document's `servers`
+ * names the origin it was fetched from, so it is added per request.
  */
 import { Elysia, type AnyElysia } from "elysia";
 import type { AddressAllowList } from "../lib/cidr.ts";
@@ -59,7 +60,7 @@ const TAGS = [
 ];
 
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */
-export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia => {
+export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: Record<string, unknown>): AnyElysia => {
   // Read on the first request for it, not at every start.
   let script: Promise<string> | undefined;
   return new Elysia()
@@ -81,6 +82,8 @@ export const openApiRoutes = (trustedProxies: AddressAllowList): AnyElysia => {
       exclude: [/^\/docs\//, "/metrics"],
       documentation: {
         info: { title: "tollgate", version: pkg.version, description: DESCRIPTION },
+        // The plugin types `paths` as its own OpenAPI type, which the operations' TypeBox schemas do not match.
+        paths: operationPaths as never,
         tags: TAGS,
         components: { securitySchemes: { rootKey: { type: "http", scheme: "bearer", description: "A root key (`tg_root_…`)" } } },
         security: [{ rootKey: [] }],

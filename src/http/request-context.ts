@@ -1,7 +1,7 @@
 /**
- * Per-request facts the hooks share: the request id (`req_…`, also sent as `X-Request-Id`), the
- * start time and, once authenticated, the principal. Kept in a WeakMap owned by one app, so it goes
- * away with the request; the hot lane keeps its own, in hand, to spare a WeakMap write per request.
+ * Per-request facts: the request id (`req_…`, also sent as `X-Request-Id`), the start time and,
+ * once authenticated, the principal. The pipeline holds each request's in hand; the Elysia hooks
+ * share theirs through a WeakMap owned by one app, so it goes away with the request.
  */
 import { newId } from "../lib/ids.ts";
 import type { Principal } from "../services/auth/index.ts";

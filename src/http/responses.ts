@@ -1,9 +1,9 @@
 /**
  * The responses of an operation in the OpenAPI document: the success envelope around the route's
  * `data` schema, and the error envelope under each status the route can give, described from the
- * error catalogue. A route spreads `documented(...)` into its `detail`, beside its `body`.
- * Declared there and not as Elysia's `response`: that would validate every answer, and handlers
- * return an `Ok` the app wraps afterwards; the hot lane (hot-routes.ts) never reads `detail`.
+ * error catalogue. An operation spreads `documented(...)` into its `detail` (http/operation.ts);
+ * the document is all it is for: handlers return an `Ok` the pipeline wraps, and no answer is
+ * validated against it.
  */
 import { t, type DocumentDecoration } from "elysia";
 import type { TSchema } from "@sinclair/typebox";

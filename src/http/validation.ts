@@ -1,12 +1,12 @@
 /**
- * Request-body validation failures as `invalid_input` field errors, built without Elysia's
- * ValidationError: outside NODE_ENV=production its constructor pretty-prints the whole body into
- * its message, which for a large body holds the event loop far longer than the request's own
- * work, and before the root key was looked at for bodies up to 64 KiB. The field errors
- * are the ones the renderer makes of a ValidationError (TypeBox's errors, mapped as Elysia maps
- * them, at most 64), so both lanes and both paths answer alike.
+ * Request-body validation: a body that fails its operation's schema becomes our own 400, an
+ * AppError `invalid_input` with one field error per problem (`body.credits.remaining`, at most
+ * 64), made here and nowhere else. TypeBox's errors are worded as Elysia words them
+ * (`mapValueError`), the wording clients have always seen. Not Elysia's ValidationError: outside
+ * NODE_ENV=production its constructor pretty-prints the whole body into its message, which for a
+ * large body holds the event loop far longer than the request's own work.
  */
-import type { TSchema } from "@sinclair/typebox";
+import { OptionalKind, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { ValueError } from "@sinclair/typebox/errors";
 import { mapValueError } from "elysia";
@@ -38,7 +38,7 @@ export function fieldErrors(type: string, errors: Iterable<MappedError>): FieldE
 }
 
 /** The 400 for a value that failed its schema. */
-export function failedValidation(errors: FieldError[]): AppError {
+function failedValidation(errors: FieldError[]): AppError {
   return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
 }
 
@@ -55,12 +55,16 @@ function mapped(errors: Iterable<ValueError>): MappedError[] {
 /** Checks bodies against one schema; `check` throws the 400 for a body that fails it. */
 export class BodyValidator {
   private readonly compiled: TypeCheck<TSchema>;
+  /** A `t.Optional` schema: the body may be left out (the list operations). */
+  private readonly mayBeAbsent: boolean;
 
   constructor(schema: TSchema) {
     this.compiled = TypeCompiler.Compile(schema);
+    this.mayBeAbsent = (schema as { [OptionalKind]?: unknown })[OptionalKind] === "Optional";
   }
 
   check(body: unknown): void {
+    if (body === undefined && this.mayBeAbsent) return;
     if (!this.compiled.Check(body)) throw failedValidation(fieldErrors("body", mapped(this.compiled.Errors(body))));
   }
 }

@@ -1,4 +1,4 @@
-/** What every route factory receives: the services and the way to authenticate a request. */
+/** What every operation factory receives: the services and the way to authenticate a request. */
 import type { RequestInfo } from "../http/request-context.ts";
 import type { Principal } from "../services/auth/index.ts";
 import type { Services } from "../services/index.ts";
@@ -7,7 +7,7 @@ export interface RouteDeps {
   services: Services;
   /**
    * Authenticates the request's root key (400/401/403 AppError otherwise). Call it after validation.
-   * `info` is the request's own facts when the caller holds them (the hot lane); the principal is kept there.
+   * The principal is kept on the request's `info`: one found before a large body was read is reused.
    */
-  principal(request: Request, info?: RequestInfo): Principal;
+  principal(request: Request, info: RequestInfo): Principal;
 }

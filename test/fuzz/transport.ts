@@ -14,7 +14,7 @@
  * changed no table (digest.ts); no request stays in flight. At the end the service still
  * verifies a new key VALID. The harness must run with the short bounds of `transportHarnessEnv`.
  */
-import { DEFAULT_BODY_LIMIT_BYTES } from "../../src/http/route-bodies.ts";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../../src/http/operation.ts";
 import { EARLY_AUTH_BODY_BYTES } from "../../src/http/body-reader.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { createKey } from "../support/contract.ts";

@@ -40,7 +40,7 @@ describe("400", () => {
     expectInvalid(h, await h.post("/v2/apis.createApi", body), "body.pad");
   });
 
-  test("a body nested deeper than 100 levels is invalid_input, on the Elysia routes and the hot lane alike", async () => {
+  test("a body nested deeper than 100 levels is invalid_input, on the hot operations and the others alike", async () => {
     const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
     for (const path of ["/v2/apis.createApi", "/v2/keys.verifyKey", "/v2/ratelimit.limit"]) {
       const res = await h.post(path, `{"name":${nested(5000)}}`);

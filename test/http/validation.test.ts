@@ -1,12 +1,12 @@
 /**
  * Body validation without Elysia's ValidationError (http/validation.ts) reports exactly the field
- * errors the error renderer makes of a ValidationError, so both lanes and both paths answer alike.
+ * errors Elysia's ValidationError lists for the same body, and the renderer answers them as a 400.
  */
 import { describe, expect, test } from "bun:test";
 import { t, ValidationError } from "elysia";
 import { AppError } from "../../src/errors/app-error.ts";
 import { createErrorRenderer } from "../../src/http/errors.ts";
-import { BodyValidator } from "../../src/http/validation.ts";
+import { BodyValidator, fieldErrors, type MappedError } from "../../src/http/validation.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 
 const schema = t.Object({
@@ -18,8 +18,9 @@ const schema = t.Object({
 const renderer = createErrorRenderer(() => "", silentLogger);
 const request = new Request("http://tollgate.test/v2/x.y", { method: "POST" });
 
-async function renderedErrors(error: unknown): Promise<unknown> {
-  return ((await renderer.render(error, "VALIDATION", request, "req_1").json()) as { error: { errors: unknown } }).error.errors;
+async function rendered(error: unknown): Promise<{ status: number; errors: unknown }> {
+  const response = renderer.render(error, "UNKNOWN", request, "req_1");
+  return { status: response.status, errors: ((await response.json()) as { error: { errors: unknown } }).error.errors };
 }
 
 function thrownBy(body: unknown): unknown {
@@ -45,6 +46,7 @@ describe("BodyValidator", () => {
     const error = thrownBy(body);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe("invalid_input");
-    expect(await renderedErrors(error)).toEqual(await renderedErrors(new ValidationError("body", schema, body)));
+    const elysias = fieldErrors("body", new ValidationError("body", schema, body).all as MappedError[]);
+    expect(await rendered(error)).toEqual({ status: 400, errors: elysias });
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
+import { servedRoutes } from "../support/served-routes.ts";
 import { sha256Base64 } from "../../src/lib/hashing.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
@@ -46,7 +47,7 @@ afterAll(async () => { await h.stop(); });
 test("every registered route is a mutation or READ_ONLY", () => {
   const app = createApp({ services: h.running.services, logger: silentLogger, docsUrl: () => "" });
   const mutating = new Set(mutations.map((m) => m.path));
-  const unclassified = app.routes.filter((r) => r.method === "POST" && !mutating.has(r.path) && !READ_ONLY.has(r.path)).map((r) => r.path);
+  const unclassified = servedRoutes(app).filter((r) => r.method === "POST" && !mutating.has(r.path) && !READ_ONLY.has(r.path)).map((r) => r.path);
   expect(unclassified).toEqual([]);
 });
 

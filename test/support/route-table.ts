@@ -6,6 +6,7 @@
  */
 import { expect } from "bun:test";
 import { createApp } from "../../src/app.ts";
+import { servedRoutes } from "./served-routes.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import type { ApiResponse, Harness } from "./harness.ts";
 import { API_NOT_FOUND, INSUFFICIENT, KEY_NOT_FOUND, TEST_ACTOR, createApi, createKey, expectError } from "./contract.ts";
@@ -163,7 +164,7 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
 /** The POST routes the app registers, to compare a table with. */
 export function registeredPostRoutes(h: Harness): string[] {
   const app = createApp({ services: h.running.services, logger: silentLogger, docsUrl: () => "" });
-  return app.routes.filter((r) => r.method === "POST").map((r) => r.path).sort();
+  return servedRoutes(app).filter((r) => r.method === "POST").map((r) => r.path).sort();
 }
 
 /** Fails unless `routes` lists exactly the POST routes the app registers. */

@@ -1,6 +1,5 @@
-/** Every /v2 route, composed. One file per URL under this folder. */
-import { Elysia, type AnyElysia } from "elysia";
-import type { HotRoute } from "../../http/hot-routes.ts";
+/** Every /v2 operation, in the order the API document lists them. One file per URL under this folder. */
+import type { Operation } from "../../http/operation.ts";
 import type { RouteDeps } from "../deps.ts";
 import { createApiRoute } from "./apis/createApi.ts";
 import { deleteApiRoute } from "./apis/deleteApi.ts";
@@ -14,7 +13,7 @@ import { listIdentitiesRoute } from "./identities/listIdentities.ts";
 import { updateIdentityRoute } from "./identities/updateIdentity.ts";
 import { createKeyRoute } from "./keys/createKey.ts";
 import { getKeyRoute } from "./keys/getKey.ts";
-import { verifyKeyOperation, verifyKeyRoute } from "./keys/verifyKey.ts";
+import { verifyKeyRoute } from "./keys/verifyKey.ts";
 import { whoamiRoute } from "./keys/whoami.ts";
 import { updateKeyRoute } from "./keys/updateKey.ts";
 import { deleteKeyRoute } from "./keys/deleteKey.ts";
@@ -35,13 +34,13 @@ import { getRoleRoute } from "./permissions/getRole.ts";
 import { listPermissionsRoute } from "./permissions/listPermissions.ts";
 import { listRolesRoute } from "./permissions/listRoles.ts";
 import { setRolePermissionsRoute } from "./permissions/setRolePermissions.ts";
-import { limitOperation, RATELIMIT_LIMIT_PATH, ratelimitLimitRoute } from "./ratelimit/limit.ts";
+import { ratelimitLimitRoute } from "./ratelimit/limit.ts";
 import { ratelimitMultiLimitRoute } from "./ratelimit/multiLimit.ts";
 import { ratelimitSetOverrideRoute } from "./ratelimit/setOverride.ts";
 import { ratelimitGetOverrideRoute } from "./ratelimit/getOverride.ts";
 import { ratelimitListOverridesRoute } from "./ratelimit/listOverrides.ts";
 import { ratelimitDeleteOverrideRoute } from "./ratelimit/deleteOverride.ts";
-import { RATELIMITS_LIMIT_PATH, ratelimitsLimitRoute } from "./ratelimits/limit.ts";
+import { ratelimitsLimitRoute } from "./ratelimits/limit.ts";
 import { ratelimitsSetOverrideRoute } from "./ratelimits/setOverride.ts";
 import { ratelimitsGetOverrideRoute } from "./ratelimits/getOverride.ts";
 import { ratelimitsListOverridesRoute } from "./ratelimits/listOverrides.ts";
@@ -51,61 +50,53 @@ import { listLogsRoute } from "./audit/listLogs.ts";
 import { getVerificationsRoute } from "./analytics/getVerifications.ts";
 import { rootKeysWhoamiRoute } from "./rootKeys/whoami.ts";
 
-/** The routes on the request path of our users' own APIs, answered by the lane in http/hot-routes.ts. */
-export const hotV2Routes = (deps: RouteDeps): HotRoute[] => [
-  verifyKeyOperation(deps),
-  limitOperation(deps, RATELIMIT_LIMIT_PATH),
-  limitOperation(deps, RATELIMITS_LIMIT_PATH),
-] as HotRoute[];
-
-/** Typed as AnyElysia: nothing needs the routes' types, and carrying them through 45 `.use` calls exhausts tsc. */
-export const v2Routes = (deps: RouteDeps): AnyElysia =>
-  new Elysia()
-    .use(createApiRoute(deps))
-    .use(getApiRoute(deps))
-    .use(deleteApiRoute(deps))
-    .use(listKeysRoute(deps))
-    .use(listApisRoute(deps))
-    .use(createKeyRoute(deps))
-    .use(getKeyRoute(deps))
-    .use(verifyKeyRoute(deps))
-    .use(whoamiRoute(deps))
-    .use(updateKeyRoute(deps))
-    .use(deleteKeyRoute(deps))
-    .use(updateCreditsRoute(deps))
-    .use(addPermissionsRoute(deps))
-    .use(removePermissionsRoute(deps))
-    .use(setPermissionsRoute(deps))
-    .use(addRolesRoute(deps))
-    .use(removeRolesRoute(deps))
-    .use(setRolesRoute(deps))
-    .use(rerollKeyRoute(deps))
-    .use(createIdentityRoute(deps))
-    .use(getIdentityRoute(deps))
-    .use(listIdentitiesRoute(deps))
-    .use(updateIdentityRoute(deps))
-    .use(deleteIdentityRoute(deps))
-    .use(ratelimitLimitRoute(deps))
-    .use(ratelimitMultiLimitRoute(deps))
-    .use(ratelimitSetOverrideRoute(deps))
-    .use(ratelimitGetOverrideRoute(deps))
-    .use(ratelimitListOverridesRoute(deps))
-    .use(ratelimitDeleteOverrideRoute(deps))
-    .use(ratelimitsLimitRoute(deps))
-    .use(ratelimitsSetOverrideRoute(deps))
-    .use(ratelimitsGetOverrideRoute(deps))
-    .use(ratelimitsListOverridesRoute(deps))
-    .use(ratelimitsDeleteOverrideRoute(deps))
-    .use(createPermissionRoute(deps))
-    .use(getPermissionRoute(deps))
-    .use(listPermissionsRoute(deps))
-    .use(deletePermissionRoute(deps))
-    .use(createRoleRoute(deps))
-    .use(getRoleRoute(deps))
-    .use(listRolesRoute(deps))
-    .use(deleteRoleRoute(deps))
-    .use(setRolePermissionsRoute(deps))
-    .use(getLogRoute(deps))
-    .use(listLogsRoute(deps))
-    .use(getVerificationsRoute(deps))
-    .use(rootKeysWhoamiRoute(deps));
+export const v2Operations = (deps: RouteDeps): Operation[] => [
+  createApiRoute(deps),
+  getApiRoute(deps),
+  deleteApiRoute(deps),
+  listKeysRoute(deps),
+  listApisRoute(deps),
+  createKeyRoute(deps),
+  getKeyRoute(deps),
+  verifyKeyRoute(deps),
+  whoamiRoute(deps),
+  updateKeyRoute(deps),
+  deleteKeyRoute(deps),
+  updateCreditsRoute(deps),
+  addPermissionsRoute(deps),
+  removePermissionsRoute(deps),
+  setPermissionsRoute(deps),
+  addRolesRoute(deps),
+  removeRolesRoute(deps),
+  setRolesRoute(deps),
+  rerollKeyRoute(deps),
+  createIdentityRoute(deps),
+  getIdentityRoute(deps),
+  listIdentitiesRoute(deps),
+  updateIdentityRoute(deps),
+  deleteIdentityRoute(deps),
+  ratelimitLimitRoute(deps),
+  ratelimitMultiLimitRoute(deps),
+  ratelimitSetOverrideRoute(deps),
+  ratelimitGetOverrideRoute(deps),
+  ratelimitListOverridesRoute(deps),
+  ratelimitDeleteOverrideRoute(deps),
+  ratelimitsLimitRoute(deps),
+  ratelimitsSetOverrideRoute(deps),
+  ratelimitsGetOverrideRoute(deps),
+  ratelimitsListOverridesRoute(deps),
+  ratelimitsDeleteOverrideRoute(deps),
+  createPermissionRoute(deps),
+  getPermissionRoute(deps),
+  listPermissionsRoute(deps),
+  deletePermissionRoute(deps),
+  createRoleRoute(deps),
+  getRoleRoute(deps),
+  listRolesRoute(deps),
+  deleteRoleRoute(deps),
+  setRolePermissionsRoute(deps),
+  getLogRoute(deps),
+  listLogsRoute(deps),
+  getVerificationsRoute(deps),
+  rootKeysWhoamiRoute(deps),
+];

@@ -1,8 +1,10 @@
-import { Elysia, t } from "elysia";
+/** `POST /v2/analytics.getVerifications`: query verification analytics with SQL. */
+import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { ErrorCode } from "../../../errors/catalogue.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { documented } from "../../../http/responses.ts";
 
 /** The dialect, for the API reference: what a caller can write and what it gets. */
@@ -42,16 +44,17 @@ const QUERY_ERRORS: ErrorCode[] = [
   "analytics_connection_failed", "service_unavailable",
 ];
 
-export const getVerificationsRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/analytics.getVerifications", async ({ body, request }) => ok(await deps.services.analytics.getVerifications(deps.principal(request), body)), {
-    body: strictObject({
-      query: t.String({
-        minLength: 1,
-        description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
-      }),
+export const getVerificationsRoute = (deps: RouteDeps) => operation({
+  path: "/v2/analytics.getVerifications",
+  body: strictObject({
+    query: t.String({
+      minLength: 1,
+      description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
     }),
-    detail: {
-      summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION,
-      ...documented({ data: Rows, errors: QUERY_ERRORS }),
-    },
-  });
+  }),
+  detail: {
+    summary: "Query verification analytics with SQL", tags: ["analytics"], description: DESCRIPTION,
+    ...documented({ data: Rows, errors: QUERY_ERRORS }),
+  },
+  handle: async (body, request, info) => ok(await deps.services.analytics.getVerifications(deps.principal(request, info), body)),
+});

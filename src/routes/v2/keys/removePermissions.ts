@@ -1,15 +1,17 @@
-import { Elysia } from "elysia";
+/** `POST /v2/keys.removePermissions`: remove permissions from a key. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { keyPermissionsBody } from "./schemas.ts";
 import { documented } from "../../../http/responses.ts";
 import { ListOf, PermissionData } from "../../../http/views.ts";
 
-export const removePermissionsRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/keys.removePermissions", ({ body, request }) => ok(deps.services.keys.removePermissions(deps.principal(request), body)), {
-    body: keyPermissionsBody(1, "Permission slugs or ids"),
-    detail: {
-      summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.",
-      ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_not_found"] }),
-    },
-  });
+export const removePermissionsRoute = (deps: RouteDeps) => operation({
+  path: "/v2/keys.removePermissions",
+  body: keyPermissionsBody(1, "Permission slugs or ids"),
+  detail: {
+    summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.",
+    ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_not_found"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.keys.removePermissions(deps.principal(request, info), body)),
+});

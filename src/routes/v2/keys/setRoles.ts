@@ -1,15 +1,17 @@
-import { Elysia } from "elysia";
+/** `POST /v2/keys.setRoles`: replace a key's roles. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { keyRolesBody } from "./schemas.ts";
 import { documented } from "../../../http/responses.ts";
 import { ListOf, RoleData } from "../../../http/views.ts";
 
-export const setRolesRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/keys.setRoles", ({ body, request }) => ok(deps.services.keys.setRoles(deps.principal(request), body)), {
-    body: keyRolesBody(0, "The complete set of role names; [] removes all"),
-    detail: {
-      summary: "Replace a key's roles", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API, `rbac.*.add_role_to_key` and `rbac.*.remove_role_from_key`.",
-      ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
-    },
-  });
+export const setRolesRoute = (deps: RouteDeps) => operation({
+  path: "/v2/keys.setRoles",
+  body: keyRolesBody(0, "The complete set of role names; [] removes all"),
+  detail: {
+    summary: "Replace a key's roles", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API, `rbac.*.add_role_to_key` and `rbac.*.remove_role_from_key`.",
+    ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.keys.setRoles(deps.principal(request, info), body)),
+});

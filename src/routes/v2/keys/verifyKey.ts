@@ -1,7 +1,7 @@
-import { Elysia, t } from "elysia";
-import { bodyLimit, HOT_BODY_LIMIT_BYTES } from "../../../http/route-bodies.ts";
+/** `POST /v2/keys.verifyKey`: verify a key. */
+import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
-import type { HotRoute } from "../../../http/hot-routes.ts";
+import { HOT_BODY_LIMIT_BYTES, operation } from "../../../http/operation.ts";
 import { Int, MAX_SAFE_INT, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
 import { VERIFICATION_CODES } from "../../../services/verification/index.ts";
 import type { RouteDeps } from "../../deps.ts";
@@ -66,21 +66,13 @@ const VerifyKeyData = t.Object({
   }), { description: "The state of each limit applied" })),
 });
 
-/** A hot route: over HTTP the lane in http/hot-routes.ts answers it; the Elysia route documents it. */
-export const verifyKeyOperation = (deps: RouteDeps): HotRoute<typeof VerifyKeyBody> => ({
+export const verifyKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.verifyKey",
   body: VerifyKeyBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
+  detail: {
+    summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.",
+    ...documented({ data: VerifyKeyData, errors: ["permissions_query_syntax_error", "precondition_failed", "service_unavailable"], permissionChecked: false }),
+  },
   handle: async (body, request, info) => ok(await deps.services.verification.verifyKey(deps.principal(request, info), body)),
 });
-
-export const verifyKeyRoute = (deps: RouteDeps) => {
-  const op = verifyKeyOperation(deps);
-  return new Elysia().post(op.path, ({ body, request }) => op.handle(body, request), {
-    body: op.body,
-    detail: {
-      summary: "Verify a key", tags: ["keys"], description: "Always 200 with `valid` and `code` for a well-formed request.", ...bodyLimit(op.bodyLimitBytes),
-      ...documented({ data: VerifyKeyData, errors: ["permissions_query_syntax_error", "precondition_failed", "service_unavailable"], permissionChecked: false }),
-    },
-  });
-};

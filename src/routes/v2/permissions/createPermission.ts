@@ -1,19 +1,22 @@
-import { Elysia, t } from "elysia";
+/** `POST /v2/permissions.createPermission`: create a permission. */
+import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { Description, PermissionSlug } from "./schemas.ts";
 import { documented } from "../../../http/responses.ts";
 
-export const createPermissionRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/permissions.createPermission", ({ body, request }) => ok(deps.services.rbac.createPermission(deps.principal(request), body)), {
-    body: strictObject({
-      name: t.String({ minLength: 1, maxLength: 512, description: "Unique name in the workspace (case-insensitive)" }),
-      slug: PermissionSlug,
-      description: t.Optional(Description),
-    }),
-    detail: {
-      summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
-      ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
-    },
-  });
+export const createPermissionRoute = (deps: RouteDeps) => operation({
+  path: "/v2/permissions.createPermission",
+  body: strictObject({
+    name: t.String({ minLength: 1, maxLength: 512, description: "Unique name in the workspace (case-insensitive)" }),
+    slug: PermissionSlug,
+    description: t.Optional(Description),
+  }),
+  detail: {
+    summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
+    ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.rbac.createPermission(deps.principal(request, info), body)),
+});

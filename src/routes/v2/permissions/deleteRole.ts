@@ -1,15 +1,17 @@
-import { Elysia } from "elysia";
+/** `POST /v2/permissions.deleteRole`: delete a role. */
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { RoleRef } from "./schemas.ts";
 import { documented, EmptyData } from "../../../http/responses.ts";
 
-export const deleteRoleRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/permissions.deleteRole", ({ body, request }) => ok(deps.services.rbac.deleteRole(deps.principal(request), body)), {
-    body: strictObject({ role: RoleRef }),
-    detail: {
-      summary: "Delete a role", tags: ["permissions"], description: "By id or name; also removes it from every key. Needs `rbac.*.delete_role`.",
-      ...documented({ data: EmptyData, errors: ["role_not_found"] }),
-    },
-  });
+export const deleteRoleRoute = (deps: RouteDeps) => operation({
+  path: "/v2/permissions.deleteRole",
+  body: strictObject({ role: RoleRef }),
+  detail: {
+    summary: "Delete a role", tags: ["permissions"], description: "By id or name; also removes it from every key. Needs `rbac.*.delete_role`.",
+    ...documented({ data: EmptyData, errors: ["role_not_found"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.rbac.deleteRole(deps.principal(request, info), body)),
+});

@@ -1,20 +1,23 @@
-import { Elysia, t } from "elysia";
+/** `POST /v2/permissions.listPermissions`: list permissions. */
+import { t } from "elysia";
 import { okPage } from "../../../http/envelope.ts";
 import { optionalObjectBody, strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { listBody } from "./schemas.ts";
 import { documented } from "../../../http/responses.ts";
 import { ListOf, PermissionData } from "../../../http/views.ts";
 
-export const listPermissionsRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/permissions.listPermissions", ({ body, request }) => {
+export const listPermissionsRoute = (deps: RouteDeps) => operation({
+  path: "/v2/permissions.listPermissions",
+  body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
+  detail: {
+    summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",
+    ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
+  },
+  handle: (body, request, info) => {
     const query = optionalObjectBody(body);
-    const page = deps.services.rbac.listPermissions(deps.principal(request), query);
+    const page = deps.services.rbac.listPermissions(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
-  }, {
-    body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
-    detail: {
-      summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",
-      ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
-    },
-  });
+  },
+});

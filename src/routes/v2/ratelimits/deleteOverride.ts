@@ -1,14 +1,16 @@
-import { Elysia } from "elysia";
+/** `POST /v2/ratelimits.deleteOverride`: delete a rate-limit override. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { OverrideRefBody } from "../ratelimit/schemas.ts";
 import { documented, EmptyData } from "../../../http/responses.ts";
 
-export const ratelimitsDeleteOverrideRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/ratelimits.deleteOverride", ({ body, request }) => ok(deps.services.ratelimits.deleteOverride(deps.principal(request), body)), {
-    body: OverrideRefBody,
-    detail: {
-      summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
-      ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
-    },
-  });
+export const ratelimitsDeleteOverrideRoute = (deps: RouteDeps) => operation({
+  path: "/v2/ratelimits.deleteOverride",
+  body: OverrideRefBody,
+  detail: {
+    summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
+    ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.ratelimits.deleteOverride(deps.principal(request, info), body)),
+});

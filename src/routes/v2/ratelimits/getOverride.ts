@@ -1,14 +1,16 @@
-import { Elysia } from "elysia";
+/** `POST /v2/ratelimits.getOverride`: get a rate-limit override. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { OverrideData, OverrideRefBody, overrideData } from "../ratelimit/schemas.ts";
 import { documented } from "../../../http/responses.ts";
 
-export const ratelimitsGetOverrideRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/ratelimits.getOverride", ({ body, request }) => ok(overrideData(deps.services.ratelimits.getOverride(deps.principal(request), body))), {
-    body: OverrideRefBody,
-    detail: {
-      summary: "Get a rate-limit override", tags: ["ratelimits"], description: "The override that applies to the identifier (exact, then wildcard). Needs `read_override`.",
-      ...documented({ data: OverrideData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
-    },
-  });
+export const ratelimitsGetOverrideRoute = (deps: RouteDeps) => operation({
+  path: "/v2/ratelimits.getOverride",
+  body: OverrideRefBody,
+  detail: {
+    summary: "Get a rate-limit override", tags: ["ratelimits"], description: "The override that applies to the identifier (exact, then wildcard). Needs `read_override`.",
+    ...documented({ data: OverrideData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
+  },
+  handle: (body, request, info) => ok(overrideData(deps.services.ratelimits.getOverride(deps.principal(request, info), body))),
+});

@@ -1,3 +1,4 @@
+/** `POST /v2/ratelimits.limit`: the plural path of ratelimit.limit, the same declaration (ratelimit/limit.ts). */
 import type { RouteDeps } from "../../deps.ts";
 import { limitRoute } from "../ratelimit/limit.ts";
 

@@ -1,6 +1,8 @@
-import { Elysia, t } from "elysia";
+/** `POST /v2/ratelimits.listOverrides`: list rate-limit overrides. */
+import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { ListOverridesBody, OverrideData, overrideData } from "../ratelimit/schemas.ts";
 import { documented } from "../../../http/responses.ts";
 
@@ -10,14 +12,15 @@ const OverridePage = t.Object({
   cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page" })),
 });
 
-export const ratelimitsListOverridesRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/ratelimits.listOverrides", ({ body, request }) => {
-    const page = deps.services.ratelimits.listOverrides(deps.principal(request), body);
+export const ratelimitsListOverridesRoute = (deps: RouteDeps) => operation({
+  path: "/v2/ratelimits.listOverrides",
+  body: ListOverridesBody,
+  detail: {
+    summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
+    ...documented({ data: OverridePage, errors: ["ratelimit_namespace_not_found"] }),
+  },
+  handle: (body, request, info) => {
+    const page = deps.services.ratelimits.listOverrides(deps.principal(request, info), body);
     return ok({ overrides: page.items.map(overrideData), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
-  }, {
-    body: ListOverridesBody,
-    detail: {
-      summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
-      ...documented({ data: OverridePage, errors: ["ratelimit_namespace_not_found"] }),
-    },
-  });
+  },
+});

@@ -1,14 +1,16 @@
-import { Elysia } from "elysia";
+/** `POST /v2/ratelimits.setOverride`: set a rate-limit override. */
 import { ok } from "../../../http/envelope.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { OverrideIdData, SetOverrideBody } from "../ratelimit/schemas.ts";
 import { documented } from "../../../http/responses.ts";
 
-export const ratelimitsSetOverrideRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/ratelimits.setOverride", ({ body, request }) => ok(deps.services.ratelimits.setOverride(deps.principal(request), body)), {
-    body: SetOverrideBody,
-    detail: {
-      summary: "Set a rate-limit override", tags: ["ratelimits"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`. A namespace holds at most 100 wildcard overrides by default (`TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES`): a new one beyond is 412, replacing one is not.",
-      ...documented({ data: OverrideIdData, errors: ["ratelimit_namespace_not_found", "precondition_failed"] }),
-    },
-  });
+export const ratelimitsSetOverrideRoute = (deps: RouteDeps) => operation({
+  path: "/v2/ratelimits.setOverride",
+  body: SetOverrideBody,
+  detail: {
+    summary: "Set a rate-limit override", tags: ["ratelimits"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`. A namespace holds at most 100 wildcard overrides by default (`TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES`): a new one beyond is 412, replacing one is not.",
+    ...documented({ data: OverrideIdData, errors: ["ratelimit_namespace_not_found", "precondition_failed"] }),
+  },
+  handle: (body, request, info) => ok(deps.services.ratelimits.setOverride(deps.principal(request, info), body)),
+});

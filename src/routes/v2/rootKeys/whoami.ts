@@ -1,8 +1,9 @@
-/** rootKeys.whoami: a tollgate addition, so the console learns what the root key it holds may do. */
-import { Elysia, t } from "elysia";
+/** `POST /v2/rootKeys.whoami`: a tollgate addition, so the console learns what the root key it holds may do. */
+import { t } from "elysia";
 import { ok } from "../../../http/envelope.ts";
 import { strictObject } from "../../../http/schemas.ts";
 import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
 import { documented } from "../../../http/responses.ts";
 
 const WhoamiData = t.Object({
@@ -21,8 +22,9 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
   + "verifications are recorded at all (`TOLLGATE_ANALYTICS`), `querying` whether the workspace opted in to analytics queries "
   + "(`tollgate workspace update <workspace> --analytics on`). Any valid root key may call it; it needs no permission.";
 
-export const rootKeysWhoamiRoute = (deps: RouteDeps) =>
-  new Elysia().post("/v2/rootKeys.whoami", ({ request }) => ok(deps.services.workspaces.whoami(deps.principal(request))), {
-    body: t.Optional(strictObject({}, "`{}` or an empty body")),
-    detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION, ...documented({ data: WhoamiData, permissionChecked: false }) },
-  });
+export const rootKeysWhoamiRoute = (deps: RouteDeps) => operation({
+  path: "/v2/rootKeys.whoami",
+  body: t.Optional(strictObject({}, "`{}` or an empty body")),
+  detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION, ...documented({ data: WhoamiData, permissionChecked: false }) },
+  handle: (_body, request, info) => ok(deps.services.workspaces.whoami(deps.principal(request, info))),
+});
