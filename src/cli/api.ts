@@ -6,7 +6,7 @@ import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList } from "./output.ts";
 import { allApis, chosenApi, principalIn } from "./scope.ts";
 
-export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   one API a line: id, name
+export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   one API a line, by id: id, name
 tollgate api create <name> [--workspace <id|name>]   prints the API id
 tollgate api delete <id|name> [--workspace <id|name>]
   --workspace defaults to 'default' (or the only workspace there is)`;

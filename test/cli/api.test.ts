@@ -75,19 +75,21 @@ describe("api create", () => {
 });
 
 describe("api list", () => {
-  test("one API a line: id, name (the default workspace without --workspace)", async () => {
+  test("one API a line: id, name, by id (the default workspace without --workspace)", async () => {
     const api = await server().post("/v2/apis.createApi", { name: "from-http" }, rootKey);
     const r = await run("list");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${shopId}\tshop\n${api.body.data.apiId}\tfrom-http\n`);
+    const lines = [`${shopId}\tshop`, `${api.body.data.apiId}\tfrom-http`].toSorted();
+    expect(r.stdout).toBe(`${lines.join("\n")}\n`);
   });
 
-  test("--json: an array of {id, name}, as apis.getApi answers", async () => {
+  test("--json: an array of {id, name, keySpaceId}, as apis.listApis answers, by id", async () => {
     const r = await run("list", "--json");
     expect(r.code).toBe(0);
-    const list = JSON.parse(r.stdout) as Array<{ id: string; name: string }>;
-    expect(list[0]).toEqual({ id: shopId, name: "shop" });
-    expect(list.map((a) => a.name)).toEqual(["shop", "from-http"]);
+    const list = JSON.parse(r.stdout) as Array<{ id: string; name: string; keySpaceId: string }>;
+    expect(list.map((a) => a.id)).toEqual(list.map((a) => a.id).toSorted());
+    expect(list.find((a) => a.id === shopId)).toMatchObject({ id: shopId, name: "shop", keySpaceId: expect.stringMatching(/^ks_/) });
+    expect(list.map((a) => a.name).toSorted()).toEqual(["from-http", "shop"]);
   });
 
   test("takes no arguments", async () => {

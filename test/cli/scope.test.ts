@@ -23,7 +23,7 @@ function servicesWith(workspaces: Ws[], apis: Ws[] = []): Services {
         return ws;
       },
     },
-    apis: { listApis: () => apis },
+    apis: { listApis: () => ({ items: apis, cursor: undefined }) },
   } as unknown as Services;
 }
 
