@@ -40,11 +40,13 @@ import { ratelimitMultiLimitRoute } from "./ratelimit/multiLimit.ts";
 import { ratelimitSetOverrideRoute } from "./ratelimit/setOverride.ts";
 import { ratelimitGetOverrideRoute } from "./ratelimit/getOverride.ts";
 import { ratelimitListOverridesRoute } from "./ratelimit/listOverrides.ts";
+import { ratelimitListNamespacesRoute } from "./ratelimit/listNamespaces.ts";
 import { ratelimitDeleteOverrideRoute } from "./ratelimit/deleteOverride.ts";
 import { RATELIMITS_LIMIT_PATH, ratelimitsLimitRoute } from "./ratelimits/limit.ts";
 import { ratelimitsSetOverrideRoute } from "./ratelimits/setOverride.ts";
 import { ratelimitsGetOverrideRoute } from "./ratelimits/getOverride.ts";
 import { ratelimitsListOverridesRoute } from "./ratelimits/listOverrides.ts";
+import { ratelimitsListNamespacesRoute } from "./ratelimits/listNamespaces.ts";
 import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
 import { getLogRoute } from "./audit/getLog.ts";
 import { listLogsRoute } from "./audit/listLogs.ts";
@@ -90,11 +92,13 @@ export const v2Routes = (deps: RouteDeps): AnyElysia =>
     .use(ratelimitSetOverrideRoute(deps))
     .use(ratelimitGetOverrideRoute(deps))
     .use(ratelimitListOverridesRoute(deps))
+    .use(ratelimitListNamespacesRoute(deps))
     .use(ratelimitDeleteOverrideRoute(deps))
     .use(ratelimitsLimitRoute(deps))
     .use(ratelimitsSetOverrideRoute(deps))
     .use(ratelimitsGetOverrideRoute(deps))
     .use(ratelimitsListOverridesRoute(deps))
+    .use(ratelimitsListNamespacesRoute(deps))
     .use(ratelimitsDeleteOverrideRoute(deps))
     .use(createPermissionRoute(deps))
     .use(getPermissionRoute(deps))
