@@ -28,10 +28,10 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
     await h?.stop();
   });
 
-  /** A signed-in tab at `path`, its main heading shown. */
-  async function at(path: string, heading: string): Promise<ConsolePage> {
+  /** A tab signed in with `rootKey` (the bootstrap key by default) at `path`, its main heading shown. */
+  async function at(path: string, heading: string, rootKey = h.rootKey): Promise<ConsolePage> {
     const tab = await openPage(browser);
-    await signIn(tab.page, h.url, h.rootKey);
+    await signIn(tab.page, h.url, rootKey);
     await tab.page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
     await tab.page.goto(h.url + path);
     await tab.page.getByRole("heading", { name: heading, exact: true }).waitFor();
@@ -81,6 +81,30 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
       expect(tab.errors).toEqual([]);
     } finally {
       await tab.close();
+    }
+  });
+
+  test("rate limits: a key that may read overrides but not the audit log sees the namespaces; one granted a namespace sees it alone", async () => {
+    for (const namespace of ["sms", "push"]) await h.post("/v2/ratelimit.limit", { namespace, identifier: "u1", limit: 5, duration: 60_000 });
+    const smsId = (await h.post("/v2/ratelimit.listNamespaces", { search: "sms" })).body.data[0].id as string;
+    const everyKey = h.rootKeyWith(["ratelimit.*.read_override"]);
+    const every = await at("/console/ratelimits", "Rate limits", everyKey);
+    try {
+      for (const name of ["sms", "push"]) await every.page.getByRole("link", { name, exact: true }).waitFor();
+      expect(every.requests.filter((url) => url.includes("audit."))).toEqual([]);
+    } finally {
+      await every.close();
+    }
+    const scoped = await at("/console/ratelimits", "Rate limits", h.rootKeyWith([`ratelimit.${smsId}.read_override`]));
+    const { page } = scoped;
+    try {
+      await page.getByRole("link", { name: "sms", exact: true }).click();
+      await page.getByRole("heading", { name: "Overrides of sms" }).waitFor();
+      await page.getByText("No overrides.").waitFor();
+      expect(await page.getByRole("link", { name: "push", exact: true }).count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Set override" }).count()).toBe(0);
+    } finally {
+      await scoped.close();
     }
   });
 

@@ -77,7 +77,7 @@ function linkProblems(path: string, grants: ReadonlySet<string>, before: Links, 
 
 /** The strings of the other workspace's fixtures; none may appear in an answer to this one. */
 function secretsOf(f: Fixtures): string[] {
-  return [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.permissionSlug, f.roleId, f.roleName, f.namespace, f.overrideIdentifier];
+  return [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.permissionSlug, f.roleId, f.roleName, f.namespace, f.namespaceId, f.overrideIdentifier];
 }
 
 /** A caller: its root key and the grants it holds. */

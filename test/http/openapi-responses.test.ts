@@ -110,6 +110,7 @@ describe("the document against the service", () => {
       await call(`/v2/${family}.setOverride`, { namespace: "ns", identifier: `${family}-*`, limit: 5, duration: 1000 });
       await call(`/v2/${family}.getOverride`, { namespace: "ns", identifier: `${family}-*` });
       await call(`/v2/${family}.listOverrides`, { namespace: "ns" });
+      await call(`/v2/${family}.listNamespaces`, {});
       await call(`/v2/${family}.deleteOverride`, { namespace: "ns", identifier: `${family}-*` });
     }
     await call("/v2/ratelimit.multiLimit", [{ namespace: "ns", identifier: "i", limit: 5, duration: 1000 }]);

@@ -31,7 +31,7 @@ export const READ_ONLY = new Set([
   "/v2/identities.getIdentity", "/v2/identities.listIdentities", "/v2/permissions.getPermission", "/v2/permissions.listPermissions",
   "/v2/permissions.getRole", "/v2/permissions.listRoles", "/v2/ratelimit.getOverride", "/v2/ratelimit.listOverrides",
   "/v2/ratelimits.getOverride", "/v2/ratelimits.listOverrides", "/v2/audit.getLog", "/v2/audit.listLogs", "/v2/analytics.getVerifications",
-  "/v2/apis.listApis", "/v2/rootKeys.whoami",
+  "/v2/apis.listApis", "/v2/rootKeys.whoami", "/v2/ratelimit.listNamespaces", "/v2/ratelimits.listNamespaces",
 ]);
 
 const one = (event: string, ...refs: string[]): Expected[] => [{ event, refs }];

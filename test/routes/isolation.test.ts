@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => { await h.stop(); });
 
 /** Every id and secret of this workspace's fixtures: none may appear in another workspace's answer. */
-const ownIds = () => [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.roleId, f.permissionSlug, f.roleName, f.overrideIdentifier];
+const ownIds = () => [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.roleId, f.permissionSlug, f.roleName, f.namespaceId, f.overrideIdentifier];
 const named = (res: ApiResponse) => ownIds().filter((id) => JSON.stringify(res.body).includes(id));
 
 /** Row counts of every table, to see that a refused request changed nothing. */

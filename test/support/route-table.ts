@@ -22,6 +22,7 @@ export interface Fixtures {
   roleName: string;
   /** A rate-limit namespace (by name) holding an override for `overrideIdentifier`. */
   namespace: string;
+  namespaceId: string;
   overrideIdentifier: string;
 }
 
@@ -75,6 +76,12 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
   const newIdentity = () => created("/v2/identities.createIdentity", { externalId: next("ext") }, "identityId");
   const newPermission = (slug: string) => created("/v2/permissions.createPermission", { name: slug, slug }, "permissionId");
   const newRole = (name: string) => created("/v2/permissions.createRole", { name }, "roleId");
+  const namespaceIdOf = async (name: string) => {
+    const res = await harness().post("/v2/ratelimit.listNamespaces", { search: name }, key === undefined ? {} : { key });
+    const found = (res.body.data as Array<{ id: string; name: string }> | undefined)?.find((n) => n.name === name);
+    if (found === undefined) throw new Error(`ratelimit.listNamespaces answered ${res.status} without ${name}: ${JSON.stringify(res.body)}`);
+    return found.id;
+  };
   const newKey = async (x: Fixtures) => (await createKey(harness(), { apiId: x.apiId }, key)).keyId;
 
   const notFound = (type: string) => ({ status: 404, type });
@@ -90,6 +97,7 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
     { path: `/v2/${family}.setOverride`, body: (x) => ({ namespace: x.namespace, identifier: next("ov"), limit: 5, duration: 60_000 }), needs: ["ratelimit.*.set_override"], foreign: NS_GONE },
     { path: `/v2/${family}.getOverride`, body: (x) => ({ namespace: x.namespace, identifier: x.overrideIdentifier }), needs: ["ratelimit.*.read_override"], foreign: NS_GONE },
     { path: `/v2/${family}.listOverrides`, body: (x) => ({ namespace: x.namespace }), needs: ["ratelimit.*.read_override"], foreign: NS_GONE },
+    { path: `/v2/${family}.listNamespaces`, body: () => ({}), lists: true, needs: ["ratelimit.*.read_override"], foreign: null },
     { path: `/v2/${family}.deleteOverride`, body: async (x) => ({ namespace: x.namespace, identifier: await newOverride(x) }), needs: ["ratelimit.*.delete_override"], foreign: NS_GONE },
   ];
   const KEY_GONE = notFound(KEY_NOT_FOUND);
@@ -153,7 +161,7 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
     const k = await createKey(h, { apiId }, key);
     const f: Fixtures = {
       apiId, keyId: k.keyId, key: k.key, identityId: await newIdentity(), permissionSlug, roleName,
-      permissionId: await newPermission(permissionSlug), roleId: await newRole(roleName), namespace, overrideIdentifier: "",
+      permissionId: await newPermission(permissionSlug), roleId: await newRole(roleName), namespace, namespaceId: await namespaceIdOf(namespace), overrideIdentifier: "",
     };
     f.overrideIdentifier = await newOverride(f);
     return f;

@@ -39,11 +39,13 @@ import { ratelimitMultiLimitRoute } from "./ratelimit/multiLimit.ts";
 import { ratelimitSetOverrideRoute } from "./ratelimit/setOverride.ts";
 import { ratelimitGetOverrideRoute } from "./ratelimit/getOverride.ts";
 import { ratelimitListOverridesRoute } from "./ratelimit/listOverrides.ts";
+import { ratelimitListNamespacesRoute } from "./ratelimit/listNamespaces.ts";
 import { ratelimitDeleteOverrideRoute } from "./ratelimit/deleteOverride.ts";
 import { ratelimitsLimitRoute } from "./ratelimits/limit.ts";
 import { ratelimitsSetOverrideRoute } from "./ratelimits/setOverride.ts";
 import { ratelimitsGetOverrideRoute } from "./ratelimits/getOverride.ts";
 import { ratelimitsListOverridesRoute } from "./ratelimits/listOverrides.ts";
+import { ratelimitsListNamespacesRoute } from "./ratelimits/listNamespaces.ts";
 import { ratelimitsDeleteOverrideRoute } from "./ratelimits/deleteOverride.ts";
 import { getLogRoute } from "./audit/getLog.ts";
 import { listLogsRoute } from "./audit/listLogs.ts";
@@ -80,11 +82,13 @@ export const v2Operations = (deps: RouteDeps): Operation[] => [
   ratelimitSetOverrideRoute(deps),
   ratelimitGetOverrideRoute(deps),
   ratelimitListOverridesRoute(deps),
+  ratelimitListNamespacesRoute(deps),
   ratelimitDeleteOverrideRoute(deps),
   ratelimitsLimitRoute(deps),
   ratelimitsSetOverrideRoute(deps),
   ratelimitsGetOverrideRoute(deps),
   ratelimitsListOverridesRoute(deps),
+  ratelimitsListNamespacesRoute(deps),
   ratelimitsDeleteOverrideRoute(deps),
   createPermissionRoute(deps),
   getPermissionRoute(deps),

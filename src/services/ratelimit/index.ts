@@ -20,6 +20,7 @@ export {
   RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES,
   type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
 } from "./service.ts";
+export { type NamespacePage, type ListNamespacesInput } from "./namespace-list.ts";
 export { RatelimitStore } from "./store.ts";
 export { decodeChunk } from "./window-log.ts";
 export { OverrideIndex, matchesPattern, type OverrideRecord } from "./overrides.ts";

@@ -15,6 +15,7 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
 import type { OverrideIndex, OverrideRecord } from "./overrides.ts";
 import { OverrideLoader } from "./override-loader.ts";
+import { listNamespaces, type ListNamespacesInput, type NamespacePage } from "./namespace-list.ts";
 import {
   findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, softDeleteOverride, upsertOverride,
 } from "./records.ts";
@@ -179,6 +180,11 @@ export class RatelimitService {
     const limit = input.limit ?? DEFAULT_OVERRIDE_PAGE;
     const rows = listLiveOverrides(this.deps.storage.db, ns.id, { limit: limit + 1, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}) });
     return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+  }
+
+  /** ratelimit.listNamespaces: the live namespaces whose overrides the key may read, paged by id (see namespace-list.ts). */
+  listNamespaces(principal: Principal, input: ListNamespacesInput): NamespacePage {
+    return listNamespaces(this.deps.storage.db, principal, input);
   }
 
   /** Soft-deletes the override stored with exactly this identifier. Needs `delete_override`. */

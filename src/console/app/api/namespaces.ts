@@ -1,33 +1,27 @@
 /**
- * Rate-limit namespaces and a search over their overrides. No v2 operation lists namespaces, so
- * they are read from the audit log's `ratelimit.create_namespace` entries (a namespace is created
- * on first use and never deleted through the API): complete within the log's retention, for a key
- * that may read the log. listOverrides has no search, so a search reads the pages and filters.
+ * Rate-limit namespaces, as ratelimit.listNamespaces shows them (the ones whose overrides the key
+ * may read), and a search over one namespace's overrides. listOverrides has no search, so a search
+ * reads the pages and filters.
  */
 import type { ApiClient, Page } from "./client.ts";
-import type { OverrideView } from "./routes.ts";
-
-export interface NamespaceRef {
-  id: string;
-  name: string;
-  createdAt: number;
-}
+import type { NamespaceView, OverrideView } from "./routes.ts";
 
 const MAX_PAGES = 20;
 
-export async function knownNamespaces(client: ApiClient): Promise<NamespaceRef[]> {
-  const found: NamespaceRef[] = [];
+/**
+ * The listed namespace whose name or id is `ref`, or undefined (none, or the key may not read its
+ * overrides). The search matches substrings, so the exact match is looked for in its pages (bounded).
+ */
+export async function findNamespace(client: ApiClient, ref: string): Promise<NamespaceView | undefined> {
   let cursor: string | undefined;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.page("audit.listLogs", { event: "ratelimit.create_namespace", ...(cursor ? { cursor } : {}) });
-    for (const entry of page.items) {
-      const ns = entry.resources.find((r) => r.type === "ratelimitNamespace");
-      if (ns) found.push({ id: ns.id, name: ns.name ?? ns.id, createdAt: entry.time });
-    }
+    const page = await client.page("ratelimit.listNamespaces", { search: ref, limit: 100, ...(cursor ? { cursor } : {}) });
+    const found = page.items.find((n) => n.name === ref || n.id === ref);
+    if (found) return found;
     cursor = page.cursor;
     if (cursor === undefined) break;
   }
-  return found.toSorted((a, b) => a.name.localeCompare(b.name));
+  return undefined;
 }
 
 /** The overrides of `namespace` (within MAX_PAGES pages of 100) whose identifier contains `search`, case-insensitively. */

@@ -34,6 +34,8 @@ export interface ApiView { id: string; name: string }
 /** An API as apis.listApis answers it: keySpaceId is its keys' `key_space_id` in analytics. */
 export interface ApiListItem extends ApiView { keySpaceId: string }
 
+/** createdAt: Unix ms. */
+export interface NamespaceView { id: string; name: string; createdAt: number }
 export interface OverrideView { overrideId: string; identifier: string; limit: number; duration: number }
 export interface LimitAnswer { success: boolean; limit: number; remaining: number; reset: number; overrideId?: string }
 export interface IdentityView { id: string; externalId: string; meta: Record<string, unknown>; ratelimits: RatelimitView[] }
@@ -75,6 +77,7 @@ export interface Routes {
   "keys.addRoles": { body: { keyId: string; roles: string[] }; data: unknown };
   "keys.removeRoles": { body: { keyId: string; roles: string[] }; data: unknown };
   "analytics.getVerifications": { body: { query: string }; data: Array<Record<string, unknown>> };
+  "ratelimit.listNamespaces": { body: ListBody; data: NamespaceView[] };
   "ratelimit.listOverrides": { body: { namespace: string; limit?: number; cursor?: string }; data: OverrideView[] };
   "ratelimit.setOverride": { body: { namespace: string; identifier: string; limit: number; duration: number }; data: { overrideId: string } };
   "ratelimit.deleteOverride": { body: { namespace: string; identifier: string }; data: Empty };

@@ -1,12 +1,12 @@
 /**
- * Rate limits: the namespaces (from the audit log, since no operation lists them; any name or id
- * can also be opened), one namespace's overrides (list, search, set, delete) and a box to try a
- * limit. The API pages overrides without a search, so a search reads every page (bounded) and filters.
+ * Rate limits: the namespaces (those whose overrides the key may read; any name or id can also be
+ * opened), one namespace's overrides (list, search, set, delete) and a box to try a limit. The API
+ * pages overrides without a search, so a search reads every page (bounded) and filters.
  */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { knownNamespaces, searchOverrides } from "../api/namespaces.ts";
-import type { OverrideView } from "../api/routes.ts";
+import { findNamespace, searchOverrides } from "../api/namespaces.ts";
+import type { NamespaceView, OverrideView } from "../api/routes.ts";
 import { DataTable } from "../components/data-table.tsx";
 import { ConfirmDialog, Dialog } from "../components/dialog.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -18,47 +18,37 @@ import { Link, navigate } from "../router.tsx";
 import { useAsync } from "../use-async.ts";
 import { TryLimit } from "./ratelimit-try.tsx";
 
+const namespaceColumns = [
+  { header: "Name", cell: (n: NamespaceView) => <Link href={`/console/ratelimits/${encodeURIComponent(n.name)}`}>{n.name}</Link> },
+  { header: "Id", cell: (n: NamespaceView) => <code>{n.id}</code> },
+  { header: "Created", cell: (n: NamespaceView) => formatTime(n.createdAt) },
+];
+
 export function RatelimitsPage(props: { namespace?: string }): JSX.Element {
   const { client, grants } = useSession();
-  const mayReadLog = allows(grants, { resource: "audit", action: "read_log" });
-  const namespaces = useAsync(() => (mayReadLog ? knownNamespaces(client) : Promise.resolve([])), [mayReadLog]);
-  const [typed, setTyped] = useState(props.namespace ?? "");
+  const mayList = allowsSome(grants, "ratelimit", "read_override");
+  const current = props.namespace;
+  // The namespace's id, for the grants a key holds on that namespace alone.
+  const opened = useAsync(() => (mayList && current !== undefined ? findNamespace(client, current) : Promise.resolve(undefined)), [mayList, current]);
+  const [typed, setTyped] = useState(current ?? "");
   const open = (e: Event) => {
     e.preventDefault();
     if (typed.trim() !== "") navigate(`/console/ratelimits/${encodeURIComponent(typed.trim())}`);
   };
-  const current = props.namespace;
-  const nsId = namespaces.data?.find((n) => n.name === current || n.id === current)?.id;
   return (
     <section>
       <h1>Rate limits</h1>
       <h2>Namespaces</h2>
-      {mayReadLog
-        ? <p class="muted">Namespaces created within the audit log's retention (a namespace is created on its first limit).</p>
-        : <p class="muted">This key may not read the audit log, where namespaces are listed from; open one by name or id.</p>}
-      <ErrorBanner error={namespaces.error} />
-      {namespaces.data && namespaces.data.length > 0 && (
-        <div class="table-scroll">
-          <table>
-            <caption>Namespaces</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Created</th></tr></thead>
-            <tbody>
-              {namespaces.data.map((n) => (
-                <tr key={n.id}>
-                  <td data-label="Name"><Link href={`/console/ratelimits/${encodeURIComponent(n.name)}`}>{n.name}</Link></td>
-                  <td data-label="Id"><code>{n.id}</code></td>
-                  <td data-label="Created">{formatTime(n.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {mayList
+        ? <DataTable caption="Namespaces" columns={namespaceColumns} rowKey={(n) => n.id} searchLabel="Search namespaces by name or id"
+            empty="No namespaces yet (a namespace is created on its first limit)."
+            load={(cursor, search) => client.page("ratelimit.listNamespaces", { ...(cursor ? { cursor } : {}), ...(search ? { search } : {}) })} />
+        : <p class="muted">This key may read no namespace's overrides, so none are listed; open one by name or id.</p>}
       <form class="toolbar" onSubmit={open}>
         <Field label="Namespace (name or id)" value={typed} onInput={setTyped} />
         <button type="submit" class="secondary" disabled={typed.trim() === ""}>Open</button>
       </form>
-      {current !== undefined && <Overrides key={current} namespace={current} namespaceId={nsId} />}
+      {current !== undefined && <Overrides key={current} namespace={current} namespaceId={opened.data?.id} />}
       {allowsSome(grants, "ratelimit", "limit") && <TryLimit namespace={current ?? ""} />}
     </section>
   );

@@ -4,7 +4,7 @@
  * leaves unbounded stop at the largest exact integer.
  */
 import { t } from "elysia";
-import { Cursor, Int, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
+import { Cursor, Int, PageLimit, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
 import type { OverrideView } from "../../../services/ratelimit/index.ts";
 
 const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -40,6 +40,23 @@ export const ListOverridesBody = strictObject({
   limit: t.Optional(Int({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 50)" })),
   cursor: t.Optional(Cursor),
 });
+
+export const ListNamespacesBody = t.Optional(strictObject({
+  limit: t.Optional(PageLimit),
+  cursor: t.Optional(Cursor),
+  search: t.Optional(t.String({ maxLength: 256, description: "Case-insensitive substring of the id or name" })),
+}, "`{}` or an empty body lists the first page"));
+
+export const NamespaceData = t.Object({
+  id: t.String({ description: "Namespace id (`rlns_…`)" }),
+  name: t.String({ description: "The namespace's name" }),
+  createdAt: t.Integer({ description: "When it was created, on its first limit (Unix ms)" }),
+});
+
+export const LIST_NAMESPACES_DESCRIPTION = "A tollgate addition (upstream has no such route), used by the web console. "
+  + "The workspace's live namespaces, paginated by id. Needs `ratelimit.*.read_override`; a key holding only "
+  + "`ratelimit.<namespaceId>.read_override` grants sees just those namespaces, and a key that may read no "
+  + "namespace's overrides gets 403.";
 
 /** An override as both families return it. */
 export function overrideData(o: OverrideView): OverrideView {

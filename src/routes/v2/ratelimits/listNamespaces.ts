@@ -1,0 +1,30 @@
+/**
+ * `POST /v2/ratelimits.listNamespaces`: the same listing as ratelimit.listNamespaces, with the page inside
+ * `data` as this family's listOverrides answers it (`{namespaces, cursor?}`, no `pagination`).
+ */
+import { t } from "elysia";
+import { ok } from "../../../http/envelope.ts";
+import { optionalObjectBody } from "../../../http/schemas.ts";
+import type { RouteDeps } from "../../deps.ts";
+import { operation } from "../../../http/operation.ts";
+import { LIST_NAMESPACES_DESCRIPTION, ListNamespacesBody, NamespaceData } from "../ratelimit/schemas.ts";
+import { documented } from "../../../http/responses.ts";
+
+const NamespacePage = t.Object({
+  namespaces: t.Array(NamespaceData, { description: "A page of the workspace's namespaces" }),
+  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page" })),
+});
+
+export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
+  path: "/v2/ratelimits.listNamespaces",
+  body: ListNamespacesBody,
+  detail: {
+    summary: "List rate-limit namespaces", tags: ["ratelimits"],
+    description: `${LIST_NAMESPACES_DESCRIPTION} \`data: {namespaces, cursor?}\`; the cursor is left out on the last page.`,
+    ...documented({ data: NamespacePage }),
+  },
+  handle: (body, request, info) => {
+    const page = deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+    return ok({ namespaces: page.items, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
+  },
+});

@@ -1,0 +1,3 @@
+import { listNamespacesContract } from "./list-namespaces.contract.ts";
+
+listNamespacesContract("ratelimit");

@@ -1,0 +1,3 @@
+import { listNamespacesContract } from "../ratelimit/list-namespaces.contract.ts";
+
+listNamespacesContract("ratelimits");
