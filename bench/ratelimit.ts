@@ -120,7 +120,9 @@ async function settledRssMiB(): Promise<number> {
 /** Resident memory added per live identifier, in-process through the real service. */
 export async function measureMemory(identifiers: number): Promise<RatelimitBenchResult["memory"]> {
   const dataDir = tempDir("tollgate-bench-rl-mem-");
-  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });
+  // Caps far above what a million windows take: this measures a window's memory, not the caps
+  // (ratelimit-memory.ts measures those at their defaults).
+  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_RATELIMIT_MEMORY_MB: "4096", TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB: "4096" });
   const opened = openDataDir(config, silentLogger);
   const { storage } = opened;
   try {
