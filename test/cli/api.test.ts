@@ -2,33 +2,12 @@
  * `tollgate api list|create|delete` as child processes while `tollgate serve` runs on the same data
  * dir: the server sees each change at once, and the audit log names the CLI as the actor.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditEntriesNaming, bootstrapKeyOf, runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { describe, expect, test } from "bun:test";
+import { auditEntriesNaming, perFile, runCli, type Served } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir>;
-let served: Served | undefined;
-let rootKey = "";
-
-beforeAll(async () => {
-  data = tempDataDir();
-  served = await startServe({ dataDir: data.dir });
-  rootKey = bootstrapKeyOf(data.dir);
-});
-
-afterAll(async () => {
-  try {
-    if (served) expect(await served.stop()).toBe(0);
-  } finally {
-    served?.kill();
-    data.cleanup();
-  }
-});
-
-const server = (): Served => {
-  if (!served) throw new Error("serve did not start");
-  return served;
-};
-const run = (...args: string[]) => runCli(["api", ...args], { dataDir: data.dir });
+const file = perFile();
+const server = (): Served => file.server;
+const run = (...args: string[]) => runCli(["api", ...args], { dataDir: file.dir });
 const CLI_ACTOR = { type: "cli", id: "cli", name: "tollgate CLI" };
 
 let shopId = "";
@@ -39,19 +18,19 @@ describe("api create", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^api_[1-9A-HJ-NP-Za-km-z]+\n$/);
     shopId = r.stdout.trim();
-    const got = await server().post("/v2/apis.getApi", { apiId: shopId }, rootKey);
+    const got = await server().post("/v2/apis.getApi", { apiId: shopId }, file.rootKey);
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual({ id: shopId, name: "shop" });
-    const entries = await auditEntriesNaming(server(), rootKey, shopId);
+    const entries = await auditEntriesNaming(server(), file.rootKey, shopId);
     expect(entries).toEqual([expect.objectContaining({ event: "api.create", actor: CLI_ACTOR })]);
   });
 
   test("in another workspace with --workspace: the default workspace's root key does not see it", async () => {
-    const ws = await runCli(["workspace", "create", "--name", "acme"], { dataDir: data.dir });
+    const ws = await runCli(["workspace", "create", "--name", "acme"], { dataDir: file.dir });
     expect(ws.code).toBe(0);
     const r = await run("create", "acme-api", "--workspace", "acme");
     expect(r.code).toBe(0);
-    expect((await server().post("/v2/apis.getApi", { apiId: r.stdout.trim() }, rootKey)).status).toBe(404);
+    expect((await server().post("/v2/apis.getApi", { apiId: r.stdout.trim() }, file.rootKey)).status).toBe(404);
     expect((await run("list", "--workspace", ws.stdout.trim())).stdout).toBe(`${r.stdout.trim()}\tacme-api\n`);
   });
 
@@ -76,7 +55,7 @@ describe("api create", () => {
 
 describe("api list", () => {
   test("one API a line: id, name, by id (the default workspace without --workspace)", async () => {
-    const api = await server().post("/v2/apis.createApi", { name: "from-http" }, rootKey);
+    const api = await server().post("/v2/apis.createApi", { name: "from-http" }, file.rootKey);
     const r = await run("list");
     expect(r.code).toBe(0);
     const lines = [`${shopId}\tshop`, `${api.body.data.apiId}\tfrom-http`].toSorted();
@@ -102,9 +81,9 @@ describe("api delete", () => {
     const r = await run("delete", "shop");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    expect((await server().post("/v2/apis.getApi", { apiId: shopId }, rootKey)).status).toBe(404);
+    expect((await server().post("/v2/apis.getApi", { apiId: shopId }, file.rootKey)).status).toBe(404);
     expect((await run("list")).stdout).not.toContain("shop");
-    const entries = await auditEntriesNaming(server(), rootKey, shopId);
+    const entries = await auditEntriesNaming(server(), file.rootKey, shopId);
     expect(entries.map((e) => [e.event, e.actor])).toEqual([["api.delete", CLI_ACTOR], ["api.create", CLI_ACTOR]]);
   });
 
@@ -121,7 +100,7 @@ describe("api delete", () => {
     const b = (await run("create", "twin")).stdout.trim();
     const r = await run("delete", "twin");
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${a}, ${b}`);
+    expect(r.stderr).toContain([a, b].toSorted().join(", "));
   });
 
   test("exactly one <id|name> (usage error)", async () => {

@@ -4,37 +4,16 @@
  * very next verification: the server drops its key cache when another process commits. Every change
  * is audited with the CLI as the actor.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditEntriesNaming, bootstrapKeyOf, runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { describe, expect, test } from "bun:test";
+import { auditEntriesNaming, perFile, runCli, type Served } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir>;
-let served: Served | undefined;
-let rootKey = "";
-
-beforeAll(async () => {
-  data = tempDataDir();
-  served = await startServe({ dataDir: data.dir });
-  rootKey = bootstrapKeyOf(data.dir);
-});
-
-afterAll(async () => {
-  try {
-    if (served) expect(await served.stop()).toBe(0);
-  } finally {
-    served?.kill();
-    data.cleanup();
-  }
-});
-
-const server = (): Served => {
-  if (!served) throw new Error("serve did not start");
-  return served;
-};
-const cli = (...args: string[]) => runCli(args, { dataDir: data.dir });
+const file = perFile();
+const server = (): Served => file.server;
+const cli = (...args: string[]) => runCli(args, { dataDir: file.dir });
 const CLI_ACTOR = { type: "cli", id: "cli", name: "tollgate CLI" };
 
 async function verify(key: string): Promise<{ valid: boolean; code: string; credits?: number }> {
-  const r = await server().post("/v2/keys.verifyKey", { key }, rootKey);
+  const r = await server().post("/v2/keys.verifyKey", { key }, file.rootKey);
   expect(r.status).toBe(200);
   return r.body.data;
 }
@@ -69,7 +48,7 @@ describe("a key made and changed by the CLI while serve runs", () => {
 
   test("credits set 5 after the server's spends: the server counts from 5 (its ledger follows the CLI's fold)", async () => {
     expect((await cli("key", "credits", keyId, "set", "5")).stdout).toBe("5\n");
-    const got = await server().post("/v2/keys.getKey", { keyId }, rootKey);
+    const got = await server().post("/v2/keys.getKey", { keyId }, file.rootKey);
     expect(got.body.data.credits).toEqual({ remaining: 5 });
     expect(await verify(key)).toMatchObject({ valid: true, code: "VALID", credits: 4 });
     expect((await cli("key", "get", keyId, "--json")).stdout).toContain('"credits":{"remaining":4}');
@@ -81,7 +60,7 @@ describe("a key made and changed by the CLI while serve runs", () => {
   });
 
   test("each change has its audit entry with the CLI as the actor", async () => {
-    const entries = await auditEntriesNaming(server(), rootKey, keyId);
+    const entries = await auditEntriesNaming(server(), file.rootKey, keyId);
     expect(entries.map((e) => e.event)).toEqual(["key.delete", "key.update_credits", "key.update_credits", "key.update_credits", "key.update", "key.update", "key.create"]);
     for (const e of entries) expect(e.actor).toEqual(CLI_ACTOR);
   });

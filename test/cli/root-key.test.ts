@@ -2,35 +2,14 @@
  * `tollgate root-key create|list|revoke` as child processes while `tollgate serve` runs on the same
  * data dir: the running service sees each change on its next request.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
+import { perFile, runCli, type Served } from "../support/cli.ts";
 
-let data: ReturnType<typeof tempDataDir>;
-let served: Served | undefined;
-let bootstrapKey = "";
-
-beforeAll(async () => {
-  data = tempDataDir();
-  served = await startServe({ dataDir: data.dir });
-  bootstrapKey = readFileSync(join(data.dir, "bootstrap-root-key"), "utf8").trim();
-});
-
-afterAll(async () => {
-  try {
-    if (served) expect(await served.stop()).toBe(0);
-  } finally {
-    served?.kill();
-    data.cleanup();
-  }
-});
-
-const server = (): Served => {
-  if (!served) throw new Error("serve did not start");
-  return served;
-};
-const run = (...args: string[]) => runCli(["root-key", ...args], { dataDir: data.dir });
+const file = perFile();
+const server = (): Served => file.server;
+const run = (...args: string[]) => runCli(["root-key", ...args], { dataDir: file.dir });
 
 /** `root-key list --workspace <ws>` as rows: [id, name, start…, state, permissions]. */
 async function listRows(workspace: string): Promise<string[][]> {
@@ -67,12 +46,12 @@ describe("root-key create (while serve runs)", () => {
   });
 
   test("a key of another workspace works only there", async () => {
-    const ws = await runCli(["workspace", "create", "--name", "acme"], { dataDir: data.dir });
+    const ws = await runCli(["workspace", "create", "--name", "acme"], { dataDir: file.dir });
     expect(ws.code).toBe(0);
     const r = await run("create", "--workspace", ws.stdout.trim(), "--name", "acme-ci", "--permission", "api.*.create_api", "--permission", "api.*.read_api");
     expect(r.code).toBe(0);
     const acmeKey = r.stdout.trim();
-    const defaultApi = await server().post("/v2/apis.createApi", { name: "default-only" }, bootstrapKey);
+    const defaultApi = await server().post("/v2/apis.createApi", { name: "default-only" }, file.rootKey);
     expect(defaultApi.status).toBe(200);
     expect((await server().post("/v2/apis.getApi", { apiId: defaultApi.body.data.apiId }, acmeKey)).status).toBe(404);
     expect((await server().post("/v2/apis.createApi", { name: "acme-api" }, acmeKey)).status).toBe(200);
@@ -152,7 +131,7 @@ describe("root-key list", () => {
     const r = await run("list", "--workspace", "default");
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(ciKey);
-    expect(r.stdout).not.toContain(bootstrapKey);
+    expect(r.stdout).not.toContain(file.rootKey);
     const rows = r.stdout.trim().split("\n").map((line) => line.split("\t"));
     const ci = rows.find((k) => k[1] === "ci");
     expect(ci).toEqual([expect.stringMatching(/^rk_/), "ci", `${ciKey.slice(0, 12)}…`, "active", "api.*.create_api"]);
@@ -188,7 +167,7 @@ describe("root-key revoke (while serve runs)", () => {
     const after = await server().post("/v2/apis.createApi", { name: "after-revoke" }, ciKey);
     expect(after.status).toBe(401);
     expect((await listRows("default")).find((k) => k[0] === id)?.[3]).toBe("revoked");
-    expect((await server().post("/v2/apis.createApi", { name: "bootstrap-still-ok" }, bootstrapKey)).status).toBe(200);
+    expect((await server().post("/v2/apis.createApi", { name: "bootstrap-still-ok" }, file.rootKey)).status).toBe(200);
 
     const again = await run("revoke", id!);
     expect(again.code).toBe(1);
@@ -213,6 +192,6 @@ describe("root-key values never reach the service's log", () => {
     const output = server().stdout() + server().stderr();
     expect(ciKey).not.toBe("");
     expect(output).not.toContain(ciKey);
-    expect(output).not.toContain(bootstrapKey);
+    expect(output).not.toContain(file.rootKey);
   });
 });

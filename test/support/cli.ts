@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect } from "bun:test";
 import type { Subprocess } from "bun";
 import { SERVE_ALLOCATOR_ENV } from "../../src/cli/allocator.ts";
 
@@ -263,6 +263,42 @@ export function perTest(): PerTest {
     t.data = undefined;
   });
   return t;
+}
+
+/** A file's one data dir and `serve`: started before its tests, stopped after them (exit 0 expected), the dir removed. */
+export interface PerFile {
+  readonly dir: string;
+  readonly server: Served;
+  /** The data dir's bootstrap root key. */
+  readonly rootKey: string;
+}
+
+export function perFile(): PerFile {
+  let data: TempDataDir | undefined;
+  let served: Served | undefined;
+  let rootKey = "";
+  beforeAll(async () => {
+    data = tempDataDir();
+    served = await startServe({ dataDir: data.dir });
+    rootKey = bootstrapKeyOf(data.dir);
+  });
+  afterAll(async () => {
+    try {
+      if (served) expect(await served.stop()).toBe(0);
+    } finally {
+      served?.kill();
+      data?.cleanup();
+    }
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("serve did not start");
+    return value;
+  };
+  return {
+    get dir() { return started(data).dir; },
+    get server() { return started(served); },
+    get rootKey() { return rootKey; },
+  };
 }
 
 /** The bootstrap root key a data dir holds once a command or `serve` opened it first. */
