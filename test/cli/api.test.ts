@@ -3,7 +3,8 @@
  * dir: the server sees each change at once, and the audit log names the CLI as the actor.
  */
 import { describe, expect, test } from "bun:test";
-import { auditEntriesNaming, perFile, runCli, type Served } from "../support/cli.ts";
+import { auditEntriesNaming, runCli, type Served } from "../support/cli.ts";
+import { perFile } from "../support/cli-slots.ts";
 
 const file = perFile();
 const server = (): Served => file.server;

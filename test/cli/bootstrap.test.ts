@@ -6,7 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 
 const t = perTest();
 

@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 
 const t = perTest();
 

@@ -5,7 +5,8 @@
  * is audited with the CLI as the actor.
  */
 import { describe, expect, test } from "bun:test";
-import { auditEntriesNaming, perFile, runCli, type Served } from "../support/cli.ts";
+import { auditEntriesNaming, runCli, type Served } from "../support/cli.ts";
+import { perFile } from "../support/cli-slots.ts";
 
 const file = perFile();
 const server = (): Served => file.server;

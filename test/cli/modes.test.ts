@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { perTest, ROOT, runCli, startServe, tempDataDir, type Program } from "../support/cli.ts";
+import { ROOT, runCli, startServe, tempDataDir, type Program } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 
 /** Each test starts several processes; a busy machine makes that slow. */
 const CHILD_PROCESS_TEST_TIMEOUT_MS = 30_000;

@@ -7,7 +7,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environOf, runCli, startServe, tempDataDir, perTest } from "../support/cli.ts";
+import { environOf, runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 import { childPids, cpuMsOf, isGone, nonEmpty, openFiles, waitFor } from "../support/processes.ts";
 import { RUNAWAY_REJECTING_ALL, seedEventsBeside } from "../routes/v2/analytics/support.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../src/cli/analytics-query-process.ts";

@@ -10,7 +10,8 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { readinessUrl } from "../../src/cli/ready.ts";
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
-import { freePort, perTest, runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { freePort, runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 
 const t = perTest();
 

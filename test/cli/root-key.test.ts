@@ -5,7 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { perFile, runCli, type Served } from "../support/cli.ts";
+import { runCli, type Served } from "../support/cli.ts";
+import { perFile } from "../support/cli-slots.ts";
 
 const file = perFile();
 const server = (): Served => file.server;

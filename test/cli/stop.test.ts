@@ -11,7 +11,8 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { startServe, tempDataDir, perTest } from "../support/cli.ts";
+import { startServe, tempDataDir } from "../support/cli.ts";
+import { perTest } from "../support/cli-slots.ts";
 import { loggedCount } from "../support/ratelimit-log.ts";
 
 const ROOT_KEY = "tg_test_stop_root_key_0123456789";

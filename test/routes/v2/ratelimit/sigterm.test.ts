@@ -7,7 +7,8 @@ import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { loggedCount } from "../../../support/ratelimit-log.ts";
-import { startServe, tempDataDir, type Served, perTest } from "../../../support/cli.ts";
+import { startServe, tempDataDir, type Served } from "../../../support/cli.ts";
+import { perTest } from "../../../support/cli-slots.ts";
 
 const ROOT_KEY = "tg_test_sigterm_root_key_0123456789";
 const THIRTY_DAYS = 2_592_000_000;
