@@ -55,6 +55,8 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
     await page.getByRole("button", { name: "Done" }).click();
     await page.getByRole("link", { name: "checkout" }).click();
     await heading(page, "checkout");
+    // The way back names the API.
+    await page.getByRole("link", { name: "payments" }).waitFor();
     expect(await page.content()).not.toContain(key);
     const keyId = page.url().split("/").pop()!;
 

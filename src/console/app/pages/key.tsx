@@ -18,7 +18,9 @@ export function KeyPage(props: { apiId: string; keyId: string }): JSX.Element {
   const { client } = useSession();
   const { apiId, keyId } = props;
   const key = useAsync(() => client.call("keys.getKey", { keyId }), [keyId]);
-  const back = <p><Link href="/console/apis">APIs</Link> / <Link href={`/console/apis/${apiId}`}>{apiId}</Link> /</p>;
+  // The API's name where the key may read it; its id otherwise.
+  const api = useAsync(() => client.call("apis.getApi", { apiId }), [apiId]);
+  const back = <p><Link href="/console/apis">APIs</Link> / <Link href={`/console/apis/${apiId}`}>{api.data?.name ?? apiId}</Link> /</p>;
   if (key.error) return <section>{back}<h1>Key</h1><ErrorBanner error={key.error} /></section>;
   if (!key.data) return <section>{back}<p class="muted">Loading…</p></section>;
   const k = key.data;
