@@ -127,6 +127,14 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
       await page.getByText('{"plan":"team"}').waitFor();
       expect((await h.post("/v2/identities.getIdentity", { identity: "globex" })).body.data.meta).toEqual({ plan: "team" });
 
+      // Its rate limits: set, then shown in the list and answered by the API.
+      await page.getByRole("button", { name: "Edit identity globex" }).click();
+      await dialog(page).getByLabel("Rate limits (JSON)").fill('[{"name": "requests", "limit": 100, "duration": 60000}]');
+      await dialog(page).getByRole("button", { name: "Save" }).click();
+      await page.getByText("requests: 100/60000 ms").waitFor();
+      expect((await h.post("/v2/identities.getIdentity", { identity: "globex" })).body.data.ratelimits)
+        .toEqual([expect.objectContaining({ name: "requests", limit: 100, duration: 60000 })]);
+
       await page.getByRole("button", { name: "Delete identity globex" }).click();
       await confirm(page, "Delete identity");
       await page.getByRole("cell", { name: "globex", exact: true }).waitFor({ state: "detached" });

@@ -4,6 +4,8 @@
  * must not pull in server modules, and a page should see only what travels.
  */
 export interface RatelimitView { id: string; name: string; limit: number; duration: number; autoApply: boolean }
+/** A rate limit as an identity's create and update take it. */
+export interface RatelimitInput { name: string; limit: number; duration: number; autoApply?: boolean }
 
 export interface KeyView {
   keyId: string;
@@ -84,8 +86,8 @@ export interface Routes {
   "ratelimit.limit": { body: { namespace: string; identifier: string; limit: number; duration: number; cost?: number }; data: LimitAnswer };
   "ratelimits.limit": { body: { namespace: string; identifier: string; limit: number; duration: number; cost?: number }; data: LimitAnswer };
   "identities.listIdentities": { body: ListBody; data: IdentityView[] };
-  "identities.createIdentity": { body: { externalId: string; meta?: Record<string, unknown> }; data: { identityId: string } };
-  "identities.updateIdentity": { body: { identity: string; meta?: Record<string, unknown> }; data: IdentityView };
+  "identities.createIdentity": { body: { externalId: string; meta?: Record<string, unknown>; ratelimits?: RatelimitInput[] }; data: { identityId: string } };
+  "identities.updateIdentity": { body: { identity: string; meta?: Record<string, unknown>; ratelimits?: RatelimitInput[] }; data: IdentityView };
   "identities.deleteIdentity": { body: { identity: string }; data: Empty };
   "permissions.listPermissions": { body: ListBody; data: PermissionView[] };
   "permissions.createPermission": { body: { name: string; slug: string; description?: string }; data: { permissionId: string } };

@@ -1,7 +1,7 @@
-/** Identities: the workspace's owners of keys, searchable; create, edit (meta) and delete where allowed. */
+/** Identities: the workspace's owners of keys, searchable; create, edit (meta and rate limits) and delete where allowed. */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import type { IdentityView } from "../api/routes.ts";
+import type { IdentityView, RatelimitInput, RatelimitView } from "../api/routes.ts";
 import { DataTable } from "../components/data-table.tsx";
 import { ConfirmDialog, Dialog } from "../components/dialog.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -64,18 +64,30 @@ function parseMeta(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The rate-limits box's text as the API's list; the API checks each field and answers a 400 naming it. */
+function parseRatelimits(text: string): RatelimitInput[] {
+  if (text.trim() === "") return [];
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value)) throw new Error("Rate limits must be a JSON list, like [{\"name\": \"requests\", \"limit\": 100, \"duration\": 60000}].");
+  return value as RatelimitInput[];
+}
+
+const ratelimitsText = (limits: readonly RatelimitView[]): string =>
+  limits.length === 0 ? "" : JSON.stringify(limits.map(({ name, limit, duration, autoApply }) => ({ name, limit, duration, autoApply })), null, 2);
+
 function EditIdentity(props: { identity: IdentityView | undefined; onClose(): void; onSaved(): void }): JSX.Element {
   const { client } = useSession();
   const { identity } = props;
   const [externalId, setExternalId] = useState("");
   const [meta, setMeta] = useState(identity ? JSON.stringify(identity.meta, null, 2) : "");
+  const [ratelimits, setRatelimits] = useState(identity ? ratelimitsText(identity.ratelimits) : "");
   const [error, setError] = useState<unknown>();
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
-      const parsed = parseMeta(meta);
-      if (identity) await client.call("identities.updateIdentity", { identity: identity.id, meta: parsed });
-      else await client.call("identities.createIdentity", { externalId: externalId.trim(), meta: parsed });
+      const fields = { meta: parseMeta(meta), ratelimits: parseRatelimits(ratelimits) };
+      if (identity) await client.call("identities.updateIdentity", { identity: identity.id, ...fields });
+      else await client.call("identities.createIdentity", { externalId: externalId.trim(), ...fields });
       props.onClose();
       props.onSaved();
     } catch (err) {
@@ -87,6 +99,8 @@ function EditIdentity(props: { identity: IdentityView | undefined; onClose(): vo
       <form onSubmit={submit}>
         {!identity && <Field label="External id" value={externalId} onInput={setExternalId} required autoFocus hint="Your id for the owner: a user, an organisation." />}
         <TextArea label="Meta (JSON)" value={meta} onInput={setMeta} hint="Returned with every verification of the identity's keys." />
+        <TextArea label="Rate limits (JSON)" value={ratelimits} onInput={setRatelimits}
+          hint="Shared by all the identity's keys: a list of {name, limit, duration in ms, autoApply}; an empty box removes them." />
         <ErrorBanner error={error} />
         <div class="actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
