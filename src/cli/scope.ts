@@ -33,12 +33,12 @@ export function principalIn(services: Services, flag: string | undefined, actor:
   return cliPrincipal(chosenWorkspace(services, flag).id, actor);
 }
 
-/** Every live API of the principal's workspace, oldest id first (apis.listApis, page by page). */
-export function allApis(services: Services, principal: Principal): Array<{ id: string; name: string; keySpaceId: string }> {
+/** The live APIs of the principal's workspace by id (apis.listApis, page by page); with `search`, those whose id or name contains it. */
+export function allApis(services: Services, principal: Principal, search?: string): Array<{ id: string; name: string; keySpaceId: string }> {
   const all = [];
   let cursor: string | undefined;
   do {
-    const page = services.apis.listApis(principal, { limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    const page = services.apis.listApis(principal, { limit: 1000, ...(search === undefined ? {} : { search }), ...(cursor === undefined ? {} : { cursor }) });
     all.push(...page.items);
     cursor = page.cursor;
   } while (cursor !== undefined);
@@ -47,7 +47,8 @@ export function allApis(services: Services, principal: Principal): Array<{ id: s
 
 /** An API by id, else by its name (case-sensitive, as stored); unknown or ambiguous → failure naming it. */
 export function chosenApi(services: Services, principal: Principal, idOrName: string): { id: string; name: string } {
-  const live = allApis(services, principal);
+  // Only the APIs whose id or name contains it: the exact match is among them.
+  const live = allApis(services, principal, idOrName);
   const byId = live.find((a) => a.id === idOrName);
   if (byId) return byId;
   const named = live.filter((a) => a.name === idOrName);

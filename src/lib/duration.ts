@@ -1,7 +1,7 @@
 /**
- * Durations and points in time as people type them on a command line: `500ms`, `45s`, `90m`,
- * `12h`, `30d`, `2w`; a point in time is also an ISO 8601 date (`2027-01-31`,
- * `2027-01-31T12:00:00Z`) or Unix milliseconds. Plain digits stay milliseconds, as in the API.
+ * Durations and points in time as people type them on a command line: a whole number with a unit
+ * (ms, s, m, h, d or w); a point in time is also an ISO 8601 date, with or without a time and a
+ * zone, or Unix milliseconds. Plain digits stay milliseconds, as in the API.
  */
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, signIn } from "../support/browser.ts";
+import { launchBrowser, openPage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -47,8 +47,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
   test("Tab reaches the navigation and the actions, Enter opens a dialog with focus inside, Escape closes it and focus returns", async () => {
     const { page, close } = await openPage(browser);
     try {
-      await signIn(page, h.url, h.rootKey);
-      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await signedIn(page, h.url, h.rootKey);
       expect(await tabTo(page, "APIs & keys")).toBe(true);
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { name: "APIs", exact: true }).waitFor();
@@ -73,8 +72,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
   test("every input on every page has a label", async () => {
     const { page, close } = await openPage(browser);
     try {
-      await signIn(page, h.url, h.rootKey);
-      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await signedIn(page, h.url, h.rootKey);
       for (const path of pages) {
         await page.goto(h.url + path);
         await page.getByRole("main").getByRole("heading").first().waitFor();
@@ -90,8 +88,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
   test("at 375 px no page scrolls sideways", async () => {
     const { page, close, errors } = await openPage(browser, { width: 375 });
     try {
-      await signIn(page, h.url, h.rootKey);
-      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await signedIn(page, h.url, h.rootKey);
       for (const path of pages) {
         await page.goto(h.url + path);
         await page.getByRole("main").getByRole("heading").first().waitFor();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, createRole, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, signIn, type ConsolePage } from "../support/browser.ts";
+import { launchBrowser, openPage, type ConsolePage, signedIn, openSignedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -42,14 +42,7 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
     await h?.stop();
   });
 
-  async function at(path: string, heading: string, rootKey = h.rootKey): Promise<ConsolePage> {
-    const tab = await openPage(browser);
-    await signIn(tab.page, h.url, rootKey);
-    await tab.page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
-    await tab.page.goto(h.url + path);
-    await tab.page.getByRole("heading", { name: heading, exact: true }).waitFor();
-    return tab;
-  }
+  const at = (path: string, heading: string, rootKey = h.rootKey): Promise<ConsolePage> => openSignedIn(browser, h.url, rootKey, path, heading);
 
   test("audit log: entries listed, filtered by event and by resource, an entry's details", async () => {
     const tab = await at("/console/audit", "Audit log");
@@ -114,8 +107,7 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
     const tab = await openPage(browser, { width: 375 });
     const { page } = tab;
     try {
-      await signIn(page, h.url, h.rootKey);
-      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await signedIn(page, h.url, h.rootKey);
       for (const [path, heading, shown] of PAGES) {
         await page.goto(h.url + path);
         await page.getByRole("heading", { name: heading, exact: true }).waitFor();

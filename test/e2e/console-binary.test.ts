@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startServe, type Served } from "../support/cli.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
-import { launchBrowser, openPage, signIn } from "../support/browser.ts";
+import { launchBrowser, openPage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -35,8 +35,7 @@ describe.skipIf(skipWithout(chromium, "the compiled executable's console in Chro
   test("the console loads from the executable and signs in; every request went to tollgate; no error", async () => {
     const { page, requests, errors, close } = await openPage(browser);
     try {
-      await signIn(page, served.url, ROOT_KEY);
-      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await signedIn(page, served.url, ROOT_KEY);
       expect(await page.getByRole("main").textContent()).toContain("default");
       const { origin } = new URL(served.url);
       expect(requests.some((u) => /\/console\/assets\/index-[a-z0-9]+\.js$/.test(u))).toBe(true);

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, signIn, type ConsolePage } from "../support/browser.ts";
+import { launchBrowser, openPage, type ConsolePage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -38,8 +38,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
   test("create an API and a key (shown once), verify it, see it on the overview, disable it: DISABLED, and both changes audited", async () => {
     tab = await openPage(browser);
     const { page } = tab;
-    await signIn(page, h.url, h.rootKey);
-    await heading(page, "Overview");
+    await signedIn(page, h.url, h.rootKey);
     await page.getByRole("link", { name: "APIs & keys" }).click();
     await page.getByRole("button", { name: "Create API" }).click();
     await page.getByRole("dialog").getByLabel("Name").fill("payments");
@@ -89,8 +88,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
     const { keyId } = await createKey(h, { apiId, name: "seen", permissions: ["docs.read"] });
     const { page, close } = await openPage(browser);
     try {
-      await signIn(page, h.url, h.rootKeyWith(["api.*.read_api", "api.*.read_key", "api.*.read_analytics"]));
-      await heading(page, "Overview");
+      await signedIn(page, h.url, h.rootKeyWith(["api.*.read_api", "api.*.read_key", "api.*.read_analytics"]));
       for (const path of ["/console/apis", `/console/apis/${apiId}`, `/console/apis/${apiId}/keys/${keyId}`]) {
         await page.goto(h.url + path);
         await page.getByRole("main").getByRole("heading").first().waitFor();
@@ -110,8 +108,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
     const rootKey = h.running.services.workspaces.createRootKey({ workspace: "default", name: "shrinking", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
     const { page, close } = await openPage(browser);
     try {
-      await signIn(page, h.url, rootKey.key);
-      await heading(page, "Overview");
+      await signedIn(page, h.url, rootKey.key);
       await page.goto(`${h.url}/console/apis/${apiId}/keys/${keyId}`);
       await page.getByRole("button", { name: "Disable" }).waitFor();
       h.running.storage.sqlite.run("UPDATE root_keys SET permissions = ? WHERE id = ?", [JSON.stringify(["api.*.read_api", "api.*.read_key"]), rootKey.id]);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createRole } from "../support/contract.ts";
-import { launchBrowser, openPage, signIn, type ConsolePage } from "../support/browser.ts";
+import { launchBrowser, type ConsolePage, openSignedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -28,15 +28,7 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
     await h?.stop();
   });
 
-  /** A tab signed in with `rootKey` (the bootstrap key by default) at `path`, its main heading shown. */
-  async function at(path: string, heading: string, rootKey = h.rootKey): Promise<ConsolePage> {
-    const tab = await openPage(browser);
-    await signIn(tab.page, h.url, rootKey);
-    await tab.page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
-    await tab.page.goto(h.url + path);
-    await tab.page.getByRole("heading", { name: heading, exact: true }).waitFor();
-    return tab;
-  }
+  const at = (path: string, heading: string, rootKey = h.rootKey): Promise<ConsolePage> => openSignedIn(browser, h.url, rootKey, path, heading);
 
   const dialog = (page: Page) => page.getByRole("dialog");
   const confirm = async (page: Page, label: string) => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
-import { launchBrowser, openPage, signIn } from "../support/browser.ts";
+import { launchBrowser, openPage, signIn, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -29,8 +29,7 @@ describe.skipIf(skipWithout(chromium, "the console in Chromium"))("the console i
   test("signs in with a root key: the overview names the workspace; the key is in sessionStorage only, never in a URL or the access log", async () => {
     const { page, requests, errors, close } = await openPage(browser);
     try {
-      await signIn(page, h.url, h.rootKey);
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await signedIn(page, h.url, h.rootKey);
       expect(await page.getByRole("main").textContent()).toContain("default");
       expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([h.rootKey]);
       expect(await page.evaluate("[localStorage.length, document.cookie]")).toEqual([0, ""]);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, startServe, type Served } from "../support/cli.ts";
+import { environWithoutSettings, ROOT, SOURCE_PROGRAM, startServe, type Served } from "../support/cli.ts";
 import { readmeBlock } from "../support/readme.ts";
 
 const CHECKOUT_ENTRIES = ["src", "migrations", "node_modules", "package.json", "tsconfig.json", "bunfig.toml"];
@@ -18,7 +18,7 @@ describe("README: Try it", () => {
 
   beforeAll(async () => {
     for (const entry of CHECKOUT_ENTRIES) symlinkSync(join(ROOT, entry), join(checkout, entry));
-    served = await startServe({ dataDir: join(checkout, "data"), program: { command: ["bun", "run", "src/main.ts"], cwd: checkout } });
+    served = await startServe({ dataDir: join(checkout, "data"), program: { ...SOURCE_PROGRAM, cwd: checkout } });
   });
   afterAll(async () => {
     await served?.stop();
@@ -31,9 +31,7 @@ describe("README: Try it", () => {
     const port = new URL(served.url).port;
     // Each command's output on its own line, so the two answers can be told apart.
     const script = `set -euo pipefail\n${block.replaceAll("localhost:8080", `localhost:${port}`).replace(/^(curl .*)$/gm, "$1; echo")}`;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOLLGATE_")) env[k] = v;
-    const run = Bun.spawnSync(["bash", "-c", script], { cwd: checkout, env, stdout: "pipe", stderr: "pipe" });
+    const run = Bun.spawnSync(["bash", "-c", script], { cwd: checkout, env: environWithoutSettings(), stdout: "pipe", stderr: "pipe" });
     const stderr = run.stderr.toString();
     expect(run.exitCode, stderr).toBe(0);
     const [verified, listed] = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line));

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, createRole, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, signIn } from "../support/browser.ts";
+import { launchBrowser, signedIn } from "../support/browser.ts";
 
 const OUT_DIR = join(import.meta.dir, "../../docs/console");
 const START_MS = Date.UTC(2026, 5, 1, 0, 0);
@@ -64,8 +64,7 @@ async function shootAll(browser: Browser, h: Harness, sample: Sample, width: key
   await page.goto(`${h.url}/console`);
   await page.getByLabel("Root key").waitFor();
   await shoot(page, "sign-in", width);
-  await signIn(page, h.url, h.rootKey);
-  await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+  await signedIn(page, h.url, h.rootKey);
   await page.locator(".chart-plot canvas").first().waitFor();
   await shoot(page, "overview", width);
   const pages: Array<[string, string, string]> = [

@@ -37,9 +37,24 @@ export async function openPage(browser: Browser, opts: { width?: number; colorSc
   return { page, requests, errors, close: () => context.close() };
 }
 
-/** Signs in on the console at `url` with `rootKey`, waiting for the overview. */
+/** Submits the console's sign-in form at `url` with `rootKey`, without waiting for the outcome. */
 export async function signIn(page: Page, url: string, rootKey: string): Promise<void> {
   await page.goto(`${url}/console`);
   await page.getByLabel("Root key").fill(rootKey);
   await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Signs in with `rootKey` and waits for the overview: the console took the key. */
+export async function signedIn(page: Page, url: string, rootKey: string): Promise<void> {
+  await signIn(page, url, rootKey);
+  await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+}
+
+/** A new tab signed in with `rootKey` at `path`, its main heading `heading` shown. */
+export async function openSignedIn(browser: Browser, url: string, rootKey: string, path: string, heading: string): Promise<ConsolePage> {
+  const tab = await openPage(browser);
+  await signedIn(tab.page, url, rootKey);
+  await tab.page.goto(url + path);
+  await tab.page.getByRole("heading", { name: heading, exact: true }).waitFor();
+  return tab;
 }

@@ -33,10 +33,15 @@ export function tempDataDir(): TempDataDir {
 }
 
 /** The child's environment: ours without any TOLLGATE_* of the caller, then the data dir, port 0 and `env`. */
-function childEnv(dataDir: string, env: Record<string, string>): Record<string, string> {
+/** This process's environment without any TOLLGATE_* setting, so a child sees only the ones a test gives it. */
+export function environWithoutSettings(): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("TOLLGATE_")) base[k] = v;
-  return { ...base, TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
+  return base;
+}
+
+function childEnv(dataDir: string, env: Record<string, string>): Record<string, string> {
+  return { ...environWithoutSettings(), TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", ...env };
 }
 
 /** A TCP port free on 127.0.0.1 at the moment of asking, for a server a test starts later on purpose. */

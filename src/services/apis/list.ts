@@ -7,7 +7,7 @@ import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-o
 import type { Db } from "../../storage/db.ts";
 import { apis } from "../../storage/schema/index.ts";
 import { likeContains } from "../../lib/like.ts";
-import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { permittedIds, type Principal } from "../auth/index.ts";
 
 export interface ApiPage {
   /** keySpaceId: what the analytics tables' `key_space_id` holds for the API's keys. */
@@ -22,22 +22,11 @@ export interface ListApisInput {
   search?: string;
 }
 
-/** The API ids a key may read one by one (`api.<id>.read_api`, `apis.` included by normalisation). */
-function readableApiIds(principal: Principal): string[] {
-  return [...principal.permissions].flatMap((g) => {
-    const m = /^api\.([^.*]+)\.read_api$/.exec(g);
-    return m ? [m[1]!] : [];
-  });
-}
-
 /** Up to `limit` (default 100) live APIs by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
 export function listApis(db: Db, principal: Principal, input: ListApisInput): ApiPage {
   const conditions: SQL[] = [eq(apis.workspaceId, principal.workspaceId), isNull(apis.deletedAt)];
-  if (!can(principal, "api", "*", "read_api")) {
-    const ids = readableApiIds(principal);
-    if (ids.length === 0) requirePermission(principal, "api", "*", "read_api");
-    conditions.push(inArray(apis.id, ids));
-  }
+  const ids = permittedIds(principal, "api", "read_api");
+  if (ids !== null) conditions.push(inArray(apis.id, ids));
   if (input.cursor !== undefined) conditions.push(gte(apis.id, input.cursor));
   const search = input.search?.trim() ?? "";
   if (search !== "") {

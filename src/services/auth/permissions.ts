@@ -21,6 +21,24 @@ export function requirePermission(principal: Principal, resource: string, id: st
   }
 }
 
+/**
+ * Which `<resource>` records the principal may `action`, for a listing that shows a key scoped to
+ * some records just those: null for all (`<resource>.*.<action>`), else the ids granted one by one;
+ * 403 naming the wildcard when there are none.
+ */
+export function permittedIds(principal: Principal, resource: string, action: string): string[] | null {
+  if (can(principal, resource, "*", action)) return null;
+  const prefix = `${resource}.`;
+  const suffix = `.${action}`;
+  const ids = [...principal.permissions].flatMap((g) => {
+    if (!g.startsWith(prefix) || !g.endsWith(suffix)) return [];
+    const id = g.slice(prefix.length, g.length - suffix.length);
+    return id === "" || /[.*]/.test(id) ? [] : [id];
+  });
+  if (ids.length === 0) requirePermission(principal, resource, "*", action);
+  return ids;
+}
+
 /** Whether a permission string is well formed for a root key. */
 export function isValidGrant(grant: string): boolean {
   return /^[a-z_]+\.[A-Za-z0-9_*-]+\.[a-z_]+$/.test(grant);

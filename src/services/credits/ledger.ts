@@ -95,8 +95,8 @@ export class CreditLedger implements CreditBalances {
    * The group commit of one turn of the event loop. It never blocks the thread on the write lock:
    * while another connection (the analytics event writer, the CLI) holds it, the spends stay queued
    * (and later spends join them) and the commit is tried again a millisecond later, so verifications
-   * that spend nothing go on being answered meanwhile. (It once fell back to a blocking wait after
-   * 100 ms: under load a checkpoint or the event writer then stalled the event loop.) After
+   * that spend nothing go on being answered meanwhile. (A fallback to a blocking wait let a
+   * checkpoint or the event writer stall the event loop under load.) After
    * `retryForMs` the spends fail with `service_unavailable`, nothing spent.
    */
   private groupCommit(): void {

@@ -31,29 +31,4 @@ export interface CreateKeyInput {
   recoverable?: boolean;
 }
 
-/** A key as getKey, whoami and listKeys return it (upstream's KeyResponseData). */
-export interface KeyView {
-  keyId: string;
-  start: string;
-  enabled: boolean;
-  createdAt: number;
-  name?: string;
-  meta?: Record<string, unknown>;
-  updatedAt?: number;
-  lastUsedAt?: number;
-  expires?: number;
-  permissions?: string[];
-  roles?: string[];
-  credits?: { remaining: number | null; refill?: { interval: "daily" | "monthly"; amount: number; refillDay?: number } };
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: RatelimitView[] };
-  ratelimits?: RatelimitView[];
-  plaintext?: string;
-}
-
-export interface RatelimitView {
-  id: string;
-  name: string;
-  limit: number;
-  duration: number;
-  autoApply: boolean;
-}
+export type { KeyView, RatelimitView } from "../../lib/key-view.ts";

@@ -9,7 +9,7 @@ import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-o
 import type { Db } from "../../storage/db.ts";
 import { ratelimitNamespaces } from "../../storage/schema/index.ts";
 import { likeContains } from "../../lib/like.ts";
-import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { permittedIds, type Principal } from "../auth/index.ts";
 
 export interface NamespacePage {
   /** createdAt: Unix ms. */
@@ -26,23 +26,12 @@ export interface ListNamespacesInput {
 
 const DEFAULT_NAMESPACE_PAGE = 100;
 
-/** The namespace ids a key may read overrides of one by one (`ratelimit.<id>.read_override`). */
-function readableNamespaceIds(principal: Principal): string[] {
-  return [...principal.permissions].flatMap((g) => {
-    const m = /^ratelimit\.([^.*]+)\.read_override$/.exec(g);
-    return m ? [m[1]!] : [];
-  });
-}
-
 /** Up to `limit` (default 100) live namespaces by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
 export function listNamespaces(db: Db, principal: Principal, input: ListNamespacesInput): NamespacePage {
   const ns = ratelimitNamespaces;
   const conditions: SQL[] = [eq(ns.workspaceId, principal.workspaceId), isNull(ns.deletedAt)];
-  if (!can(principal, "ratelimit", "*", "read_override")) {
-    const ids = readableNamespaceIds(principal);
-    if (ids.length === 0) requirePermission(principal, "ratelimit", "*", "read_override");
-    conditions.push(inArray(ns.id, ids));
-  }
+  const ids = permittedIds(principal, "ratelimit", "read_override");
+  if (ids !== null) conditions.push(inArray(ns.id, ids));
   if (input.cursor !== undefined) conditions.push(gte(ns.id, input.cursor));
   const search = input.search?.trim() ?? "";
   if (search !== "") {

@@ -1,28 +1,14 @@
 /**
  * The v2 operations the console calls, with the request body and the `data` each answers, as the
- * wire carries them. Written out here rather than imported from the server: the browser bundle
- * must not pull in server modules, and a page should see only what travels.
+ * wire carries them. Written out here rather than imported from the server, so the browser bundle
+ * pulls in no server module; the key's shape alone is shared, from the types-only lib/key-view.ts.
  */
-export interface RatelimitView { id: string; name: string; limit: number; duration: number; autoApply: boolean }
+import type { KeyView, RatelimitView } from "../../../lib/key-view.ts";
+
+export type { KeyView, RatelimitView };
+
 /** A rate limit as an identity's create and update take it. */
 export interface RatelimitInput { name: string; limit: number; duration: number; autoApply?: boolean }
-
-export interface KeyView {
-  keyId: string;
-  start: string;
-  enabled: boolean;
-  createdAt: number;
-  name?: string;
-  meta?: Record<string, unknown>;
-  updatedAt?: number;
-  lastUsedAt?: number;
-  expires?: number;
-  permissions?: string[];
-  roles?: string[];
-  credits?: { remaining: number | null; refill?: { interval: "daily" | "monthly"; amount: number; refillDay?: number } };
-  identity?: { id: string; externalId: string; meta?: Record<string, unknown>; ratelimits?: RatelimitView[] };
-  ratelimits?: RatelimitView[];
-}
 
 export interface Whoami {
   rootKeyId: string;

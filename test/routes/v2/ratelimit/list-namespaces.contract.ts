@@ -8,25 +8,11 @@ import { describe, expect, test } from "bun:test";
 import { expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey } from "../../../support/contract.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 import { missingPermission, routeContract } from "../../../support/route-contract.ts";
-import { type Family, namespaceId, path } from "./support.ts";
+import { type Family, namespaceId, path, readFamilyPage } from "./support.ts";
 
 interface Namespace { id: string; name: string; createdAt: number }
 
-/** The page's namespaces and cursor, whatever the family's shape; asserts that shape. */
-function readPage(family: Family, res: ApiResponse): { items: Namespace[]; cursor: string | undefined } {
-  expect(res.status).toBe(200);
-  expect(res.body.meta.requestId).toMatch(/^req_/);
-  if (family === "ratelimit") {
-    expect(Array.isArray(res.body.data)).toBe(true);
-    const { cursor, hasMore } = res.body.pagination;
-    expect(hasMore).toBe(cursor !== undefined);
-    expect(Object.keys(res.body.pagination).sort()).toEqual(cursor === undefined ? ["hasMore"] : ["cursor", "hasMore"]);
-    return { items: res.body.data, cursor };
-  }
-  expect(res.body.pagination).toBeUndefined();
-  expect(Object.keys(res.body.data).sort()).toEqual(res.body.data.cursor === undefined ? ["namespaces"] : ["cursor", "namespaces"]);
-  return { items: res.body.data.namespaces, cursor: res.body.data.cursor };
-}
+const readPage = (family: Family, res: ApiResponse) => readFamilyPage<Namespace>(family, res, "namespaces");
 
 const idsOf = (page: { items: Namespace[] }) => page.items.map((n) => n.id);
 

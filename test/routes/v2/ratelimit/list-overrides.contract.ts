@@ -5,25 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type ApiResponse, type Harness } from "../../../support/harness.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT } from "../../../support/contract.ts";
-import { createNamespace, type Family, insertDeletedNamespace, MINUTE, NS_NOT_FOUND, path, setOverride, uniq } from "./support.ts";
+import { createNamespace, type Family, insertDeletedNamespace, MINUTE, NS_NOT_FOUND, path, setOverride, uniq, readFamilyPage } from "./support.ts";
 
 interface Override { overrideId: string; identifier: string; limit: number; duration: number }
 
-/** The page's overrides and cursor, whatever the family's shape; asserts that shape. */
-function readPage(family: Family, res: ApiResponse): { items: Override[]; cursor: string | undefined } {
-  expect(res.status).toBe(200);
-  expect(res.body.meta.requestId).toMatch(/^req_/);
-  if (family === "ratelimit") {
-    expect(Array.isArray(res.body.data)).toBe(true);
-    const { cursor, hasMore } = res.body.pagination;
-    expect(hasMore).toBe(cursor !== undefined);
-    expect(Object.keys(res.body.pagination).sort()).toEqual(cursor === undefined ? ["hasMore"] : ["cursor", "hasMore"]);
-    return { items: res.body.data, cursor };
-  }
-  expect(res.body.pagination).toBeUndefined();
-  expect(Object.keys(res.body.data).sort()).toEqual(res.body.data.cursor === undefined ? ["overrides"] : ["cursor", "overrides"]);
-  return { items: res.body.data.overrides, cursor: res.body.data.cursor };
-}
+const readPage = (family: Family, res: ApiResponse) => readFamilyPage<Override>(family, res, "overrides");
 
 export function listOverridesContract(family: Family): void {
   const url = path(family, "listOverrides");

@@ -107,3 +107,22 @@ export function invalidBodyTests(h: Harness, url: string, valid: (change?: Recor
     }
   });
 }
+
+/**
+ * A list page's items and cursor in either family's shape, asserting that shape: `ratelimit`
+ * answers `data: [...]` + `pagination {cursor?, hasMore}`, `ratelimits` `data: {<field>, cursor?}`.
+ */
+export function readFamilyPage<T>(family: Family, res: ApiResponse, field: string): { items: T[]; cursor: string | undefined } {
+  expect(res.status).toBe(200);
+  expect(res.body.meta.requestId).toMatch(/^req_/);
+  if (family === "ratelimit") {
+    expect(Array.isArray(res.body.data)).toBe(true);
+    const { cursor, hasMore } = res.body.pagination;
+    expect(hasMore).toBe(cursor !== undefined);
+    expect(Object.keys(res.body.pagination).sort()).toEqual(cursor === undefined ? ["hasMore"] : ["cursor", "hasMore"]);
+    return { items: res.body.data, cursor };
+  }
+  expect(res.body.pagination).toBeUndefined();
+  expect(Object.keys(res.body.data).sort()).toEqual(res.body.data.cursor === undefined ? [field] : ["cursor", field]);
+  return { items: res.body.data[field], cursor: res.body.data.cursor };
+}
