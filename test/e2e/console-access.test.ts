@@ -12,6 +12,7 @@ import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
 const MAX_TABS = 40;
+const API_NAME = "a-rather-long-api-name-for-a-narrow-screen";
 
 describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour checks in Chromium"))("the console by keyboard, on a phone, light and dark", () => {
   let h: Harness;
@@ -22,7 +23,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
     requireTool(chromium);
     h = await startHarness();
     h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
-    const apiId = await createApi(h, "a-rather-long-api-name-for-a-narrow-screen");
+    const apiId = await createApi(h, API_NAME);
     const { keyId, key } = await createKey(h, { apiId, name: "phone", externalId: "customer-with-a-long-external-id", permissions: ["docs.read"], meta: { plan: "pro" } });
     await h.post("/v2/keys.verifyKey", { key });
     await h.running.services.verificationEvents.flush();
@@ -35,23 +36,28 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
     await h?.stop();
   });
 
-  /** Presses Tab until the focused element's text is `label`; false if it never is. */
-  async function tabTo(page: Page, label: string): Promise<boolean> {
-    for (let i = 0; i < MAX_TABS; i++) {
+  /** Presses Tab until the focused element's text is `label`; a miss shows the texts focus passed. */
+  async function tabTo(page: Page, label: string): Promise<void> {
+    const trail: string[] = [];
+    for (let i = 0; i < MAX_TABS && trail.at(-1) !== label; i++) {
       await page.keyboard.press("Tab");
-      if ((await page.evaluate("document.activeElement?.textContent?.trim()")) === label) return true;
+      trail.push(String(await page.evaluate("document.activeElement?.textContent?.trim()")));
     }
-    return false;
+    expect({ trail, focused: trail.at(-1) }).toEqual({ trail, focused: label });
   }
 
-  test("Tab reaches the navigation and the actions, Enter opens a dialog with focus inside, Escape closes it and focus returns", async () => {
+  test("Tab reaches the navigation and the actions, Enter opens a dialog with focus inside, Escape closes it, focus returns and it opens again", async () => {
     const { page, close } = await openPage(browser);
     try {
       await signedIn(page, h.url, h.rootKey);
-      expect(await tabTo(page, "APIs & keys")).toBe(true);
+      // Tabbing starts from the top of a fresh page, not from the sign-in button that had focus and is gone.
+      await page.reload();
+      await page.getByRole("heading", { name: "Overview", exact: true }).waitFor();
+      await tabTo(page, "APIs & keys");
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { name: "APIs", exact: true }).waitFor();
-      expect(await tabTo(page, "Create API")).toBe(true);
+      await page.getByRole("link", { name: API_NAME }).waitFor();
+      await tabTo(page, "Create API");
       expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).toBe("solid");
       await page.keyboard.press("Enter");
       await page.getByRole("dialog").waitFor();
@@ -64,6 +70,9 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
       await page.keyboard.press("Escape");
       await page.getByRole("dialog").waitFor({ state: "detached" });
       expect(await page.evaluate("document.activeElement?.textContent?.trim()")).toBe("Create API");
+      // The view followed the dialog's close: the same button opens it again.
+      await page.keyboard.press("Enter");
+      await page.getByRole("dialog").waitFor();
     } finally {
       await close();
     }

@@ -1,6 +1,6 @@
 /**
  * Modal dialogs on the native <dialog>: showModal() makes the rest of the page inert (focus stays
- * inside) and Escape cancels; focus goes back to what had it before. ConfirmDialog asks before a
+ * inside) and Escape closes; focus goes back to what had it before. ConfirmDialog asks before a
  * destructive action.
  */
 import type { ComponentChildren, JSX } from "preact";
@@ -8,17 +8,25 @@ import { useEffect, useRef } from "preact/hooks";
 
 export function Dialog(props: { title: string; onClose(): void; children: ComponentChildren }): JSX.Element {
   const ref = useRef<HTMLDialogElement>(null);
+  const mounted = useRef(true);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
-    ref.current?.showModal();
-    return () => opener?.focus();
+    const dialog = ref.current;
+    dialog?.showModal();
+    // Closed before focus moves back: while it is modal the page behind is inert and refuses focus.
+    return () => {
+      mounted.current = false;
+      dialog?.close();
+      opener?.focus();
+    };
   }, []);
-  const onCancel = (e: Event) => {
-    e.preventDefault();
-    props.onClose();
+  // Escape closes the native dialog (Chromium lets a page cancel that only after a user gesture), so
+  // the view follows the dialog's own close rather than trying to hold it open.
+  const onNativeClose = () => {
+    if (mounted.current) props.onClose();
   };
   return (
-    <dialog ref={ref} class="dialog" aria-label={props.title} onCancel={onCancel}>
+    <dialog ref={ref} class="dialog" aria-label={props.title} onClose={onNativeClose}>
       <h2>{props.title}</h2>
       {props.children}
     </dialog>
