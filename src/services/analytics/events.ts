@@ -17,6 +17,7 @@ import { EventBuffer } from "./event-buffer.ts";
 import { MIN_PAIR_EVENTS, type EventBatch } from "./columns.ts";
 import { eventsOf } from "./event-codec.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
+import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 
 /** Buffer bound: 100k events, 5 MB of columns. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
@@ -38,7 +39,8 @@ export class VerificationEventSink implements VerificationRecorder {
   private readonly maxBuffered: number;
   private readonly flushAt: number;
 
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
+  /** `decisions`: rate-limit decisions, flushed with the events (ratelimit-decisions.ts). */
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number; decisions?: RatelimitDecisionAggregator }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
     // Sized from the batches handed over (see EventBuffer), from a small start: an idle service holds little.
@@ -71,9 +73,12 @@ export class VerificationEventSink implements VerificationRecorder {
    * Hands every buffered event to the writer, and has it commit them with any staged before;
    * resolves with how many once they, and any batch handed over before, are committed. On failure
    * the events not committed are buffered again, ahead of newer ones, and the error is thrown.
+   * The rate-limit decisions are flushed alongside (a failure of theirs is thrown too).
    */
   flush(): Promise<number> {
-    return this.handOver(false);
+    const events = this.handOver(false);
+    const decisions = this.deps.decisions?.flush();
+    return decisions === undefined ? events : Promise.all([events, decisions]).then(([n]) => n);
   }
 
   private handOver(stage: boolean): Promise<number> {

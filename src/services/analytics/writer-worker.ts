@@ -17,6 +17,7 @@ import { EventDecoder } from "./event-codec.ts";
 import { ColumnStage, inOrder, storedEventAt, storedEvents, type ArrayPair } from "./columns.ts";
 import type { StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
+import { answerDecisions } from "./ratelimit-decisions.ts";
 
 declare var self: Worker;
 
@@ -74,6 +75,10 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     tables = undefined;
     folder = undefined;
     postMessage({ type: "closed" } satisfies WriterReply);
+    return;
+  }
+  if (request.type === "ratelimit-decisions") {
+    postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
   const events = decoder.decode(request.events);

@@ -10,6 +10,7 @@ import { EventTables } from "./tables.ts";
 import { ColumnArrays, inOrder, type ArrayPair, type EventBatch, type EventColumns } from "./columns.ts";
 import { EventEncoder, eventsOf, fromStored, type EncodedEvents } from "./event-codec.ts";
 import type { StoredEvent, VerificationEvent } from "./types.ts";
+import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWriter, type DecisionsReply, type DecisionsRequest } from "./ratelimit-decisions.ts";
 
 export interface EventBatchWriter {
   /**
@@ -33,7 +34,7 @@ export class EventWriteError extends Error {
   }
 }
 
-export class SqliteEventWriter implements EventBatchWriter {
+export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
   private tables: EventTables | undefined;
   private folder: RollupFolder | undefined;
 
@@ -62,6 +63,16 @@ export class SqliteEventWriter implements EventBatchWriter {
     return Promise.resolve();
   }
 
+  /** Writes synchronously, like `write`. */
+  writeRatelimitDecisions(rows: readonly DecisionRow[]): Promise<void> {
+    try {
+      writeDecisionRows(this.storage.sqlite, rows);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }
@@ -73,7 +84,8 @@ export type WriterRequest =
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
   | { type: "write"; id: number; events: EncodedEvents; commit: boolean }
-  | { type: "close" };
+  | { type: "close" }
+  | DecisionsRequest;
 
 /** Messages from the writer worker. */
 export type WriterReply =
@@ -81,7 +93,8 @@ export type WriterReply =
   | { type: "written"; id: number; spare?: ArrayPair }
   /** `unwritten`: the events not committed, as stored, in JSON. */
   | { type: "failed"; id: number; error: string; unwritten: string; spare?: ArrayPair }
-  | { type: "closed" };
+  | { type: "closed" }
+  | DecisionsReply;
 
 interface Waiter {
   /** A copy of the batch as sent, to give its events back should the worker die. */
@@ -90,7 +103,7 @@ interface Waiter {
   reject(error: EventWriteError): void;
 }
 
-export class WorkerEventWriter implements EventBatchWriter {
+export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private worker: Worker | undefined;
   /** The dictionary the worker mirrors: a new one with each new worker. */
   private encoder = new EventEncoder();
@@ -99,6 +112,7 @@ export class WorkerEventWriter implements EventBatchWriter {
   /** The buffers of batches in flight come back here, and the copies kept of them are made in these. */
   readonly arrays = new ColumnArrays();
   private closed: (() => void) | undefined;
+  private readonly decisionWrites = new DecisionWrites();
 
   /**
    * `dbPath`: the database file the worker opens its own connection to. `autoCheckpoint` false
@@ -119,6 +133,13 @@ export class WorkerEventWriter implements EventBatchWriter {
       this.waiting.set(id, { sent: kept, resolve, reject });
       worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, [encoded.refs.buffer, encoded.numbers.buffer]);
     });
+  }
+
+  writeRatelimitDecisions(rows: readonly DecisionRow[]): Promise<void> {
+    const worker = this.worker ?? this.start();
+    const { request, written } = this.decisionWrites.send(rows);
+    worker.postMessage(request satisfies WriterRequest);
+    return written;
   }
 
   async close(): Promise<void> {
@@ -150,6 +171,10 @@ export class WorkerEventWriter implements EventBatchWriter {
       this.closed?.();
       return;
     }
+    if (reply.type === "ratelimit-decisions-written") {
+      this.decisionWrites.answered(reply);
+      return;
+    }
     if (reply.spare) this.arrays.give(reply.spare.refs, reply.spare.numbers);
     const waiter = this.waiting.get(reply.id);
     if (!waiter) return;
@@ -170,6 +195,7 @@ export class WorkerEventWriter implements EventBatchWriter {
       reject(new EventWriteError(message, eventsOf(sent)));
     }
     this.waiting.clear();
+    this.decisionWrites.failAll(message);
     this.closed?.();
   }
 }
