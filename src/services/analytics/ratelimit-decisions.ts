@@ -1,11 +1,12 @@
 /**
  * Rate-limit decisions for analytics: counted in memory per (workspace, namespace, UTC minute) as
- * ratelimit.limit / multiLimit decide (two additions on the hot path, no I/O), and added to the
- * `ratelimit_decisions_<granularity>` tables when the verification events are flushed, in the same
- * writer (on `serve`'s writer thread). Every granularity is written at flush rather than folded
- * from the minute rows later: a flush holds a handful of rows per active namespace, so four
- * upserts each cost little, and a month of per-day counts then reads a few rows per namespace and day.
- * The pending rows are capped: namespaces are created by callers and have no bound of their own.
+ * ratelimit.limit / multiLimit decide (two map lookups and an increment on the hot path, no I/O),
+ * and added to the `ratelimit_decisions_<granularity>` tables when the verification events are
+ * flushed, by the same writer (on `serve`'s writer thread). Every granularity is written at flush
+ * rather than folded from the minute rows later: a flush holds a handful of rows per active
+ * namespace, so four upserts each cost little, and a month of per-day counts then reads a few rows
+ * per namespace and day. The pending rows are capped: namespaces are created by callers and have no
+ * bound of their own.
  */
 import type { Database } from "bun:sqlite";
 import { bucketStartMs, GRANULARITIES, type Granularity } from "./rollups.ts";

@@ -141,6 +141,7 @@ export class RatelimitService {
     return { passed: batch.success, limits };
   }
 
+  /** Each check as answered (its own `passed`), also in a batch refused as a whole. */
   private recordAll(namespaces: readonly NamespaceEntry[], results: readonly LimitResult[]): void {
     const recorder = this.deps.decisions;
     if (recorder === undefined) return;
