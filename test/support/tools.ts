@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { postgresBin } from "./servers.ts";
 
 export const TOOLS_REQUIRED = process.env.REQUIRE_TEST_TOOLS === "1";
 
@@ -31,6 +32,8 @@ export const missing = {
   chromium: () => program("chromium", "chromium"),
   unshare: () => program("unshare", "util-linux"),
   zsh: () => program("zsh", "zsh"),
+  postgres: () => (postgresBin() ? undefined : "PostgreSQL is not installed (apt-get install -y postgresql)"),
+  redis: () => program("redis-server", "redis-server"),
   qemuAarch64: () =>
     program("qemu-aarch64", "qemu-user libc6-arm64-cross")
     ?? (existsSync(join(AARCH64_SYSROOT, "lib", "ld-linux-aarch64.so.1")) ? undefined : `no arm64 glibc in ${AARCH64_SYSROOT} (apt-get install -y libc6-arm64-cross)`),
