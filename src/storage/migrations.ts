@@ -47,12 +47,13 @@ const ANALYTICS_SQL_BY_TAG: Record<string, string> = {
   "0002_ratelimit_decisions": a0002,
 };
 
-type Journal = { entries: { tag: string; when: number }[] };
+export type Journal = { entries: { tag: string; when: number }[] };
 
-function embedded(journal: Journal, sqlByTag: Record<string, string>, folder: string): EmbeddedMigration[] {
+/** The journal's migrations with their SQL; throws when one has no SQL embedded. */
+export function embedded(journal: Journal, sqlByTag: Record<string, string>, folder: string): EmbeddedMigration[] {
   return journal.entries.map((e) => {
     const sql = sqlByTag[e.tag];
-    if (sql === undefined) throw new Error(`migration ${folder}/${e.tag} is in the journal but not embedded in src/storage/migrations.ts`);
+    if (sql === undefined) throw new Error(`migration ${folder}/${e.tag} is in the journal but its SQL is not imported beside the journal`);
     return { tag: e.tag, createdAt: e.when, sql };
   });
 }

@@ -1,0 +1,17 @@
+/**
+ * The drizzle-kit migrations of the main database on PostgreSQL (`migrations/pg/`), imported as text
+ * so `bun build --compile` embeds them. Every journal entry needs a line here;
+ * test/cluster/pg-migrations.test.ts checks that none is missing.
+ */
+import journal from "../../../migrations/pg/meta/_journal.json";
+import m0000 from "../../../migrations/pg/0000_init.sql" with { type: "text" };
+import { embedded, type EmbeddedMigration } from "../migrations.ts";
+
+const SQL_BY_TAG: Record<string, string> = {
+  "0000_init": m0000,
+};
+
+export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
+
+/** The main database's migrations for PostgreSQL. */
+export const PG_MIGRATIONS: EmbeddedMigration[] = embedded(journal, SQL_BY_TAG, "migrations/pg");
