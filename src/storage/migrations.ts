@@ -47,7 +47,7 @@ const ANALYTICS_SQL_BY_TAG: Record<string, string> = {
   "0002_ratelimit_decisions": a0002,
 };
 
-export type Journal = { entries: { tag: string; when: number }[] };
+type Journal = { entries: { tag: string; when: number }[] };
 
 /** The journal's migrations with their SQL; throws when one has no SQL embedded. */
 export function embedded(journal: Journal, sqlByTag: Record<string, string>, folder: string): EmbeddedMigration[] {
