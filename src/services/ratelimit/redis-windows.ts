@@ -6,9 +6,8 @@
  *
  * Time: the caller's Clock gives "now", not Redis's TIME, so that tests move time by hand like the
  * in-memory limiter's, and a node's check is judged at the instant it was asked. Nodes are
- * NTP-synced; a skew between two of them only moves a window's edges by that skew, as seen from
- * the later one, and never hands out spent capacity (a window stored ahead of a node's clock is kept,
- * as in memory).
+ * NTP-synced: a node whose clock is off by a skew sees the window edges moved by that skew, and
+ * never gets spent capacity back (a window stored ahead of its clock is kept, as in memory).
  *
  * One hash per counter, {s: windowStartMs, c: count, p: previousCount}, like the in-memory slot.
  * It expires (PEXPIRE, relative, so Redis's own clock does not matter) when the in-memory prune
