@@ -10,10 +10,16 @@
  * a capped number of wildcard overrides, since every check on it tries each (service.ts). Cached
  * namespaces and their overrides are held within a byte cap per workspace and in total
  * (namespace-cache.ts); a namespace's overrides beyond its share stay in SQLite (override-loader.ts).
+ *
+ * For several nodes, RedisWindowLimiter (redis-windows.ts) holds the same windows in Redis, exact
+ * across nodes; nothing builds it yet.
  */
 export {
   SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
 } from "./sliding-window.ts";
+export {
+  RedisWindowLimiter, WindowStoreUnavailable, redisWindowClient, DEFAULT_WINDOW_STORE_TIMEOUT_MS, DEFAULT_WINDOW_KEY_PREFIX, type RedisWindowDeps,
+} from "./redis-windows.ts";
 export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
 export { RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES, type RatelimitDeps } from "./service.ts";

@@ -1,0 +1,213 @@
+/**
+ * Rate-limit windows held in Redis, shared by every node: the same sliding window as
+ * SlidingWindowLimiter (sliding-window.ts), with the same results for the same checks at the same
+ * instants. A check or a batch is one Lua script run, atomic in Redis, so concurrent checks from
+ * any number of nodes are exact; the script is loaded once (SCRIPT LOAD) and run by its SHA.
+ *
+ * Time: the caller's Clock gives "now", not Redis's TIME, so that tests move time by hand like the
+ * in-memory limiter's, and a node's check is judged at the instant it was asked. Nodes are
+ * NTP-synced: a node whose clock is off by a skew sees the window edges moved by that skew, and
+ * never gets spent capacity back (a window stored ahead of its clock is kept, as in memory).
+ *
+ * One hash per counter, {s: windowStartMs, c: count, p: previousCount}, like the in-memory slot.
+ * It expires (PEXPIRE, relative, so Redis's own clock does not matter) when the in-memory prune
+ * would drop it: two durations after its window started. Nothing else bounds Redis's memory.
+ * Numbers: every value the script returns is an integer below 2^53 (counts never exceed the limit,
+ * times are Unix ms), so the integer replies lose nothing.
+ *
+ * Unreachable Redis: a check rejects with WindowStoreUnavailable within `timeoutMs`, so the caller
+ * can fail open or closed. A check that timed out may still have been charged once Redis answers.
+ * Build the client with `enableOfflineQueue: false` (redisWindowClient): otherwise commands queued
+ * while Redis is away run after it is back, charging checks whose callers gave up long before; and
+ * without the queue, a check while Redis is away fails at once instead of waiting out the timeout.
+ * The client's owner connects it before the first check and owns its reconnection (Bun retries on
+ * its own a bounded number of times, then waits for connect()): a check never connects, since
+ * connect() waits through every retry.
+ */
+import { RedisClient } from "bun";
+import type { Clock } from "../../lib/clock.ts";
+import type { BatchResult, LimitRequest, LimitResult } from "./sliding-window.ts";
+
+/**
+ * KEYS[i]: item i's counter. ARGV[1]: nowMs; then per item limit, durationMs, cost.
+ * Returns {allPassed, then per item: passed, remaining, resetMs}, all integers.
+ * The arithmetic is sliding-window.ts's, operation for operation: Lua's numbers are doubles too.
+ */
+const SCRIPT = `
+local nowMs = tonumber(ARGV[1])
+-- Integers written as such: PEXPIRE takes nothing else, and it keeps every digit.
+local function int(x) return string.format('%d', x) end
+
+local function windowsAt(key, durationMs)
+  local startMs = math.floor(nowMs / durationMs) * durationMs
+  local stored = redis.call('HMGET', key, 's', 'c', 'p')
+  if not stored[1] then return startMs, 0, 0 end
+  local storedStartMs = tonumber(stored[1])
+  local count = tonumber(stored[2])
+  if storedStartMs >= startMs then return storedStartMs, count, tonumber(stored[3]) end
+  if storedStartMs == startMs - durationMs then return startMs, 0, count end
+  return startMs, 0, 0
+end
+
+local n = #KEYS
+local pending = {}
+local usedBefore, resets, passed = {}, {}, {}
+local allPassed = true
+for i = 1, n do
+  local key = KEYS[i]
+  local limit, durationMs, cost = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local startMs, current, previous = windowsAt(key, durationMs)
+  local remainingMs = durationMs - math.max(0, nowMs - startMs)
+  local earlier = pending[key] or 0
+  usedBefore[i] = current + math.floor((previous * remainingMs) / durationMs) + earlier
+  pending[key] = earlier + cost
+  resets[i] = startMs + durationMs
+  passed[i] = usedBefore[i] + cost <= limit
+  allPassed = allPassed and passed[i]
+end
+
+local out = { allPassed and 1 or 0 }
+for i = 1, n do
+  local limit, cost = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i + 1])
+  if passed[i] then
+    local charged = allPassed and cost or 0
+    out[#out + 1] = 1
+    out[#out + 1] = math.max(0, math.floor(limit - usedBefore[i] - charged))
+  else
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+  end
+  out[#out + 1] = resets[i]
+end
+
+if allPassed then
+  for i = 1, n do
+    local key, durationMs, cost = KEYS[i], tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+    if cost > 0 then
+      -- Re-read: an earlier item of the batch may have charged the same counter.
+      local startMs, current, previous = windowsAt(key, durationMs)
+      redis.call('HSET', key, 's', int(startMs), 'c', int(current + cost), 'p', int(previous))
+      redis.call('PEXPIRE', key, int(startMs + 2 * durationMs - nowMs))
+    end
+  end
+end
+return out
+`;
+
+/** How long a check waits for Redis before it rejects, unless told otherwise. */
+export const DEFAULT_WINDOW_STORE_TIMEOUT_MS = 500;
+export const DEFAULT_WINDOW_KEY_PREFIX = "tollgate:rl:";
+
+/** Redis did not answer a check in time, or failed it; `cause` says how. Nothing is known about the charge. */
+export class WindowStoreUnavailable extends Error {
+  override readonly name = "WindowStoreUnavailable";
+}
+
+export interface RedisWindowDeps {
+  client: RedisClient;
+  clock: Clock;
+  /** Prepended to every key: several services (or tests) can share one Redis. */
+  keyPrefix?: string;
+  /** Bound on one check's wait for Redis, >= 1. */
+  timeoutMs?: number;
+}
+
+/** A client as the limiter wants it (not connected yet): a command sent while Redis is away fails instead of waiting in a queue. */
+export function redisWindowClient(url: string, timeoutMs = DEFAULT_WINDOW_STORE_TIMEOUT_MS): RedisClient {
+  return new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs });
+}
+
+export class RedisWindowLimiter {
+  private readonly client: RedisClient;
+  private readonly clock: Clock;
+  private readonly keyPrefix: string;
+  private readonly timeoutMs: number;
+  /** The script's SHA once SCRIPT LOAD answered; forgotten when it failed, so the next check loads again. */
+  private sha: Promise<string> | undefined;
+
+  constructor(deps: RedisWindowDeps) {
+    this.client = deps.client;
+    this.clock = deps.clock;
+    this.keyPrefix = deps.keyPrefix ?? DEFAULT_WINDOW_KEY_PREFIX;
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_WINDOW_STORE_TIMEOUT_MS;
+  }
+
+  /** Checks one limit and, if it passes, charges its cost. Rejects with WindowStoreUnavailable. */
+  async check(req: LimitRequest): Promise<LimitResult> {
+    const { results } = await this.checkAll([req]);
+    return results[0]!;
+  }
+
+  /**
+   * Checks every limit at one instant; charges all costs only if all pass. A counter listed twice
+   * sees the earlier item's cost. In a failed batch, passing items report `remaining` uncharged.
+   * Rejects with WindowStoreUnavailable.
+   */
+  async checkAll(reqs: readonly LimitRequest[]): Promise<BatchResult> {
+    if (reqs.length === 0) return { success: true, results: [] };
+    const keys = reqs.map((req) => this.keyOf(req));
+    const args = [String(this.clock.now())];
+    for (const req of reqs) args.push(String(req.limit), String(req.durationMs), String(req.cost));
+    const reply = await this.bounded(this.run(keys, args));
+    return {
+      success: reply[0] === 1,
+      results: reqs.map((req, i) => ({
+        success: reply[1 + 3 * i] === 1, limit: req.limit, remaining: reply[2 + 3 * i]!, resetMs: reply[3 + 3 * i]!,
+      })),
+    };
+  }
+
+  /**
+   * A SCAN MATCH pattern for every window key of `workspace` under this limiter's prefix (and no
+   * other workspace's).
+   */
+  keyPatternOf(workspace: string): string {
+    return `${globEscape(this.keyPrefix)}${workspace.length}{${globEscape(workspace)}}:*`;
+  }
+
+  /**
+   * The counter's key: the lengths make it unambiguous whatever the strings hold. The workspace is
+   * the hash tag, so that a batch (one workspace's windows) stays in one slot of a Redis Cluster.
+   */
+  private keyOf(req: LimitRequest): string {
+    return `${this.keyPrefix}${req.workspace.length}{${req.workspace}}:${req.durationMs}:${req.scope.length}:${req.scope}:${req.identifier}`;
+  }
+
+  private async run(keys: string[], args: string[]): Promise<number[]> {
+    const sha = await (this.sha ??= this.load());
+    try {
+      return await this.client.send("EVALSHA", [sha, String(keys.length), ...keys, ...args]);
+    } catch (error) {
+      // Redis restarted or its script cache was flushed: EVAL runs the script and caches it again.
+      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+      return await this.client.send("EVAL", [SCRIPT, String(keys.length), ...keys, ...args]);
+    }
+  }
+
+  private load(): Promise<string> {
+    return this.client.send("SCRIPT", ["LOAD", SCRIPT]).catch((error: unknown) => {
+      this.sha = undefined;
+      throw error;
+    });
+  }
+
+  /** `reply`, or WindowStoreUnavailable once it failed or `timeoutMs` passed. */
+  private async bounded<T>(reply: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new WindowStoreUnavailable(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([reply, timeout]);
+    } catch (error) {
+      if (error instanceof WindowStoreUnavailable) throw error;
+      throw new WindowStoreUnavailable(`Redis failed the check: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
+}
