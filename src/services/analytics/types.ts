@@ -22,3 +22,23 @@ export function toStored(e: VerificationEvent): StoredEvent {
     identityId: e.identityId, externalId: e.externalId, outcome: e.outcome, tags: storedTags(e.tags), spentCredits: e.spentCredits, latencyMs: e.latencyMs,
   };
 }
+
+/** An event as it crosses to the writer thread: its fields in a fixed order. */
+type EventRow = [number, string, string, string, string, string, string, string, readonly string[], number, number];
+
+/**
+ * Events as one JSON text of arrays, to hand to the writer thread: a string crosses without a copy
+ * of each event, and JSON of arrays costs the main thread a fraction of JSON, or a structured clone, of objects.
+ */
+export function eventsText(events: readonly VerificationEvent[]): string {
+  return JSON.stringify(events.map((e): EventRow => [
+    e.timeMs, e.requestId ?? "", e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs,
+  ]));
+}
+
+/** The events of an `eventsText`, as stored. */
+export function storedFromText(text: string): StoredEvent[] {
+  return (JSON.parse(text) as EventRow[]).map(([timeMs, requestId, workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags, spentCredits, latencyMs]) => ({
+    timeMs, requestId, workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags: storedTags(tags), spentCredits, latencyMs,
+  }));
+}

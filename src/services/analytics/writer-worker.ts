@@ -11,7 +11,7 @@ import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../..
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
-import { toStored, type VerificationEvent } from "./types.ts";
+import { storedFromText, type StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
 declare var self: Worker;
@@ -25,7 +25,7 @@ const FOLD_BUDGET_MS = 100;
 
 interface Batch {
   id: number;
-  events: readonly VerificationEvent[];
+  events: readonly StoredEvent[];
 }
 
 let storage: Storage | undefined;
@@ -52,10 +52,10 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (!tables) {
-    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: request.events } satisfies WriterReply);
+    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", committed: 0 } satisfies WriterReply);
     return;
   }
-  staged.push({ id: request.id, events: request.events });
+  staged.push({ id: request.id, events: storedFromText(request.events) });
   if (!request.commit) return;
   writeStaged(tables);
   if (folder) fold(folder, tables.latestEventMs);
@@ -68,12 +68,12 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
 function writeStaged(into: EventTables): void {
   const batches = staged;
   staged = [];
-  const events: VerificationEvent[] = [];
+  const events: StoredEvent[] = [];
   for (const b of batches) for (const e of b.events) events.push(e);
   for (let at = 0; at < events.length; at += MAX_CHUNK_EVENTS) {
     if (at > 0) Bun.sleepSync(PAUSE_MS);
     try {
-      into.write(events.slice(at, at + MAX_CHUNK_EVENTS).map(toStored));
+      into.write(events.slice(at, at + MAX_CHUNK_EVENTS));
     } catch (error) {
       answerFailed(batches, at, (error as Error).message);
       return;
@@ -82,14 +82,14 @@ function writeStaged(into: EventTables): void {
   for (const b of batches) postMessage({ type: "written", id: b.id } satisfies WriterReply);
 }
 
-/** Answers each batch after the first `committed` of their events in order: written, or failed with its events from there on. */
+/** Answers each batch once the first `committed` of their events in order are: written, or failed with how many of its own are. */
 function answerFailed(batches: readonly Batch[], committed: number, error: string): void {
   let start = 0;
   for (const b of batches) {
-    const unwritten = b.events.slice(Math.max(0, committed - start));
+    const mine = Math.max(0, committed - start);
     start += b.events.length;
-    if (unwritten.length === 0) postMessage({ type: "written", id: b.id } satisfies WriterReply);
-    else postMessage({ type: "failed", id: b.id, error, unwritten } satisfies WriterReply);
+    if (mine >= b.events.length) postMessage({ type: "written", id: b.id } satisfies WriterReply);
+    else postMessage({ type: "failed", id: b.id, error, committed: mine } satisfies WriterReply);
   }
 }
 

@@ -2,12 +2,13 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
- * answers verifications; the main thread only posts the batch, a plain array of records.
+ * answers verifications; the main thread only posts the batch as one JSON text (eventsText) and
+ * keeps the records until the worker answers, to give back those it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { toStored, type VerificationEvent } from "./types.ts";
+import { eventsText, toStored, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
   /**
@@ -67,17 +68,18 @@ export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: readonly VerificationEvent[]; commit: boolean }
+  | { type: "write"; id: number; events: string; commit: boolean }
   | { type: "close" };
 
 /** Messages from the writer worker. */
 export type WriterReply =
   | { type: "written"; id: number }
-  | { type: "failed"; id: number; error: string; unwritten: readonly VerificationEvent[] }
+  /** The batch's events are committed up to `committed`, in order; the rest are not. */
+  | { type: "failed"; id: number; error: string; committed: number }
   | { type: "closed" };
 
 interface Waiter {
-  /** The batch as sent, to give its events back should the worker die. */
+  /** The batch as sent, to give back the events not committed. */
   sent: readonly VerificationEvent[];
   resolve(): void;
   reject(error: EventWriteError): void;
@@ -101,7 +103,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      worker.postMessage({ type: "write", id, events, commit: opts.stage !== true } satisfies WriterRequest);
+      worker.postMessage({ type: "write", id, events: eventsText(events), commit: opts.stage !== true } satisfies WriterRequest);
     });
   }
 
@@ -137,7 +139,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     if (!waiter) return;
     this.waiting.delete(reply.id);
     if (reply.type === "written") waiter.resolve();
-    else waiter.reject(new EventWriteError(reply.error, reply.unwritten));
+    else waiter.reject(new EventWriteError(reply.error, waiter.sent.slice(reply.committed)));
   }
 
   /**
