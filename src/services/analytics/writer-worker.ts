@@ -52,7 +52,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (!tables) {
-    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", committed: 0 } satisfies WriterReply);
+    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: Array.from(storedFromText(request.events).keys()) } satisfies WriterReply);
     return;
   }
   staged.push({ id: request.id, events: storedFromText(request.events) });
@@ -63,34 +63,52 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
 
 /**
  * Writes the staged batches' events chunk after chunk; on the first failure, each batch is answered
- * with its events of that chunk and every later one (those before are committed).
+ * with its events of that chunk and every later one (those before are committed). More events than
+ * a chunk are ordered by key first, so that a key's minute rows are upserted about once per commit,
+ * not once per chunk.
  */
 function writeStaged(into: EventTables): void {
   const batches = staged;
   staged = [];
   const events: StoredEvent[] = [];
   for (const b of batches) for (const e of b.events) events.push(e);
-  for (let at = 0; at < events.length; at += MAX_CHUNK_EVENTS) {
+  const order = Array.from(events.keys());
+  if (events.length > MAX_CHUNK_EVENTS) order.sort((x, y) => byKey(events[x]!, events[y]!) || x - y);
+  for (let at = 0; at < order.length; at += MAX_CHUNK_EVENTS) {
     if (at > 0) Bun.sleepSync(PAUSE_MS);
     try {
-      into.write(events.slice(at, at + MAX_CHUNK_EVENTS));
+      into.write(order.slice(at, at + MAX_CHUNK_EVENTS).map((i) => events[i]!));
     } catch (error) {
-      answerFailed(batches, at, (error as Error).message);
+      answerFailed(batches, order.slice(at), (error as Error).message);
       return;
     }
   }
   for (const b of batches) postMessage({ type: "written", id: b.id } satisfies WriterReply);
 }
 
-/** Answers each batch once the first `committed` of their events in order are: written, or failed with how many of its own are. */
-function answerFailed(batches: readonly Batch[], committed: number, error: string): void {
+function byKey(a: StoredEvent, b: StoredEvent): number {
+  return a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0;
+}
+
+/** Answers each batch: written, or failed with the indexes of its own events among `unwritten` (indexes into all the batches' events). */
+function answerFailed(batches: readonly Batch[], unwritten: readonly number[], error: string): void {
+  const mine = batches.map((): number[] => []);
+  const starts: number[] = [];
   let start = 0;
   for (const b of batches) {
-    const mine = Math.max(0, committed - start);
+    starts.push(start);
     start += b.events.length;
-    if (mine >= b.events.length) postMessage({ type: "written", id: b.id } satisfies WriterReply);
-    else postMessage({ type: "failed", id: b.id, error, committed: mine } satisfies WriterReply);
   }
+  for (const i of unwritten) {
+    let b = batches.length - 1;
+    while (starts[b]! > i) b--;
+    mine[b]!.push(i - starts[b]!);
+  }
+  batches.forEach((b, n) => {
+    const indexes = mine[n]!.sort((x, y) => x - y);
+    if (indexes.length === 0) postMessage({ type: "written", id: b.id } satisfies WriterReply);
+    else postMessage({ type: "failed", id: b.id, error, unwritten: indexes } satisfies WriterReply);
+  });
 }
 
 /**

@@ -74,8 +74,8 @@ export type WriterRequest =
 /** Messages from the writer worker. */
 export type WriterReply =
   | { type: "written"; id: number }
-  /** The batch's events are committed up to `committed`, in order; the rest are not. */
-  | { type: "failed"; id: number; error: string; committed: number }
+  /** `unwritten`: the indexes of the batch's events not committed. */
+  | { type: "failed"; id: number; error: string; unwritten: readonly number[] }
   | { type: "closed" };
 
 interface Waiter {
@@ -139,7 +139,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     if (!waiter) return;
     this.waiting.delete(reply.id);
     if (reply.type === "written") waiter.resolve();
-    else waiter.reject(new EventWriteError(reply.error, waiter.sent.slice(reply.committed)));
+    else waiter.reject(new EventWriteError(reply.error, reply.unwritten.map((i) => waiter.sent[i]!)));
   }
 
   /**
