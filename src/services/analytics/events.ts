@@ -1,31 +1,28 @@
 /**
- * The verification event pipeline. Recording writes the event into an in-memory buffer of columns
- * (event-buffer.ts; the verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
+ * The verification event pipeline. Recording appends the event record to an in-memory array (the
+ * verification hot path pays nothing else); `flush` hands the array to a writer, which commits
  * each event with its rollups and totals in the same transaction, so they always equal the raw
  * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
  * Past `flushAt` events the buffer is also handed over early, on the next turn of the event loop,
- * as a staged batch (the writer commits staged batches with the next flush, so a busy key still
- * costs one rollup upsert per bucket and flush interval), and a full buffer at once rather than
- * dropping events. Each hand-over is a message the writer thread wakes for, stages and later
- * answers, so frequent hand-overs cost throughput; but the fewer the hand-overs, the more events
- * each copies and the writer stages at once, which lengthens the p99.
+ * as a staged batch (the writer commits staged batches with the next flush, so its commits and
+ * folds come once per flush interval), and a full buffer at once rather than dropping events. Each
+ * hand-over is a message the writer thread wakes for, stages and later answers, so frequent
+ * hand-overs cost throughput; but the fewer the hand-overs, the more events each copies into the
+ * message at once, which lengthens the p99.
  * DEFAULT_FLUSH_AT is where the two balanced (BENCHMARKS.md).
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
-import { EventBuffer } from "./event-buffer.ts";
-import { MIN_PAIR_EVENTS, type EventBatch } from "./columns.ts";
-import { eventsOf } from "./event-codec.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 
-/** Buffer bound: 100k events, 5 MB of columns. */
+/** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
 /** Events after which a flush is started without waiting for the timer: about a third of a second of verifications on a 2-core machine. */
 export const DEFAULT_FLUSH_AT = 10_000;
 
 export class VerificationEventSink implements VerificationRecorder {
-  private readonly buffer: EventBuffer;
+  private buffer: VerificationEvent[] = [];
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
@@ -41,20 +38,17 @@ export class VerificationEventSink implements VerificationRecorder {
   constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
-    // Sized from the batches handed over (see EventBuffer), from a small start: an idle service holds little.
-    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, MIN_PAIR_EVENTS), arrays: deps.writer.arrays });
   }
 
   record(event: VerificationEvent): void {
-    this.buffer.put(event);
-    const count = this.buffer.count;
+    const count = this.buffer.push(event);
     if (count >= this.maxBuffered) this.onFull();
     else if (count >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
   get pending(): number {
-    return this.buffer.count + this.inFlight;
+    return this.buffer.length + this.inFlight;
   }
 
   /**
@@ -80,9 +74,10 @@ export class VerificationEventSink implements VerificationRecorder {
     // A flush also waits for batches already handed over by another (the timer's, an early one):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (this.buffer.count === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
-    const batch = this.buffer.take();
-    const size = batch.count;
+    if (this.buffer.length === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
+    const batch = this.buffer;
+    this.buffer = [];
+    const size = batch.length;
     const written = this.writeBatch(batch, stage);
     this.inFlight += size;
     // Message order: this commit covers every batch staged before it.
@@ -104,7 +99,7 @@ export class VerificationEventSink implements VerificationRecorder {
       return size;
     } catch (error) {
       this.failing = true;
-      if (error instanceof EventWriteError) this.buffer.putAhead(error.unwritten);
+      if (error instanceof EventWriteError) this.buffer = [...error.unwritten, ...this.buffer];
       else this.droppedCount += size;
       throw error;
     } finally {
@@ -113,11 +108,11 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: EventBatch, stage: boolean): Promise<void> {
+  private writeBatch(batch: readonly VerificationEvent[], stage: boolean): Promise<void> {
     try {
       return this.deps.writer.write(batch, { stage });
     } catch (error) {
-      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, eventsOf(batch)));
+      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, batch));
     }
   }
 
@@ -150,8 +145,8 @@ export class VerificationEventSink implements VerificationRecorder {
     }
     // The writer fails, or already holds a full buffer it cannot commit: verification must go on
     // and memory must stay bounded, so the oldest half is dropped and counted for the log.
-    const drop = this.buffer.count - Math.floor(this.maxBuffered / 2);
-    this.buffer.dropOldest(drop);
+    const drop = this.buffer.length - Math.floor(this.maxBuffered / 2);
+    this.buffer.splice(0, drop);
     this.droppedCount += drop;
   }
 }

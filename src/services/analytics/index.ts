@@ -8,7 +8,7 @@
  * table has its own retention, pruned daily.
  */
 export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
-export type { EventSubject, VerificationEvent, VerificationRecorder } from "./types.ts";
+export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
 export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";

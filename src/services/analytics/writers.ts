@@ -1,26 +1,22 @@
 /**
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
- * connection, so the SQLite work of analytics never runs on the thread that answers
- * verifications; the main thread only sends the batch's columns across (event-codec.ts).
+ * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
+ * answers verifications; the main thread only posts the batch as one JSON text (eventsText) and
+ * keeps the records until the worker answers, to give back those it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { ColumnArrays, inOrder, type ArrayPair, type EventBatch, type EventColumns } from "./columns.ts";
-import { EventEncoder, eventsOf, fromStored, type EncodedEvents } from "./event-codec.ts";
-import type { StoredEvent, VerificationEvent } from "./types.ts";
+import { eventsText, toStored, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
   /**
    * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
    * those that are not. `stage`: the writer may hold the batch until the next write without it and
-   * commit both together, so that their rollups are aggregated as one. The batch is the writer's
-   * from then on: its buffers may be transferred to another thread.
+   * commit both together, so that their rollups are aggregated as one. The batch is the writer's from then on.
    */
-  write(batch: EventBatch, opts?: { stage?: boolean }): Promise<void>;
-  /** Where the writer gives back the buffers of batches it is done with, for the next batches to use. */
-  readonly arrays?: ColumnArrays;
+  write(events: readonly VerificationEvent[], opts?: { stage?: boolean }): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -41,16 +37,16 @@ export class SqliteEventWriter implements EventBatchWriter {
 
   /**
    * Writes synchronously, before returning: a caller that does not await still finds the rows.
-   * Then folds every minute row into the coarser rollups, so that each rollup table holds all its
-   * counts (this writer serves tools and tests, where a write is small and rare).
+   * Then folds every minute row into the coarser rollups (this writer serves tools and tests, where
+   * a write is small and rare).
    */
-  write(batch: EventBatch): Promise<void> {
+  write(events: readonly VerificationEvent[]): Promise<void> {
     try {
       // Prepared on first use: a CLI process builds this writer too and never writes an event.
       this.tables ??= new EventTables(this.storage);
-      this.tables.writeColumns(batch, inOrder(batch.count));
+      this.tables.write(events.map(toStored));
     } catch (error) {
-      return Promise.reject(new EventWriteError((error as Error).message, eventsOf(batch)));
+      return Promise.reject(new EventWriteError((error as Error).message, events));
     }
     // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
     try {
@@ -72,52 +68,42 @@ export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: EncodedEvents; commit: boolean }
+  | { type: "write"; id: number; events: string; commit: boolean }
   | { type: "close" };
 
 /** Messages from the writer worker. */
 export type WriterReply =
-  /** `spare`: the batch's buffers, transferred back, once the worker no longer reads them. */
-  | { type: "written"; id: number; spare?: ArrayPair }
-  /** `unwritten`: the events not committed, as stored, in JSON. */
-  | { type: "failed"; id: number; error: string; unwritten: string; spare?: ArrayPair }
+  | { type: "written"; id: number }
+  /** `unwritten`: the indexes of the batch's events not committed. */
+  | { type: "failed"; id: number; error: string; unwritten: readonly number[] }
   | { type: "closed" };
 
 interface Waiter {
-  /** A copy of the batch as sent, to give its events back should the worker die. */
-  sent: EventColumns;
+  /** The batch as sent, to give back the events not committed. */
+  sent: readonly VerificationEvent[];
   resolve(): void;
   reject(error: EventWriteError): void;
 }
 
 export class WorkerEventWriter implements EventBatchWriter {
   private worker: Worker | undefined;
-  /** The dictionary the worker mirrors: a new one with each new worker. */
-  private encoder = new EventEncoder();
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
-  /** The buffers of batches in flight come back here, and the copies kept of them are made in these. */
-  readonly arrays = new ColumnArrays();
   private closed: (() => void) | undefined;
 
   /**
    * `dbPath`: the database file the worker opens its own connection to. `autoCheckpoint` false
    * leaves the WAL to a checkpointer of its own (as `serve` runs): SQLite's automatic checkpoint
-   * after a commit would otherwise copy pages and sync the file on this thread, a good part of its
-   * CPU per event.
+   * after a commit would otherwise copy pages and sync the file on this thread.
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(batch: EventBatch, opts: { stage?: boolean } = {}): Promise<void> {
+  write(events: readonly VerificationEvent[], opts: { stage?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
-    const encoded = this.encoder.encode(batch);
-    // This side keeps the typed arrays for onCrash as copies (a memcpy) and transfers the originals:
-    // a message costs this thread far less with its arrays transferred than copied into it.
-    const kept = this.arrays.copy(batch);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { sent: kept, resolve, reject });
-      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, [encoded.refs.buffer, encoded.numbers.buffer]);
+      this.waiting.set(id, { sent: events, resolve, reject });
+      worker.postMessage({ type: "write", id, events: eventsText(events), commit: opts.stage !== true } satisfies WriterRequest);
     });
   }
 
@@ -141,7 +127,6 @@ export class WorkerEventWriter implements EventBatchWriter {
     worker.unref();
     worker.postMessage({ type: "open", path: this.dbPath, autoCheckpoint: this.opts.autoCheckpoint ?? true } satisfies WriterRequest);
     this.worker = worker;
-    this.encoder = new EventEncoder();
     return worker;
   }
 
@@ -150,13 +135,11 @@ export class WorkerEventWriter implements EventBatchWriter {
       this.closed?.();
       return;
     }
-    if (reply.spare) this.arrays.give(reply.spare.refs, reply.spare.numbers);
     const waiter = this.waiting.get(reply.id);
     if (!waiter) return;
     this.waiting.delete(reply.id);
-    this.arrays.give(waiter.sent.refs, waiter.sent.numbers);
     if (reply.type === "written") waiter.resolve();
-    else waiter.reject(new EventWriteError(reply.error, (JSON.parse(reply.unwritten) as StoredEvent[]).map(fromStored)));
+    else waiter.reject(new EventWriteError(reply.error, reply.unwritten.map((i) => waiter.sent[i]!)));
   }
 
   /**
@@ -166,9 +149,7 @@ export class WorkerEventWriter implements EventBatchWriter {
   private onCrash(message: string): void {
     this.worker?.terminate();
     this.worker = undefined;
-    for (const { sent, reject } of this.waiting.values()) {
-      reject(new EventWriteError(message, eventsOf(sent)));
-    }
+    for (const { sent, reject } of this.waiting.values()) reject(new EventWriteError(message, sent));
     this.waiting.clear();
     this.closed?.();
   }

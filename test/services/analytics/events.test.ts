@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
-import type { EventBatch } from "../../../src/services/analytics/columns.ts";
-import { eventsOf } from "../../../src/services/analytics/event-codec.ts";
+import type { VerificationEvent } from "../../../src/services/analytics/index.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -110,7 +109,7 @@ describe("failures", () => {
 
   test("only what the writer did not commit is buffered again", async () => {
     const partly: EventBatchWriter = {
-      write: (batch: EventBatch) => Promise.reject(new EventWriteError("half", eventsOf(batch).slice(1))),
+      write: (batch: readonly VerificationEvent[]) => Promise.reject(new EventWriteError("half", batch.slice(1))),
       close: () => Promise.resolve(),
     };
     const sink = new VerificationEventSink({ writer: partly });
@@ -124,9 +123,9 @@ describe("failures", () => {
     let broken = true;
     const written: string[] = [];
     const throwing: EventBatchWriter = {
-      write: (batch: EventBatch) => {
+      write: (batch: readonly VerificationEvent[]) => {
         if (broken) throw new Error("not now");
-        written.push(...eventsOf(batch).map((e) => e.subject.keyId));
+        written.push(...batch.map((e) => e.keyId));
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -221,7 +220,7 @@ describe("early flush", () => {
     const calls: Array<[number, boolean]> = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e, opts) => { calls.push([e.count, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+      writer: { write: (e, opts) => { calls.push([e.length, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
     });
     sink.record(event());
     sink.record(event());

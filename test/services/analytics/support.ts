@@ -4,9 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../../src/storage/db.ts";
 import { openDataStores } from "../../../src/storage/data-dir.ts";
-import { subjectOf, type EventSubject, type StoredEvent, type VerificationEvent } from "../../../src/services/analytics/types.ts";
-import type { EventBatch } from "../../../src/services/analytics/columns.ts";
-import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
+import type { StoredEvent, VerificationEvent } from "../../../src/services/analytics/types.ts";
 
 export interface TempDb {
   /** analytics.db, where the analytics services read and write. */
@@ -29,12 +27,12 @@ export function tempDb(): TempDb {
   };
 }
 
-/** An event's fields as the tests vary them: the subject's flat among the others. */
-export type EventFields = Partial<Omit<VerificationEvent, "subject"> & EventSubject>;
+/** An event's fields as the tests vary them. */
+export type EventFields = Partial<VerificationEvent>;
 
-/** An event, its subject made of the flat fields (a new subject object each time). */
+/** An event: the defaults below, with `overrides`. */
 export function event(overrides: EventFields = {}): VerificationEvent {
-  const f = {
+  return {
     timeMs: Date.UTC(2026, 2, 15, 12, 30, 15),
     workspaceId: "ws_a",
     keySpaceId: "ks_a",
@@ -47,9 +45,11 @@ export function event(overrides: EventFields = {}): VerificationEvent {
     latencyMs: 1,
     ...overrides,
   };
-  const e: VerificationEvent = { timeMs: f.timeMs, subject: subjectOf(f), outcome: f.outcome, tags: f.tags, spentCredits: f.spentCredits, latencyMs: f.latencyMs };
-  if (f.requestId !== undefined) e.requestId = f.requestId;
-  return e;
+}
+
+/** A stored event as verification records it (tags as a list again). */
+export function fromStored(e: StoredEvent): VerificationEvent {
+  return { ...e, tags: JSON.parse(e.tags) as string[] };
 }
 
 /** The columns of the view `verification_events` that hold an event's fields. */
@@ -61,12 +61,6 @@ export function viewRow(e: StoredEvent): Record<string, unknown> {
     request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
     external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency_ms: e.latencyMs,
   };
-}
-
-/** Events as the sink hands them to a writer; `buffer` keeps one dictionary across batches, as the sink's does. */
-export function batchOf(events: readonly VerificationEvent[], buffer = new EventBuffer({ capacity: events.length })): EventBatch {
-  for (const e of events) buffer.put(e);
-  return buffer.take();
 }
 
 /** Row count of a table. */
