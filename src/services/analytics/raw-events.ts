@@ -44,21 +44,29 @@ export const MAX_CHUNK_EVENTS = 1000;
 
 const MINUTE_MS = 60_000;
 
-/** `events` as batch rows, one per workspace, key space and minute, each keeping the events' order. */
+/**
+ * `events` as batch rows, one per workspace, key space and minute, each keeping the events' order.
+ * Neighbours mostly share all three (the writer orders events by key), so the map is consulted only where they change.
+ */
 export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
   const groups = new Map<string, StoredEvent[]>();
+  let group: StoredEvent[] | undefined;
+  let last: StoredEvent | undefined;
   for (const e of events) {
-    const key = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${Math.floor(e.timeMs / MINUTE_MS)}`;
-    const group = groups.get(key);
-    if (group) group.push(e);
-    else groups.set(key, [e]);
+    if (!last || e.workspaceId !== last.workspaceId || e.keySpaceId !== last.keySpaceId || Math.floor(e.timeMs / MINUTE_MS) !== Math.floor(last.timeMs / MINUTE_MS)) {
+      const key = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${Math.floor(e.timeMs / MINUTE_MS)}`;
+      group = groups.get(key);
+      if (!group) groups.set(key, (group = []));
+    }
+    group!.push(e);
+    last = e;
   }
   return [...groups.values()].map((group) => {
     let minTime = Infinity;
     let maxTime = -Infinity;
     for (const e of group) {
-      minTime = Math.min(minTime, e.timeMs);
-      maxTime = Math.max(maxTime, e.timeMs);
+      if (e.timeMs < minTime) minTime = e.timeMs;
+      if (e.timeMs > maxTime) maxTime = e.timeMs;
     }
     const rows = group.map((e) => storedFields(e, minTime));
     return { workspaceId: group[0]!.workspaceId, keySpaceId: group[0]!.keySpaceId, minTime, maxTime, eventCount: group.length, events: JSON.stringify(rows) };
@@ -68,11 +76,14 @@ export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
 /** An event's EVENT_FIELDS, the optional ones up to the last not at its default. */
 function storedFields(e: StoredEvent, minTime: number): (string | number)[] {
   const fields: (string | number)[] = [e.timeMs - minTime, e.keyId, e.outcome, e.spentCredits, e.latencyMs];
-  const optional = [e.tags, e.identityId, e.externalId, e.requestId];
-  const defaults = [OPTIONAL_DEFAULTS.tags, "", "", ""];
-  let last = optional.length;
-  while (last > 0 && optional[last - 1] === defaults[last - 1]) last--;
-  for (let f = 0; f < last; f++) fields.push(optional[f]!);
+  const kept = e.requestId !== OPTIONAL_DEFAULTS.request_id ? 4
+    : e.externalId !== OPTIONAL_DEFAULTS.external_id ? 3
+    : e.identityId !== OPTIONAL_DEFAULTS.identity_id ? 2
+    : e.tags !== OPTIONAL_DEFAULTS.tags ? 1 : 0;
+  if (kept > 0) fields.push(e.tags);
+  if (kept > 1) fields.push(e.identityId);
+  if (kept > 2) fields.push(e.externalId);
+  if (kept > 3) fields.push(e.requestId);
   return fields;
 }
 

@@ -23,22 +23,61 @@ export function toStored(e: VerificationEvent): StoredEvent {
   };
 }
 
-/** An event as it crosses to the writer thread: its fields in a fixed order. */
-type EventRow = [number, string, string, string, string, string, string, string, readonly string[], number, number];
-
 /**
- * Events as one JSON text of arrays, to hand to the writer thread: a string crosses without a copy
- * of each event, and JSON of arrays costs the main thread a fraction of JSON, or a structured clone, of objects.
+ * Events as they cross to the writer thread: their numbers in one transferable array, a string
+ * field as its index in `strings`, where each distinct string of the batch appears once. Neither
+ * thread then writes or parses text per event, and the writer makes no string per event.
  */
-export function eventsText(events: readonly VerificationEvent[]): string {
-  return JSON.stringify(events.map((e): EventRow => [
-    e.timeMs, e.requestId ?? "", e.workspaceId, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs,
-  ]));
+export interface PackedEvents {
+  numbers: Float64Array<ArrayBuffer>;
+  strings: string[];
 }
 
-/** The events of an `eventsText`, as stored. */
-export function storedFromText(text: string): StoredEvent[] {
-  return (JSON.parse(text) as EventRow[]).map(([timeMs, requestId, workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags, spentCredits, latencyMs]) => ({
-    timeMs, requestId, workspaceId, keySpaceId, keyId, identityId, externalId, outcome, tags: storedTags(tags), spentCredits, latencyMs,
-  }));
+/** The numbers of one event, in this order. */
+const FIELDS = 11;
+
+export function packEvents(events: readonly VerificationEvent[]): PackedEvents {
+  const numbers = new Float64Array(events.length * FIELDS);
+  const strings: string[] = [];
+  const indexes = new Map<string, number>();
+  const ref = (s: string): number => {
+    let i = indexes.get(s);
+    if (i === undefined) {
+      i = strings.push(s) - 1;
+      indexes.set(s, i);
+    }
+    return i;
+  };
+  let o = 0;
+  for (const e of events) {
+    numbers[o++] = e.timeMs;
+    numbers[o++] = ref(e.requestId ?? "");
+    numbers[o++] = ref(e.workspaceId);
+    numbers[o++] = ref(e.keySpaceId);
+    numbers[o++] = ref(e.keyId);
+    numbers[o++] = ref(e.identityId);
+    numbers[o++] = ref(e.externalId);
+    numbers[o++] = ref(e.outcome);
+    numbers[o++] = ref(storedTags(e.tags));
+    numbers[o++] = e.spentCredits;
+    numbers[o++] = e.latencyMs;
+  }
+  return { numbers, strings };
+}
+
+/** How many events `p` holds. */
+export function packedCount(p: PackedEvents): number {
+  return p.numbers.length / FIELDS;
+}
+
+/** The events of `p`, as stored. */
+export function unpackEvents({ numbers: n, strings: s }: PackedEvents): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  for (let o = 0; o < n.length; o += FIELDS) {
+    events.push({
+      timeMs: n[o]!, requestId: s[n[o + 1]!]!, workspaceId: s[n[o + 2]!]!, keySpaceId: s[n[o + 3]!]!, keyId: s[n[o + 4]!]!,
+      identityId: s[n[o + 5]!]!, externalId: s[n[o + 6]!]!, outcome: s[n[o + 7]!]!, tags: s[n[o + 8]!]!, spentCredits: n[o + 9]!, latencyMs: n[o + 10]!,
+    });
+  }
+  return events;
 }

@@ -11,7 +11,7 @@ import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../..
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
-import { storedFromText, type StoredEvent } from "./types.ts";
+import { packedCount, unpackEvents, type StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 
 declare var self: Worker;
@@ -52,10 +52,10 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (!tables) {
-    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: Array.from(storedFromText(request.events).keys()) } satisfies WriterReply);
+    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: Array.from({ length: packedCount(request.events) }, (_, i) => i) } satisfies WriterReply);
     return;
   }
-  staged.push({ id: request.id, events: storedFromText(request.events) });
+  staged.push({ id: request.id, events: unpackEvents(request.events) });
   if (!request.commit) return;
   writeStaged(tables);
   if (folder) fold(folder, tables.latestEventMs);
@@ -72,8 +72,7 @@ function writeStaged(into: EventTables): void {
   staged = [];
   const events: StoredEvent[] = [];
   for (const b of batches) for (const e of b.events) events.push(e);
-  const order = Array.from(events.keys());
-  if (events.length > MAX_CHUNK_EVENTS) order.sort((x, y) => byKey(events[x]!, events[y]!) || x - y);
+  const order = events.length > MAX_CHUNK_EVENTS ? byKey(events) : Array.from(events.keys());
   for (let at = 0; at < order.length; at += MAX_CHUNK_EVENTS) {
     if (at > 0) Bun.sleepSync(PAUSE_MS);
     try {
@@ -86,23 +85,25 @@ function writeStaged(into: EventTables): void {
   for (const b of batches) postMessage({ type: "written", id: b.id } satisfies WriterReply);
 }
 
-function byKey(a: StoredEvent, b: StoredEvent): number {
-  return a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0;
+/** The indexes of `events`, a key's together in the order its first event came, each key's in their own order. */
+function byKey(events: readonly StoredEvent[]): number[] {
+  const ofKey = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    const indexes = ofKey.get(e.keyId);
+    if (indexes) indexes.push(i);
+    else ofKey.set(e.keyId, [i]);
+  });
+  return [...ofKey.values()].flat();
 }
 
 /** Answers each batch: written, or failed with the indexes of its own events among `unwritten` (indexes into all the batches' events). */
 function answerFailed(batches: readonly Batch[], unwritten: readonly number[], error: string): void {
   const mine = batches.map((): number[] => []);
-  const starts: number[] = [];
-  let start = 0;
-  for (const b of batches) {
-    starts.push(start);
-    start += b.events.length;
-  }
   for (const i of unwritten) {
-    let b = batches.length - 1;
-    while (starts[b]! > i) b--;
-    mine[b]!.push(i - starts[b]!);
+    let n = 0;
+    let local = i;
+    while (local >= batches[n]!.events.length) local -= batches[n++]!.events.length;
+    mine[n]!.push(local);
   }
   batches.forEach((b, n) => {
     const indexes = mine[n]!.sort((x, y) => x - y);

@@ -2,13 +2,13 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
- * answers verifications; the main thread only posts the batch as one JSON text (eventsText) and
- * keeps the records until the worker answers, to give back those it did not commit.
+ * answers verifications; the main thread only posts the batch packed (packEvents) and keeps the
+ * records until the worker answers, to give back those it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { eventsText, toStored, type VerificationEvent } from "./types.ts";
+import { packEvents, toStored, type PackedEvents, type VerificationEvent } from "./types.ts";
 
 export interface EventBatchWriter {
   /**
@@ -68,7 +68,7 @@ export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: string; commit: boolean }
+  | { type: "write"; id: number; events: PackedEvents; commit: boolean }
   | { type: "close" };
 
 /** Messages from the writer worker. */
@@ -103,7 +103,8 @@ export class WorkerEventWriter implements EventBatchWriter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      worker.postMessage({ type: "write", id, events: eventsText(events), commit: opts.stage !== true } satisfies WriterRequest);
+      const packed = packEvents(events);
+      worker.postMessage({ type: "write", id, events: packed, commit: opts.stage !== true } satisfies WriterRequest, { transfer: [packed.numbers.buffer] });
     });
   }
 

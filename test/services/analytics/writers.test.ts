@@ -134,12 +134,13 @@ describe("WorkerEventWriter", () => {
 
   test("a chunk that fails after others committed: each batch gets back its own events of that chunk and every later one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    // The minute rollup refuses key_zz, which sorts last: the chunks before it commit, its own fails.
+    // The minute rollup refuses key_zz, whose first event comes after every other key's first: ordered
+    // by key, its events come last, so the chunks before it commit and its own fails.
     db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
       BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     try {
       // More events than one chunk holds (1,000 at most), so the writer orders them by key before cutting chunks.
-      const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
+      const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i >= 100 && i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
       const first = batch("s", 1500);
       const second = batch("c", 900);
       const staged = writer.write(first, { stage: true }).catch((e: unknown) => e);
