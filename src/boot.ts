@@ -36,7 +36,7 @@ import { startScheduler } from "./jobs/scheduler.ts";
 import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { AuditService } from "./services/audit/index.ts";
-import { SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type EventBatchWriter } from "./services/analytics/index.ts";
+import { RatelimitDecisionAggregator, SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
@@ -76,7 +76,9 @@ export function openDataDir(config: Config, logger: Logger): DataStores {
  * Builds every service over the data dir's databases. Verification events are written on the
  * calling thread unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
  */
-export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter } = {}): Services {
+export function buildServices(
+  dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter & DecisionRowWriter } = {},
+): Services {
   const { storage, analytics } = dataDir;
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
@@ -94,7 +96,10 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
   });
   const credits = new CreditLedger(storage, {}, changesElsewhere);
-  const verificationEvents = new VerificationEventSink({ writer: opts.eventWriter ?? new SqliteEventWriter(analytics) });
+  const eventWriter = opts.eventWriter ?? new SqliteEventWriter(analytics);
+  // Rate-limit decisions go the way verification events go, by the same switch (TOLLGATE_ANALYTICS).
+  const ratelimitDecisions = new RatelimitDecisionAggregator({ writer: eventWriter, maxPendingRows: config.analyticsRatelimitPendingRows });
+  const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
@@ -106,7 +111,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
-      wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides }),
+      wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),
     audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
       storage, clock,
@@ -122,6 +127,7 @@ export function buildServices(dataDir: Pick<DataStores, "storage" | "analytics">
     credits,
     limiter,
     verificationEvents,
+    ratelimitDecisions,
   };
 }
 
@@ -229,7 +235,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
     { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
   );
   const analytics = startAnalyticsPipeline(
-    { storage: analyticsStorage, events: services.verificationEvents, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
+    { storage: analyticsStorage, events: services.verificationEvents, decisions: services.ratelimitDecisions, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
   );
   const scheduler = startScheduler([
     refillJob(refillDeps, clock),

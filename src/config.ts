@@ -44,6 +44,8 @@ export interface Config {
   recordVerifications: boolean;
   /** How late a buffered verification event may be written. */
   analyticsFlushMs: number;
+  /** Rate-limit decision rows (namespace × minute) held in memory between flushes; decisions for new rows beyond are dropped. */
+  analyticsRatelimitPendingRows: number;
   /** Days each analytics table keeps its rows (rollups by bucket start). */
   analyticsRetentionDays: AnalyticsRetentionDays;
   keyCacheSize: number;
@@ -253,6 +255,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     },
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
     analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
+    analyticsRatelimitPendingRows: int(r, "TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", 50_000, 1, 10_000_000),
     analyticsRetentionDays: {
       raw: int(r, "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", 90, 1, 36_500),
       minute: int(r, "TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", 90, 1, 36_500),
@@ -301,6 +304,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification of every workspace for analytics; who may query is each workspace's opt-in, `workspace update --analytics` (default on)"],
   ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
+  ["TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", "rate-limit decision counts (one per namespace and minute) held between flushes; decisions beyond are not counted (default 50000)"],
   ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "days per-minute rollups are kept (default 90)"],
   ["TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "days per-hour rollups are kept (default 90)"],

@@ -55,7 +55,7 @@ const TAGS = [
     + "Responses are the same except `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows, and `listNamespaces`, which answers `data: {namespaces, cursor?}` alike; there is no plural `multiLimit`." },
   { name: "permissions", description: "Permissions and roles of the workspace, which keys hold and verifications check with a permission query." },
   { name: "audit", description: "The workspace's audit log: who changed what, when and from where, kept for the retention period." },
-  { name: "analytics", description: "Verification analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
+  { name: "analytics", description: "Verification and rate-limit analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
   { name: "rootKeys", description: "A tollgate addition: what the calling root key is and may do, as the web console reads it. Root keys themselves are made and revoked with the command line (`tollgate root-key`)." },
 ];
 

@@ -1,16 +1,19 @@
 /**
- * Analytics jobs: the flush of buffered verification events (every `analyticsFlushMs` and on
- * stop, so an event is written about one interval late at most) and the daily retention prune.
+ * Analytics jobs: the flush of buffered verification events and rate-limit decisions (every
+ * `analyticsFlushMs` and on stop, so an event is written about one interval late at most) and the
+ * daily retention prune.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Storage } from "../storage/db.ts";
-import { pruneAnalytics, type AnalyticsRetention, type PruneCounts, type VerificationEventSink } from "../services/analytics/index.ts";
+import { pruneAnalytics, type AnalyticsRetention, type PruneCounts, type RatelimitDecisionAggregator, type VerificationEventSink } from "../services/analytics/index.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
 export interface AnalyticsJobDeps {
   storage: Storage;
   events: VerificationEventSink;
+  /** Rate-limit decisions, flushed by `events`' flush; here for the log of those dropped. */
+  decisions?: Pick<RatelimitDecisionAggregator, "takeDropped">;
   retentionDays: AnalyticsRetention;
 }
 
@@ -49,6 +52,8 @@ export function startAnalyticsPipeline(
   const reportDropped = () => {
     const dropped = deps.events.takeDropped();
     if (dropped > 0) opts.logger.error("dropped verification events: the buffer was full and could not be written", { dropped });
+    const decisionsDropped = deps.decisions?.takeDropped() ?? 0;
+    if (decisionsDropped > 0) opts.logger.error("rate-limit decisions not counted: too many namespaces and minutes were pending (TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS)", { dropped: decisionsDropped });
   };
   const tick = async () => {
     // A slow write is not overlapped by the next tick: the next one takes whatever has gathered.

@@ -9,7 +9,7 @@ import type { KeyCache } from "./key-cache/index.ts";
 import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.ts";
 import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
-import type { AnalyticsQueryService, VerificationEventSink, VerificationTotals } from "./analytics/index.ts";
+import type { AnalyticsQueryService, RatelimitDecisionAggregator, VerificationEventSink, VerificationTotals } from "./analytics/index.ts";
 import type { CreditLedger } from "./credits/index.ts";
 
 export interface Services {
@@ -33,4 +33,6 @@ export interface Services {
   limiter: SlidingWindowLimiter;
   /** Buffered verification events, written by the analytics flush job and on stop. */
   verificationEvents: VerificationEventSink;
+  /** Rate-limit decisions counted per namespace and minute, flushed with the verification events. */
+  ratelimitDecisions: RatelimitDecisionAggregator;
 }

@@ -18,6 +18,7 @@ import m0009 from "../../migrations/0009_analytics_own_file.sql" with { type: "t
 import m0010 from "../../migrations/0010_override_wildcard_index.sql" with { type: "text" };
 import a0000 from "../../migrations/analytics/0000_analytics.sql" with { type: "text" };
 import a0001 from "../../migrations/analytics/0001_raw_events_slim.sql" with { type: "text" };
+import a0002 from "../../migrations/analytics/0002_ratelimit_decisions.sql" with { type: "text" };
 
 export interface EmbeddedMigration {
   tag: string;
@@ -43,6 +44,7 @@ const SQL_BY_TAG: Record<string, string> = {
 const ANALYTICS_SQL_BY_TAG: Record<string, string> = {
   "0000_analytics": a0000,
   "0001_raw_events_slim": a0001,
+  "0002_ratelimit_decisions": a0002,
 };
 
 type Journal = { entries: { tag: string; when: number }[] };

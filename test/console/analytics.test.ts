@@ -3,7 +3,9 @@
  * they are accepted and count what was verified; their rows shape into the charts' series.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { busiestKeys, lastUsed, toChart, totalsBy, verificationsByApi, verificationsOverTime, type RangeName } from "../../src/console/app/analytics.ts";
+import {
+  busiestKeys, decisionsOverTime, lastUsed, toChart, toDecisionsChart, totalsBy, verificationsByApi, verificationsOverTime, type RangeName,
+} from "../../src/console/app/analytics.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, TEST_ACTOR } from "../support/contract.ts";
 
@@ -27,6 +29,8 @@ beforeAll(async () => {
   await h.post("/v2/keys.verifyKey", { key: keys[0]!.key });
   h.clock.advance(2 * HOUR_MS);
   for (let i = 0; i < 3; i++) await h.post("/v2/keys.verifyKey", { key: keys[1]!.key });
+  // Rate-limit decisions: in `api`, 2 passed and 1 blocked; in `logins`, 1 passed.
+  for (const namespace of ["api", "api", "api", "logins"]) await h.post("/v2/ratelimit.limit", { namespace, identifier: "u", limit: 2, duration: 60_000 });
   await h.running.services.verificationEvents.flush();
 });
 afterAll(async () => {
@@ -53,7 +57,17 @@ describe("the queries count what was verified", () => {
 
   test("an id that is not one is refused before it reaches SQL", () => {
     expect(() => verificationsOverTime("24h", { keyId: "x' OR 1=1 --" })).toThrow("not an id");
+    expect(() => decisionsOverTime("24h", "x' OR 1=1 --")).toThrow("not an id");
   });
+
+  for (const range of ["24h", "7d", "30d"] as RangeName[]) {
+    test(`${range}: rate-limit decisions, of every namespace and of one`, async () => {
+      const sums = (r: Array<Record<string, unknown>>) => [r.reduce((s, x) => s + Number(x.passed), 0), r.reduce((s, x) => s + Number(x.blocked), 0)];
+      expect(sums(await rows(decisionsOverTime(range)))).toEqual([3, 1]);
+      const logins = (await h.post("/v2/ratelimit.listNamespaces", {})).body.data.find((n: { name: string }) => n.name === "logins").id;
+      expect(sums(await rows(decisionsOverTime(range, logins)))).toEqual([1, 0]);
+    });
+  }
 });
 
 describe("toChart", () => {
@@ -63,6 +77,12 @@ describe("toChart", () => {
     ], HOUR_MS, 4);
     expect(chart).toEqual({ timesMs: [-HOUR_MS, 0, HOUR_MS, 2 * HOUR_MS], series: [{ label: "VALID", values: [0, 5, 0, 1] }, { label: "RATE_LIMITED", values: [0, 2, 0, 0] }] });
     expect(toChart([], HOUR_MS, 4)).toEqual({ timesMs: [], series: [] });
+  });
+
+  test("decisions: two series, passed then blocked, gaps 0", () => {
+    const chart = toDecisionsChart([{ time: 0, passed: 3, blocked: 1 }, { time: 2 * HOUR_MS, passed: 0, blocked: 4 }], HOUR_MS, 3);
+    expect(chart).toEqual({ timesMs: [0, HOUR_MS, 2 * HOUR_MS], series: [{ label: "passed", values: [3, 0, 0] }, { label: "blocked", values: [1, 0, 4] }] });
+    expect(toDecisionsChart([], HOUR_MS, 3)).toEqual({ timesMs: [], series: [] });
   });
 
   test("a row older than the buckets before the latest one widens the chart rather than being dropped", () => {

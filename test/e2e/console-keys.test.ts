@@ -1,8 +1,9 @@
 /**
  * The console's APIs and keys in Chromium (playwright-core) against the app under `bun run`: an API
  * and a key created in the browser, the key shown once; verified through the API and seen on the
- * overview's chart; disabled in the browser and refused by the API as DISABLED; both changes in the
- * audit log; a read-only root key sees no write actions, and a write the API refuses shows its 403.
+ * overview's chart, and ratelimit.limit decisions on the decisions chart; disabled in the browser
+ * and refused by the API as DISABLED; both changes in the audit log; a read-only root key sees no
+ * write actions, and a write the API refuses shows its 403.
  * Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -35,7 +36,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
 
   const heading = (page: Page, name: string) => page.getByRole("heading", { name, exact: true }).waitFor();
 
-  test("create an API and a key (shown once), verify it, see it on the overview, disable it: DISABLED, and both changes audited", async () => {
+  test("create an API and a key (shown once), verify it, see it and a rate-limit decision on the overview, disable it: DISABLED, and both changes audited", async () => {
     tab = await openPage(browser);
     const { page } = tab;
     await signedIn(page, h.url, h.rootKey);
@@ -61,12 +62,14 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
 
     const verified = await h.post("/v2/keys.verifyKey", { key });
     expect(verified.body.data).toMatchObject({ valid: true, code: "VALID", keyId });
+    for (let i = 0; i < 2; i++) await h.post("/v2/ratelimit.limit", { namespace: "checkout", identifier: "u", limit: 1, duration: 60_000 });
     // The writer flushes on a timer; the test flushes it instead of waiting.
     await h.running.services.verificationEvents.flush();
     await page.getByRole("link", { name: "Overview" }).click();
     const chart = page.getByRole("img", { name: /^Verifications by outcome: VALID 1$/ });
     await chart.waitFor();
-    expect(await page.locator(".chart-plot canvas").count()).toBe(1);
+    await page.getByRole("img", { name: /^Rate-limit decisions: passed 1, blocked 1$/ }).waitFor();
+    expect(await page.locator(".chart-plot canvas").count()).toBe(2);
     expect(await page.getByRole("row", { name: new RegExp(keyId) }).textContent()).toContain("1");
 
     await page.goto(`${h.url}/console/apis/${apiId}/keys/${keyId}`);

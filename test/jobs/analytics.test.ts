@@ -112,7 +112,7 @@ describe("retention prune", () => {
   test("each table keeps exactly its retention, by the clock's time; a rollup bucket goes once it is wholly past", async () => {
     await seed([0, 89, 91, 364, 366, 1094, 1200]);
     const counts = await runAnalyticsPruneOnce({ storage: db.storage, events: sinkOf(), retentionDays }, now);
-    expect(counts).toEqual({ raw: 5, minute: 5, hour: 5, day: 3, month: 1, totals: { minute: 5, hour: 5, day: 3, month: 1 } });
+    expect(counts).toEqual({ raw: 5, minute: 5, hour: 5, day: 3, month: 1, totals: { minute: 5, hour: 5, day: 3, month: 1 }, ratelimits: { minute: 0, hour: 0, day: 0, month: 0 } });
     const cutoff = (days: number) => now - days * DAY_MS;
     expect(times(TABLES.raw).every((t) => t >= cutoff(90))).toBe(true);
     expect(times(TABLES.raw)).toHaveLength(2);

@@ -85,7 +85,7 @@ describe("a data dir from before analytics.db", () => {
     old.close();
 
     const { storage, analytics, applied } = open(dir);
-    expect(applied).toEqual(["analytics/0000_analytics", "analytics/0001_raw_events_slim", SPLIT_MIGRATION, ...AFTER_SPLIT]);
+    expect(applied).toEqual(["analytics/0000_analytics", "analytics/0001_raw_events_slim", "analytics/0002_ratelimit_decisions", SPLIT_MIGRATION, ...AFTER_SPLIT]);
     expect(contents(analytics.sqlite)).toEqual(moved(before));
     expect(namesIn(storage.sqlite, [...TABLES, ...VIEWS_AND_TRIGGERS])).toEqual([]);
     for (const db of [storage, analytics]) expect(db.sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });

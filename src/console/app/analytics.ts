@@ -1,6 +1,7 @@
 /**
- * The console's analytics queries (analytics.getVerifications over the public rollup tables) and
- * the shaping of their rows into chart series. Pure: tested under bun test without a browser.
+ * The console's analytics queries (analytics.getVerifications over the public rollup tables and
+ * rate-limit decision tables) and the shaping of their rows into chart series. Pure: tested under
+ * bun test without a browser.
  */
 
 export type RangeName = "24h" | "7d" | "30d";
@@ -10,6 +11,7 @@ interface Range {
   /** Buckets a chart of the range shows. */
   buckets: number;
   table: "key_verifications_per_hour_v1" | "key_verifications_per_day_v1";
+  decisionsTable: "ratelimits_per_hour_v1" | "ratelimits_per_day_v1";
   interval: string;
   stepMs: number;
 }
@@ -17,9 +19,15 @@ interface Range {
 const HOUR_MS = 3_600_000;
 
 export const RANGES: Readonly<Record<RangeName, Range>> = {
-  "24h": { label: "Last 24 hours", buckets: 24, table: "key_verifications_per_hour_v1", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS },
-  "7d": { label: "Last 7 days", buckets: 7 * 24, table: "key_verifications_per_hour_v1", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS },
-  "30d": { label: "Last 30 days", buckets: 30, table: "key_verifications_per_day_v1", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS },
+  "24h": {
+    label: "Last 24 hours", buckets: 24, table: "key_verifications_per_hour_v1", decisionsTable: "ratelimits_per_hour_v1", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS,
+  },
+  "7d": {
+    label: "Last 7 days", buckets: 7 * 24, table: "key_verifications_per_hour_v1", decisionsTable: "ratelimits_per_hour_v1", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS,
+  },
+  "30d": {
+    label: "Last 30 days", buckets: 30, table: "key_verifications_per_day_v1", decisionsTable: "ratelimits_per_day_v1", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS,
+  },
 };
 
 /** What to count: the whole workspace, one API (by its key space) or one key. */
@@ -60,6 +68,13 @@ export function busiestKeys(range: RangeName, limit = 10): string {
 export function lastUsed(keySpaceId: string, keyIds: readonly string[]): string {
   return `SELECT key_id, MAX(time) AS last_used FROM key_verifications_per_minute_v1 WHERE key_space_id = ${literal(keySpaceId)} `
     + `AND key_id IN (${keyIds.map(literal).join(", ")}) GROUP BY key_id`;
+}
+
+/** Rate-limit decisions per bucket, passed and blocked, of every namespace the key may read or of one. */
+export function decisionsOverTime(range: RangeName, namespaceId?: string): string {
+  const only = namespaceId === undefined ? "" : ` AND namespace_id = ${literal(namespaceId)}`;
+  return `SELECT time, SUM(passed) AS passed, SUM(blocked) AS blocked FROM ${RANGES[range].decisionsTable} `
+    + `WHERE time >= now() - ${RANGES[range].interval}${only} GROUP BY time ORDER BY time`;
 }
 
 export interface ChartData {
@@ -106,4 +121,11 @@ export function totalsBy(rows: ReadonlyArray<Record<string, unknown>>, column: s
     out.set(key, totals);
   }
   return out;
+}
+
+/** Rows of decisionsOverTime as a chart of two series, passed then blocked (see toChart). */
+export function toDecisionsChart(rows: ReadonlyArray<Record<string, unknown>>, stepMs: number, buckets: number): ChartData {
+  const byOutcome = rows.flatMap((r) => [{ time: r.time, outcome: "passed", total: r.passed }, { time: r.time, outcome: "blocked", total: r.blocked }]);
+  const chart = toChart(byOutcome, stepMs, buckets);
+  return { timesMs: chart.timesMs, series: chart.series.toSorted((a, b) => (a.label === "passed" ? -1 : b.label === "passed" ? 1 : 0)) };
 }

@@ -8,6 +8,7 @@
 const IDENTITY = ["workspace_id", "key_space_id", "identity_id", "external_id", "key_id"];
 const RAW = ["request_id", "time", ...IDENTITY, "region", "source", "outcome", "tags", "spent_credits", "latency"];
 const ROLLUP = ["time", ...IDENTITY, "source", "outcome", "tags", "count", "spent_credits", "latency_avg"];
+const DECISIONS = ["time", "workspace_id", "namespace_id", "passed", "blocked", "total"];
 
 export const ANALYTICS_TABLES: ReadonlyArray<{ name: string; columns: readonly string[] }> = [
   { name: "key_verifications_v1", columns: RAW },
@@ -15,6 +16,10 @@ export const ANALYTICS_TABLES: ReadonlyArray<{ name: string; columns: readonly s
   { name: "key_verifications_per_hour_v1", columns: ROLLUP },
   { name: "key_verifications_per_day_v1", columns: ROLLUP },
   { name: "key_verifications_per_month_v1", columns: ROLLUP },
+  { name: "ratelimits_per_minute_v1", columns: DECISIONS },
+  { name: "ratelimits_per_hour_v1", columns: DECISIONS },
+  { name: "ratelimits_per_day_v1", columns: DECISIONS },
+  { name: "ratelimits_per_month_v1", columns: DECISIONS },
 ];
 
 export interface ErrorPosition {

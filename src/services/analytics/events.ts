@@ -14,6 +14,7 @@
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
+import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 
 /** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
@@ -35,7 +36,8 @@ export class VerificationEventSink implements VerificationRecorder {
   private readonly maxBuffered: number;
   private readonly flushAt: number;
 
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number }) {
+  /** `decisions`: rate-limit decisions, flushed with the events (ratelimit-decisions.ts). */
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number; decisions?: RatelimitDecisionAggregator }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
     this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
   }
@@ -65,9 +67,12 @@ export class VerificationEventSink implements VerificationRecorder {
    * Hands every buffered event to the writer, and has it commit them with any staged before;
    * resolves with how many once they, and any batch handed over before, are committed. On failure
    * the events not committed are buffered again, ahead of newer ones, and the error is thrown.
+   * The rate-limit decisions are flushed alongside (a failure of theirs is thrown too).
    */
   flush(): Promise<number> {
-    return this.handOver(false);
+    const events = this.handOver(false);
+    const decisions = this.deps.decisions?.flush();
+    return decisions === undefined ? events : Promise.all([events, decisions]).then(([n]) => n);
   }
 
   private handOver(stage: boolean): Promise<number> {

@@ -10,6 +10,7 @@
 export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
 export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
+export { RatelimitDecisionAggregator, DEFAULT_MAX_PENDING_DECISION_ROWS, type DecisionRow, type DecisionRowWriter } from "./ratelimit-decisions.ts";
 export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";
 export { pruneAnalytics, type AnalyticsRetention, type PruneCounts } from "./retention.ts";
 // analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a query process.

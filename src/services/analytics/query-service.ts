@@ -1,7 +1,9 @@
 /**
  * analytics.getVerifications: who may ask (workspace opt-in, `read_analytics`), what they may see
- * (their workspace; for API-scoped keys, those APIs' key spaces), and handing the query to the
- * process pool. Compilation and execution happen in a query process (query-process.ts).
+ * (their workspace; for API-scoped keys, those APIs' key spaces; of the rate-limit tables, the
+ * namespaces the key may read), and handing the query to the process pool. Compilation and
+ * execution happen in a query process (query-process.ts), which alone knows the tables a query
+ * reads: a key that may read one family of tables only is refused there for the other.
  */
 import { eq } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
@@ -21,6 +23,7 @@ export interface AnalyticsQueryRunner {
 }
 
 const SCOPED_GRANT = /^api\.([^.]+)\.read_analytics$/;
+const NAMESPACE_GRANT = /^ratelimit\.([^.*]+)\.read_analytics$/;
 
 export class AnalyticsQueryService {
   constructor(private readonly deps: { storage: Storage; clock: Clock; runner: AnalyticsQueryRunner }) {}
@@ -51,14 +54,33 @@ export class AnalyticsQueryService {
     }
   }
 
-  /** `api.*.read_analytics`: the whole workspace; `api.<apiId>.read_analytics`: those APIs' key spaces. */
+  /**
+   * Of key verifications, `api.*.read_analytics`: the whole workspace; `api.<apiId>.read_analytics`:
+   * those APIs' key spaces. Of rate-limit decisions, `ratelimit.*.read_analytics` or
+   * `ratelimit.<namespaceId>.read_analytics` likewise. 403 naming the first when the key holds neither.
+   */
   private confinement(principal: Principal): Confinement {
-    const workspaceId = principal.workspaceId;
-    if (can(principal, "api", "*", "read_analytics")) return { workspaceId, keySpaceIds: null };
-    const apiIds = [...principal.permissions].flatMap((p) => SCOPED_GRANT.exec(p)?.[1] ?? []);
+    const keySpaceIds = this.keySpaces(principal);
+    const namespaceIds = this.namespaces(principal);
     // `read_api` used to grant analytics (v1); it no longer does.
-    if (apiIds.length === 0) requirePermission(principal, "api", "*", "read_analytics");
-    const keySpaceIds = apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, workspaceId, id)?.keySpaceId ?? []);
-    return { workspaceId, keySpaceIds };
+    if (keySpaceIds === undefined && namespaceIds === undefined) requirePermission(principal, "api", "*", "read_analytics");
+    return {
+      workspaceId: principal.workspaceId,
+      ...(keySpaceIds !== undefined ? { keySpaceIds } : {}),
+      ...(namespaceIds !== undefined ? { namespaceIds } : {}),
+    };
+  }
+
+  private namespaces(principal: Principal): readonly string[] | null | undefined {
+    if (can(principal, "ratelimit", "*", "read_analytics")) return null;
+    const ids = [...principal.permissions].flatMap((p) => NAMESPACE_GRANT.exec(p)?.[1] ?? []);
+    return ids.length === 0 ? undefined : ids;
+  }
+
+  private keySpaces(principal: Principal): readonly string[] | null | undefined {
+    if (can(principal, "api", "*", "read_analytics")) return null;
+    const apiIds = [...principal.permissions].flatMap((p) => SCOPED_GRANT.exec(p)?.[1] ?? []);
+    if (apiIds.length === 0) return undefined;
+    return apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, principal.workspaceId, id)?.keySpaceId ?? []);
   }
 }

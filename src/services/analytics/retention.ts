@@ -1,7 +1,7 @@
 /**
- * Retention of the analytics tables: each keeps its rows for its own number of days. A rollup row
- * goes only once its whole bucket is past retention, so the bucket that holds the cutoff keeps
- * counting every event it had. Rows are deleted in small batches with a yield between them, so a
+ * Retention of the analytics tables: each keeps its rows for its own number of days (a rate-limit
+ * decisions table those of the rollup of its granularity). A rollup row goes only once its whole
+ * bucket is past retention, so the bucket that holds the cutoff keeps counting every event it had. Rows are deleted in small batches with a yield between them, so a
  * large prune never holds the write lock, or the event loop, long enough to delay a verification.
  */
 import type { Storage } from "../../storage/db.ts";
@@ -10,10 +10,12 @@ import { getTableConfig } from "drizzle-orm/sqlite-core";
 import {
   verificationEventBatches, verificationsPerDay, verificationsPerHour, verificationsPerMinute, verificationsPerMonth,
   verificationTotalsPerDay, verificationTotalsPerHour, verificationTotalsPerMinute, verificationTotalsPerMonth,
+  ratelimitDecisionsPerDay, ratelimitDecisionsPerHour, ratelimitDecisionsPerMinute, ratelimitDecisionsPerMonth,
 } from "../../storage/schema/index.ts";
 import { RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity } from "./rollups.ts";
+import { DECISION_TABLES } from "./ratelimit-decisions.ts";
 
 /** Days each table keeps its rows. */
 export interface AnalyticsRetention {
@@ -24,8 +26,8 @@ export interface AnalyticsRetention {
   month: number;
 }
 
-/** Rows deleted from the raw table and each rollup, and (`totals`) from each totals table. */
-export type PruneCounts = Record<keyof AnalyticsRetention, number> & { totals: Record<Granularity, number> };
+/** Rows deleted from the raw table and each rollup, from each totals table (`totals`) and rate-limit decisions table (`ratelimits`). */
+export type PruneCounts = Record<keyof AnalyticsRetention, number> & { totals: Record<Granularity, number>; ratelimits: Record<Granularity, number> };
 
 const DAY_MS = 86_400_000;
 /**
@@ -60,6 +62,7 @@ const PRUNED: ReadonlyMap<string, Pruned> = new Map([
   ...[
     verificationsPerMinute, verificationsPerHour, verificationsPerDay, verificationsPerMonth,
     verificationTotalsPerMinute, verificationTotalsPerHour, verificationTotalsPerDay, verificationTotalsPerMonth,
+    ratelimitDecisionsPerMinute, ratelimitDecisionsPerHour, ratelimitDecisionsPerDay, ratelimitDecisionsPerMonth,
   ].map((t): [string, Pruned] => [getTableName(t), { key: getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", "), time: "time" }]),
 ]);
 
@@ -67,7 +70,9 @@ const PRUNED: ReadonlyMap<string, Pruned> = new Map([
 export async function pruneAnalytics(
   storage: Storage, retention: AnalyticsRetention, nowMs: number, batchSize = DEFAULT_BATCH,
 ): Promise<PruneCounts> {
-  const counts: PruneCounts = { raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 } };
+  const counts: PruneCounts = {
+    raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 }, ratelimits: { minute: 0, hour: 0, day: 0, month: 0 },
+  };
   const pacer = new Pacer(batchSize);
   counts.raw = await pruneTable(storage, RAW_TABLE, nowMs - retention.raw * DAY_MS, pacer);
   for (const g of GRANULARITIES) {
@@ -78,6 +83,7 @@ export async function pruneAnalytics(
     if (g === "minute") new RollupFolder(storage).foldAll(cutoffMs, batchSize);
     counts[g] = await pruneTable(storage, ROLLUP_TABLES[g], cutoffMs, pacer);
     counts.totals[g] = await pruneTable(storage, TOTALS_TABLES[g], cutoffMs, pacer);
+    counts.ratelimits[g] = await pruneTable(storage, DECISION_TABLES[g], cutoffMs, pacer);
   }
   return counts;
 }

@@ -13,6 +13,7 @@ import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
 import { packedCount, unpackEvents, type StoredEvent } from "./types.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
+import { answerDecisions } from "./ratelimit-decisions.ts";
 
 declare var self: Worker;
 
@@ -49,6 +50,10 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     storage?.close();
     storage = tables = folder = undefined;
     postMessage({ type: "closed" } satisfies WriterReply);
+    return;
+  }
+  if (request.type === "ratelimit-decisions") {
+    postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
   if (!tables) {

@@ -9,6 +9,7 @@ import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
 import { packEvents, toStored, type PackedEvents, type VerificationEvent } from "./types.ts";
+import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWriter, type DecisionsReply, type DecisionsRequest } from "./ratelimit-decisions.ts";
 
 export interface EventBatchWriter {
   /**
@@ -29,7 +30,7 @@ export class EventWriteError extends Error {
   }
 }
 
-export class SqliteEventWriter implements EventBatchWriter {
+export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
   private tables: EventTables | undefined;
   private folder: RollupFolder | undefined;
 
@@ -58,6 +59,16 @@ export class SqliteEventWriter implements EventBatchWriter {
     return Promise.resolve();
   }
 
+  /** Writes synchronously, like `write`. */
+  writeRatelimitDecisions(rows: readonly DecisionRow[]): Promise<void> {
+    try {
+      writeDecisionRows(this.storage.sqlite, rows);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }
@@ -69,14 +80,16 @@ export type WriterRequest =
   | { type: "open"; path: string; autoCheckpoint: boolean }
   /** `commit: false` stages the batch until the next write that commits. */
   | { type: "write"; id: number; events: PackedEvents; commit: boolean }
-  | { type: "close" };
+  | { type: "close" }
+  | DecisionsRequest;
 
 /** Messages from the writer worker. */
 export type WriterReply =
   | { type: "written"; id: number }
   /** `unwritten`: the indexes of the batch's events not committed. */
   | { type: "failed"; id: number; error: string; unwritten: readonly number[] }
-  | { type: "closed" };
+  | { type: "closed" }
+  | DecisionsReply;
 
 interface Waiter {
   /** The batch as sent, to give back the events not committed. */
@@ -85,11 +98,12 @@ interface Waiter {
   reject(error: EventWriteError): void;
 }
 
-export class WorkerEventWriter implements EventBatchWriter {
+export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private closed: (() => void) | undefined;
+  private readonly decisionWrites = new DecisionWrites();
 
   /**
    * `dbPath`: the database file the worker opens its own connection to. `autoCheckpoint` false
@@ -106,6 +120,13 @@ export class WorkerEventWriter implements EventBatchWriter {
       const packed = packEvents(events);
       worker.postMessage({ type: "write", id, events: packed, commit: opts.stage !== true } satisfies WriterRequest, { transfer: [packed.numbers.buffer] });
     });
+  }
+
+  writeRatelimitDecisions(rows: readonly DecisionRow[]): Promise<void> {
+    const worker = this.worker ?? this.start();
+    const { request, written } = this.decisionWrites.send(rows);
+    worker.postMessage(request satisfies WriterRequest);
+    return written;
   }
 
   async close(): Promise<void> {
@@ -136,6 +157,10 @@ export class WorkerEventWriter implements EventBatchWriter {
       this.closed?.();
       return;
     }
+    if (reply.type === "ratelimit-decisions-written") {
+      this.decisionWrites.answered(reply);
+      return;
+    }
     const waiter = this.waiting.get(reply.id);
     if (!waiter) return;
     this.waiting.delete(reply.id);
@@ -152,6 +177,7 @@ export class WorkerEventWriter implements EventBatchWriter {
     this.worker = undefined;
     for (const { sent, reject } of this.waiting.values()) reject(new EventWriteError(message, sent));
     this.waiting.clear();
+    this.decisionWrites.failAll(message);
     this.closed?.();
   }
 }

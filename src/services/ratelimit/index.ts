@@ -18,7 +18,7 @@ export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
 export {
   RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES,
-  type RatelimitDeps, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
+  type RatelimitDeps, type RatelimitDecisionRecorder, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
 } from "./service.ts";
 export { type NamespacePage, type ListNamespacesInput } from "./namespace-list.ts";
 export { RatelimitStore } from "./store.ts";

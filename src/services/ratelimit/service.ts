@@ -65,6 +65,11 @@ export interface OverridePage {
   cursor: string | undefined;
 }
 
+/** Where each decision of `limit` / `multiLimit` goes, for analytics; called on every check, so it must be cheap. */
+export interface RatelimitDecisionRecorder {
+  record(workspaceId: string, namespaceId: string, passed: boolean, timeMs: number): void;
+}
+
 export interface RatelimitDeps {
   storage: Storage;
   clock: Clock;
@@ -73,6 +78,8 @@ export interface RatelimitDeps {
   namespaceCacheCaps?: NamespaceCacheCaps;
   /** Live wildcard overrides one namespace may hold; default DEFAULT_WILDCARD_OVERRIDES. */
   wildcardOverridesPerNamespace?: number;
+  /** None when analytics recording is off. */
+  decisions?: RatelimitDecisionRecorder;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
@@ -114,8 +121,11 @@ export class RatelimitService {
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
   limit(principal: Principal, input: LimitInput): LimitOutcome {
-    const planned = this.plan(this.namespaceForLimit(principal, input.namespace), input);
-    return toOutcome(this.deps.limiter.check(planned.request), planned.overrideId);
+    const ns = this.namespaceForLimit(principal, input.namespace);
+    const planned = this.plan(ns, input);
+    const result = this.deps.limiter.check(planned.request);
+    this.deps.decisions?.record(ns.workspaceId, ns.id, result.success, this.deps.clock.now());
+    return toOutcome(result, planned.overrideId);
   }
 
   /** Up to 100 checks at one instant, charged all-or-nothing; results in request order. */
@@ -123,11 +133,20 @@ export class RatelimitService {
     const namespaces = this.namespacesForLimit(principal, inputs.map((i) => i.namespace));
     const planned = inputs.map((i) => this.plan(namespaces.get(i.namespace)!, i));
     const batch = this.deps.limiter.checkAll(planned.map((p) => p.request));
+    this.recordAll(inputs.map((i) => namespaces.get(i.namespace)!), batch.results);
     const limits = inputs.map((input, i) => {
       const { success, ...rest } = toOutcome(batch.results[i]!, planned[i]!.overrideId);
       return { namespace: input.namespace, identifier: input.identifier, ...rest, passed: success };
     });
     return { passed: batch.success, limits };
+  }
+
+  /** Each check as answered (its own `passed`), also in a batch refused as a whole. */
+  private recordAll(namespaces: readonly NamespaceEntry[], results: readonly LimitResult[]): void {
+    const recorder = this.deps.decisions;
+    if (recorder === undefined) return;
+    const nowMs = this.deps.clock.now();
+    namespaces.forEach((ns, i) => recorder.record(ns.workspaceId, ns.id, results[i]!.success, nowMs));
   }
 
   /**

@@ -119,6 +119,31 @@ export const verificationTotalsPerHour = totalsTable("verification_totals_hour")
 export const verificationTotalsPerDay = totalsTable("verification_totals_day");
 export const verificationTotalsPerMonth = totalsTable("verification_totals_month");
 
+/**
+ * Rate-limit decisions (ratelimit.limit / multiLimit) counted per UTC bucket and namespace, one
+ * table per granularity, each upserted (added to) when the aggregates held in memory are flushed
+ * (src/services/analytics/ratelimit-decisions.ts). Per identifier nothing is kept: a caller picks
+ * identifiers freely, so rows per identifier would have no bound. The key begins with workspace_id
+ * and time, as the rollups' does, for the queries and the retention prune; WITHOUT ROWID by
+ * migration 0002, like them.
+ */
+function decisionsTable(name: string) {
+  return sqliteTable(name, {
+    time: integer("time").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    namespaceId: text("namespace_id").notNull(),
+    passed: integer("passed").notNull(),
+    blocked: integer("blocked").notNull(),
+  }, (t) => [
+    primaryKey({ columns: [t.workspaceId, t.time, t.namespaceId] }),
+  ]);
+}
+
+export const ratelimitDecisionsPerMinute = decisionsTable("ratelimit_decisions_minute");
+export const ratelimitDecisionsPerHour = decisionsTable("ratelimit_decisions_hour");
+export const ratelimitDecisionsPerDay = decisionsTable("ratelimit_decisions_day");
+export const ratelimitDecisionsPerMonth = decisionsTable("ratelimit_decisions_month");
+
 /** Every analytics table, as analytics.db holds them. */
 export const ANALYTICS_TABLES = [
   verificationEventBatches,

@@ -44,7 +44,7 @@ test("a bucket larger than a batch is pruned whole, in every workspace, and the 
   const totalsRows = WORKSPACES.length * 2;
   expect(counts).toEqual({
     raw: rollupRows, minute: rollupRows, hour: rollupRows, day: rollupRows, month: rollupRows,
-    totals: { minute: totalsRows, hour: totalsRows, day: totalsRows, month: totalsRows },
+    totals: { minute: totalsRows, hour: totalsRows, day: totalsRows, month: totalsRows }, ratelimits: { minute: 0, hour: 0, day: 0, month: 0 },
   });
   for (const g of GRANULARITIES) {
     for (const table of [ROLLUP_TABLES[g], TOTALS_TABLES[g]]) {

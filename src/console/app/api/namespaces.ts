@@ -24,6 +24,19 @@ export async function findNamespace(client: ApiClient, ref: string): Promise<Nam
   return undefined;
 }
 
+/** Every listed namespace (within MAX_PAGES pages of 100), for a choice of namespace. */
+export async function allNamespaces(client: ApiClient): Promise<NamespaceView[]> {
+  const namespaces: NamespaceView[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const page = await client.page("ratelimit.listNamespaces", { limit: 100, ...(cursor ? { cursor } : {}) });
+    namespaces.push(...page.items);
+    cursor = page.cursor;
+    if (cursor === undefined) break;
+  }
+  return namespaces;
+}
+
 /** The overrides of `namespace` (within MAX_PAGES pages of 100) whose identifier contains `search`, case-insensitively. */
 export async function searchOverrides(client: ApiClient, namespace: string, search: string): Promise<Page<OverrideView>> {
   const term = search.toLowerCase();

@@ -105,7 +105,10 @@ function Tables(props: { onPick(table: string): void }): JSX.Element {
   return (
     <div>
       <h2>Tables</h2>
-      <p class="muted"><code>time</code> is Unix ms; the rollups count verifications per bucket in <code>count</code>.</p>
+      <p class="muted">
+        <code>time</code> is Unix ms; the rollups count verifications per bucket in <code>count</code>, the <code>ratelimits_*</code>
+        tables rate-limit decisions per bucket and namespace (they need <code>ratelimit.*.read_analytics</code>).
+      </p>
       <ul class="sql-tables">
         {ANALYTICS_TABLES.map((t) => (
           <li key={t.name}>

@@ -1,7 +1,7 @@
 /**
  * The overview: verifications over 24 h / 7 d / 30 d by outcome, for the workspace or one API; the
- * totals per API; the busiest keys; what can be said of rate-limit decisions. Where analytics is
- * off, or the key may not read it, the page says how to change that instead.
+ * totals per API; the busiest keys; rate-limit decisions over the same range (overview-decisions.tsx).
+ * Where analytics is off, or the key may not read it, the page says how to change that instead.
  */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
@@ -15,21 +15,23 @@ import { useSession } from "../context.ts";
 import { allows, allowsSome } from "../permissions.ts";
 import { Link } from "../router.tsx";
 import { useAsync } from "../use-async.ts";
+import { RatelimitDecisions } from "./overview-decisions.tsx";
 
 export function Overview(): JSX.Element {
   const { whoami, grants, client } = useSession();
   const [range, setRange] = useState<RangeName>("24h");
   const [keySpaceId, setKeySpaceId] = useState("");
   const apis = useAsync(async () => (allowsSome(grants, "api", "read_api") ? allApis(client) : []), []);
-  const canQuery = whoami.analytics.recording && whoami.analytics.querying && allowsSome(grants, "api", "read_analytics");
+  const analyticsOn = whoami.analytics.recording && whoami.analytics.querying;
+  const canQuery = analyticsOn && allowsSome(grants, "api", "read_analytics");
   return (
     <section>
       <h1>Overview</h1>
       <p>Workspace <strong>{whoami.workspace.name}</strong> (<code>{whoami.workspace.id}</code>), root key <strong>{whoami.name || whoami.rootKeyId}</strong>.</p>
       <AnalyticsStatus />
+      {analyticsOn && (canQuery || allowsSome(grants, "ratelimit", "read_analytics")) && <RangePicker value={range} onChange={setRange} />}
       {canQuery && (
         <>
-          <RangePicker value={range} onChange={setRange} />
           <div class="field narrow">
             <label for="overview-api">API</label>
             <select id="overview-api" value={keySpaceId} onChange={(e) => setKeySpaceId(e.currentTarget.value)}>
@@ -44,12 +46,7 @@ export function Overview(): JSX.Element {
           </div>
         </>
       )}
-      <h2>Rate-limit decisions</h2>
-      <p>
-        Verifications refused by a key's own rate limit are counted above as <code>RATE_LIMITED</code>. Decisions of
-        <code> ratelimit.limit</code> on namespaces are not reported by any public API of tollgate, so the console cannot show them;
-        the <code>tollgate_ratelimit_decisions_total</code> series of <code>GET /metrics</code> counts them for the whole service.
-      </p>
+      <RatelimitDecisions range={range} />
     </section>
   );
 }

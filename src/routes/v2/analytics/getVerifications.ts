@@ -12,7 +12,9 @@ const DESCRIPTION = `Runs one SELECT over the caller's verification analytics an
 
 Needs the workspace's analytics opt-in (\`tollgate workspace update <workspace> --analytics on\`, else 412) and
 \`api.*.read_analytics\`, or \`api.<apiId>.read_analytics\` for the rows of those APIs only. Rows of other
-workspaces and APIs are never visible; the query needs no filter for them.
+workspaces and APIs are never visible; the query needs no filter for them. The rate-limit tables need
+\`ratelimit.*.read_analytics\`, or \`ratelimit.<namespaceId>.read_analytics\` for those namespaces' rows only; a
+query that reads both kinds of table needs both (403 naming the one missing).
 
 **Tables.** \`key_verifications_v1\`: one row per verification (\`request_id, time, workspace_id, key_space_id,
 identity_id, external_id, key_id, region, source, outcome, tags, spent_credits, latency\`).
@@ -20,6 +22,9 @@ identity_id, external_id, key_id, region, source, outcome, tags, spent_credits, 
 key, identity, outcome and tag set (\`time, workspace_id, key_space_id, identity_id, external_id, key_id, source,
 outcome, tags, count, spent_credits, latency_avg\`). \`time\` is Unix ms (a bucket's start in the rollups),
 \`outcome\` the verification code (\`VALID\`, \`RATE_LIMITED\`, \`USAGE_EXCEEDED\`, …), \`tags\` a JSON array.
+\`ratelimits_per_minute_v1\`, \`_per_hour_v1\`, \`_per_day_v1\`, \`_per_month_v1\` (a tollgate addition): the decisions of
+\`ratelimit.limit\` and \`multiLimit\` per UTC bucket and namespace (\`time, workspace_id, namespace_id, passed, blocked,
+total\`), written about one flush interval late; nothing per identifier.
 
 **Dialect** (ClickHouse's, as upstream documents it): \`count\`, \`sum\`, \`sumIf\`, \`countIf\`, \`avg\`, \`min\`, \`max\`,
 \`uniq\`, \`if\`, \`round\`, \`abs\`, \`lower\`, \`upper\`, \`length\`, \`coalesce\`, \`toStartOfMinute/Hour/Day/Week/Month/Year\`,
@@ -49,7 +54,7 @@ export const getVerificationsRoute = (deps: RouteDeps) => operation({
   body: strictObject({
     query: t.String({
       minLength: 1,
-      description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1 and key_verifications_per_{minute,hour,day,month}_v1; at most 16 KiB",
+      description: "One SELECT in the ClickHouse subset upstream documents, over key_verifications_v1, key_verifications_per_{minute,hour,day,month}_v1 and ratelimits_per_{minute,hour,day,month}_v1; at most 16 KiB",
     }),
   }),
   detail: {

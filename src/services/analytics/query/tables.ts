@@ -1,8 +1,16 @@
 /**
  * The public analytics tables and how each maps onto a physical table. Only these names can appear
  * in a caller's FROM; each reference becomes a subquery over the physical table that exposes these
- * columns and nothing else, filtered to the caller's workspace (and key spaces).
+ * columns and nothing else, filtered to the caller's workspace (and key spaces, or namespaces).
+ * The `ratelimits_*` tables are a tollgate addition (upstream keeps rate-limit analytics elsewhere).
  */
+
+/**
+ * What a table's rows are about, which says the permission that reads them and the column that
+ * confines them: key verifications (`api.*.read_analytics`, by key space) or rate-limit decisions
+ * (`ratelimit.*.read_analytics`, by namespace).
+ */
+export type TableFamily = "verifications" | "ratelimits";
 
 export interface PublicColumn {
   name: string;
@@ -12,6 +20,7 @@ export interface PublicColumn {
 
 export interface PublicTable {
   name: string;
+  family: TableFamily;
   physical: string;
   columns: readonly PublicColumn[];
   /**
@@ -50,20 +59,33 @@ const TOTALS_COLUMNS: readonly PublicColumn[] = [
 
 /** The minute rollup is a table; the coarser ones are views adding the minute rows not folded into them yet (migration 0008). */
 const rollup = (name: string, granularity: string): [string, PublicTable] => [name, {
-  name, physical: granularity === "minute" ? "verification_rollups_minute" : `verification_rollups_${granularity}_all`, columns: ROLLUP_COLUMNS,
+  name, family: "verifications", physical: granularity === "minute" ? "verification_rollups_minute" : `verification_rollups_${granularity}_all`, columns: ROLLUP_COLUMNS,
   totals: { physical: `verification_totals_${granularity}`, columns: TOTALS_COLUMNS },
+}];
+
+const DECISION_COLUMNS: readonly PublicColumn[] = [
+  col("time"), col("workspace_id"), col("namespace_id"), col("passed"), col("blocked"), col("total", "`passed` + `blocked`"),
+];
+
+/** Rate-limit decisions per bucket and namespace: a table per granularity, each written at every flush. */
+const decisions = (name: string, granularity: string): [string, PublicTable] => [name, {
+  name, family: "ratelimits", physical: `ratelimit_decisions_${granularity}`, columns: DECISION_COLUMNS,
 }];
 
 export const PUBLIC_TABLES: ReadonlyMap<string, PublicTable> = new Map([
   // The view over verification_event_batches (migration 0007): an event a row.
   ["key_verifications_v1", {
-    name: "key_verifications_v1", physical: "verification_events", columns: RAW_COLUMNS,
+    name: "key_verifications_v1", family: "verifications", physical: "verification_events", columns: RAW_COLUMNS,
     batchBounds: { min: "batch_min_time", max: "batch_max_time" },
   }],
   rollup("key_verifications_per_minute_v1", "minute"),
   rollup("key_verifications_per_hour_v1", "hour"),
   rollup("key_verifications_per_day_v1", "day"),
   rollup("key_verifications_per_month_v1", "month"),
+  decisions("ratelimits_per_minute_v1", "minute"),
+  decisions("ratelimits_per_hour_v1", "hour"),
+  decisions("ratelimits_per_day_v1", "day"),
+  decisions("ratelimits_per_month_v1", "month"),
 ]);
 
 /** Every public table has it; the watchdog (translate.ts) reads it to run in each join loop. */

@@ -9,7 +9,7 @@ import { AppError } from "../../../errors/app-error.ts";
 import { translateCall, type Emit } from "./functions.ts";
 import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
 import type { PlannedSource } from "./rewrite.ts";
-import { PUBLIC_TABLES } from "./tables.ts";
+import { PUBLIC_TABLES, type TableFamily } from "./tables.ts";
 import { fixedIntervalMs, foldTime, timeBounds, type TimeBounds } from "./time-bounds.ts";
 
 /**
@@ -20,12 +20,21 @@ import { fixedIntervalMs, foldTime, timeBounds, type TimeBounds } from "./time-b
  */
 export const WATCHDOG_FUNCTION = "tollgate_watchdog";
 
-/** What the caller may read: one workspace and, for API-scoped root keys, some key spaces. */
+/**
+ * What the caller may read: one workspace and, of each table family, all of it (null), the rows of
+ * some key spaces or namespaces (scoped root keys), or nothing (undefined: 403 when a query reads it).
+ */
 export interface Confinement {
   workspaceId: string;
-  /** null: every key space of the workspace. */
-  keySpaceIds: readonly string[] | null;
+  keySpaceIds?: readonly string[] | null;
+  namespaceIds?: readonly string[] | null;
 }
+
+/** Per family: the column its rows are confined by, and the permission that reads it. */
+const FAMILY_SCOPE: Record<TableFamily, { key: "keySpaceIds" | "namespaceIds"; column: string; permission: string }> = {
+  verifications: { key: "keySpaceIds", column: "key_space_id", permission: "'api.*.read_analytics' or 'api.<apiId>.read_analytics'" },
+  ratelimits: { key: "namespaceIds", column: "namespace_id", permission: "'ratelimit.*.read_analytics' or 'ratelimit.<namespaceId>.read_analytics'" },
+};
 
 export interface CompiledQuery {
   sql: string;
@@ -136,8 +145,12 @@ class Printer implements Emit {
     const { physical, columns: exposed } = totals && table.totals ? table.totals : table;
     const columns = exposed.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
     const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
-    const spaces = this.confinement.keySpaceIds;
-    if (spaces !== null) filters.push(spaces.length === 0 ? NEVER : `\`key_space_id\` IN (${spaces.map((k) => this.param(k)).join(", ")})`);
+    const scope = FAMILY_SCOPE[table.family];
+    const ids = this.confinement[scope.key];
+    if (ids === undefined) {
+      throw new AppError("insufficient_permissions", { detail: `Missing permission: ${scope.permission} (to read ${name})` });
+    }
+    if (ids !== null) filters.push(ids.length === 0 ? NEVER : `${quoteIdent(scope.column)} IN (${ids.map((k) => this.param(k)).join(", ")})`);
     const batch = totals ? undefined : table.batchBounds;
     // Printed as numbers, as the caller's bounds are: compared with the batch's integer columns alike.
     if (batch && bounds.lowest !== undefined) filters.push(`${quoteIdent(batch.max)} >= ${this.expr({ kind: "number", value: bounds.lowest })}`);
