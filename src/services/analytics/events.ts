@@ -1,6 +1,6 @@
 /**
- * The verification event pipeline. Recording appends the event record to an in-memory array (the
- * verification hot path pays nothing else); `flush` hands the array to a writer, which commits
+ * The verification event pipeline. Recording packs the event record into an in-memory buffer
+ * (packed-events.ts; the verification hot path pays nothing else); `flush` hands it to a writer, which commits
  * each event with its rollups and totals in the same transaction, so they always equal the raw
  * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
  * Past `flushAt` events the buffer is also handed over early, on the next turn of the event loop,
@@ -14,6 +14,7 @@
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
+import { EventPacker, packedCount, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 
 /** Buffer bound: 100k events. */
@@ -23,7 +24,7 @@ export const DEFAULT_MAX_BUFFERED = 100_000;
 export const DEFAULT_FLUSH_AT = 10_000;
 
 export class VerificationEventSink implements VerificationRecorder {
-  private buffer: VerificationEvent[] = [];
+  private buffer = new EventPacker();
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
@@ -43,7 +44,8 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   record(event: VerificationEvent): void {
-    const count = this.buffer.push(event);
+    this.buffer.add(event);
+    const count = this.buffer.length;
     if (count >= this.maxBuffered) this.onFull();
     else if (count >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
   }
@@ -80,9 +82,8 @@ export class VerificationEventSink implements VerificationRecorder {
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
     if (this.buffer.length === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
-    const batch = this.buffer;
-    this.buffer = [];
-    const size = batch.length;
+    const batch = this.buffer.take();
+    const size = packedCount(batch);
     const written = this.writeBatch(batch, stage);
     this.inFlight += size;
     // Message order: this commit covers every batch staged before it.
@@ -104,7 +105,7 @@ export class VerificationEventSink implements VerificationRecorder {
       return size;
     } catch (error) {
       this.failing = true;
-      if (error instanceof EventWriteError) this.buffer = [...error.unwritten, ...this.buffer];
+      if (error instanceof EventWriteError) this.rebuffer(error.unwritten, 0);
       else this.droppedCount += size;
       throw error;
     } finally {
@@ -113,12 +114,19 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: readonly VerificationEvent[], stage: boolean): Promise<void> {
+  private writeBatch(batch: PackedEvents, stage: boolean): Promise<void> {
     try {
       return this.deps.writer.write(batch, { stage });
     } catch (error) {
-      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, batch));
+      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, unpackRecords(batch)));
     }
+  }
+
+  /** Buffers `first` ahead of what is buffered, of which the oldest `drop` go (a rare path: both are unpacked). */
+  private rebuffer(first: readonly VerificationEvent[], drop: number): void {
+    const newer = unpackRecords(this.buffer.take());
+    for (const e of first) this.buffer.add(e);
+    for (const e of newer.slice(drop)) this.buffer.add(e);
   }
 
   /** Flushes what is buffered, then closes the writer. */
@@ -151,7 +159,7 @@ export class VerificationEventSink implements VerificationRecorder {
     // The writer fails, or already holds a full buffer it cannot commit: verification must go on
     // and memory must stay bounded, so the oldest half is dropped and counted for the log.
     const drop = this.buffer.length - Math.floor(this.maxBuffered / 2);
-    this.buffer.splice(0, drop);
+    this.rebuffer([], drop);
     this.droppedCount += drop;
   }
 }

@@ -11,7 +11,8 @@ import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../..
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
-import { packedCount, unpackEvents, type StoredEvent } from "./types.ts";
+import type { StoredEvent } from "./types.ts";
+import { packedCount, unpackEvents } from "./packed-events.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 import { answerDecisions } from "./ratelimit-decisions.ts";
 

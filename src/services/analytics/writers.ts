@@ -2,13 +2,14 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
- * answers verifications; the main thread only posts the batch packed (packEvents) and keeps the
- * records until the worker answers, to give back those it did not commit.
+ * answers verifications; the main thread only posts the packed batch (packed-events.ts, a copy of
+ * its array) and keeps it until the worker answers, to give back the events it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { packEvents, toStored, type PackedEvents, type VerificationEvent } from "./types.ts";
+import type { VerificationEvent } from "./types.ts";
+import { unpackEvents, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWriter, type DecisionsReply, type DecisionsRequest } from "./ratelimit-decisions.ts";
 
 export interface EventBatchWriter {
@@ -17,7 +18,7 @@ export interface EventBatchWriter {
    * those that are not. `stage`: the writer may hold the batch until the next write without it and
    * commit both together, so that their rollups are aggregated as one. The batch is the writer's from then on.
    */
-  write(events: readonly VerificationEvent[], opts?: { stage?: boolean }): Promise<void>;
+  write(events: PackedEvents, opts?: { stage?: boolean }): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -41,13 +42,13 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
    * Then folds every minute row into the coarser rollups (this writer serves tools and tests, where
    * a write is small and rare).
    */
-  write(events: readonly VerificationEvent[]): Promise<void> {
+  write(events: PackedEvents): Promise<void> {
     try {
       // Prepared on first use: a CLI process builds this writer too and never writes an event.
       this.tables ??= new EventTables(this.storage);
-      this.tables.write(events.map(toStored));
+      this.tables.write(unpackEvents(events));
     } catch (error) {
-      return Promise.reject(new EventWriteError((error as Error).message, events));
+      return Promise.reject(new EventWriteError((error as Error).message, unpackRecords(events)));
     }
     // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
     try {
@@ -93,7 +94,7 @@ export type WriterReply =
 
 interface Waiter {
   /** The batch as sent, to give back the events not committed. */
-  sent: readonly VerificationEvent[];
+  sent: PackedEvents;
   resolve(): void;
   reject(error: EventWriteError): void;
 }
@@ -112,13 +113,12 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(events: readonly VerificationEvent[], opts: { stage?: boolean } = {}): Promise<void> {
+  write(events: PackedEvents, opts: { stage?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      const packed = packEvents(events);
-      worker.postMessage({ type: "write", id, events: packed, commit: opts.stage !== true } satisfies WriterRequest, { transfer: [packed.numbers.buffer] });
+      worker.postMessage({ type: "write", id, events, commit: opts.stage !== true } satisfies WriterRequest);
     });
   }
 
@@ -165,7 +165,7 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
     if (!waiter) return;
     this.waiting.delete(reply.id);
     if (reply.type === "written") waiter.resolve();
-    else waiter.reject(new EventWriteError(reply.error, reply.unwritten.map((i) => waiter.sent[i]!)));
+    else waiter.reject(new EventWriteError(reply.error, unpackRecords(waiter.sent, reply.unwritten)));
   }
 
   /**
@@ -175,7 +175,7 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private onCrash(message: string): void {
     this.worker?.terminate();
     this.worker = undefined;
-    for (const { sent, reject } of this.waiting.values()) reject(new EventWriteError(message, sent));
+    for (const { sent, reject } of this.waiting.values()) reject(new EventWriteError(message, unpackRecords(sent)));
     this.waiting.clear();
     this.decisionWrites.failAll(message);
     this.closed?.();

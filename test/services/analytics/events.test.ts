@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
-import type { VerificationEvent } from "../../../src/services/analytics/index.ts";
+import { packedCount, unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -109,7 +109,7 @@ describe("failures", () => {
 
   test("only what the writer did not commit is buffered again", async () => {
     const partly: EventBatchWriter = {
-      write: (batch: readonly VerificationEvent[]) => Promise.reject(new EventWriteError("half", batch.slice(1))),
+      write: (batch: PackedEvents) => Promise.reject(new EventWriteError("half", unpackRecords(batch).slice(1))),
       close: () => Promise.resolve(),
     };
     const sink = new VerificationEventSink({ writer: partly });
@@ -123,9 +123,9 @@ describe("failures", () => {
     let broken = true;
     const written: string[] = [];
     const throwing: EventBatchWriter = {
-      write: (batch: readonly VerificationEvent[]) => {
+      write: (batch: PackedEvents) => {
         if (broken) throw new Error("not now");
-        written.push(...batch.map((e) => e.keyId));
+        written.push(...unpackRecords(batch).map((e) => e.keyId));
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -220,7 +220,7 @@ describe("early flush", () => {
     const calls: Array<[number, boolean]> = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e, opts) => { calls.push([e.length, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+      writer: { write: (e, opts) => { calls.push([packedCount(e), opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
     });
     sink.record(event());
     sink.record(event());

@@ -1,6 +1,7 @@
-/** Events packed for the writer thread come back as stored, each distinct string carried once. */
+/** Events packed as recorded come back as stored for the writer, and as recorded for a failed write; each distinct string is carried once. */
 import { describe, expect, test } from "bun:test";
-import { packedCount, packEvents, toStored, unpackEvents } from "../../../src/services/analytics/types.ts";
+import { toStored } from "../../../src/services/analytics/types.ts";
+import { EventPacker, packedCount, packEvents, unpackEvents, unpackRecords } from "../../../src/services/analytics/packed-events.ts";
 import { event } from "./support.ts";
 
 describe("packEvents / unpackEvents", () => {
@@ -21,6 +22,25 @@ describe("packEvents / unpackEvents", () => {
     // '' (request, identity, external id), the workspace, the key space, three keys, the outcome and '[]'.
     expect(packed.strings.length).toBe(8);
     expect(packedCount(packed)).toBe(1000);
+  });
+
+  test("events given back after a failed write are the records verification made (tags as a list)", () => {
+    const events = [event({ keyId: "k1", tags: ["x"] }), event({ keyId: "k2", requestId: "r2" }), event({ keyId: "k3" })];
+    expect(unpackRecords(packEvents(events), [2, 0])).toEqual([{ ...events[2]!, requestId: "" }, { ...events[0]!, requestId: "" }]);
+  });
+
+  test("a packer grows past its first array and starts empty after each take", () => {
+    const packer = new EventPacker();
+    const many = Array.from({ length: 5000 }, (_, i) => event({ keyId: `key_${i}` }));
+    for (const e of many) packer.add(e);
+    const first = packer.take();
+    expect(unpackEvents(first).map((e) => e.keyId)).toEqual(many.map((e) => e.keyId));
+    expect(packer.length).toBe(0);
+    packer.add(event({ keyId: "after" }));
+    const second = packer.take();
+    expect(unpackEvents(second).map((e) => e.keyId)).toEqual(["after"]);
+    // The first batch is a copy: the packer's reuse of its array leaves it as it was.
+    expect(unpackEvents(first)[0]!.keyId).toBe("key_0");
   });
 
   test("no events: an empty batch", () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
 import { toStored } from "../../../src/services/analytics/types.ts";
 import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
+import { packEvents } from "../../../src/services/analytics/packed-events.ts";
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
@@ -14,7 +15,7 @@ describe("WorkerEventWriter", () => {
       const writer = new WorkerEventWriter(db.storage.sqlite.filename, { autoCheckpoint });
       try {
         for (let c = 0; c < 20; c++) {
-          await writer.write(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 })));
+          await writer.write(packEvents(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 }))));
         }
         // Read while the writer's connection is open: closing it checkpoints on its own.
         const { log } = db.storage.sqlite.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!;
@@ -32,8 +33,8 @@ describe("WorkerEventWriter", () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       const batch = Array.from({ length: 2_500 }, (_, i) => event({ keyId: `key_${i % 37}`, timeMs: event().timeMs + i * 1000, spentCredits: i % 3 }));
-      await writer.write(batch);
-      await writer.write([event({ keyId: "key_late" })]);
+      await writer.write(packEvents(batch));
+      await writer.write(packEvents([event({ keyId: "key_late" })]));
       expect(count(db.storage, "verification_events")).toBe(2_501);
       for (const g of ["minute", "hour", "day", "month"] as const) {
         expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM ${rollupSource(g)}`).get())
@@ -56,8 +57,8 @@ describe("WorkerEventWriter", () => {
     const other = tempDb();
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write(events);
-      await new SqliteEventWriter(other.storage).write(events);
+      await writer.write(packEvents(events));
+      await new SqliteEventWriter(other.storage).write(packEvents(events));
       expect(rows(db.storage)).toHaveLength(3);
       expect(rows(db.storage)).toEqual(rows(other.storage));
     } finally {
@@ -69,10 +70,10 @@ describe("WorkerEventWriter", () => {
   test("a failed write rejects with the events it did not commit", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write([event()]);
+      await writer.write(packEvents([event()]));
       db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
       const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
-      const failed = await writer.write(events).catch((e: unknown) => e);
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
       // Every field comes back (tags as stored, sorted), so the events can be buffered again as they were.
       expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
@@ -85,15 +86,15 @@ describe("WorkerEventWriter", () => {
   test("a worker that dies fails the batches it held with all their events; the next write starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write([event({ keyId: "before" })]);
+      await writer.write(packEvents([event({ keyId: "before" })]));
       const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
-      const staged = writer.write(events, { stage: true }).catch((e: unknown) => e);
+      const staged = writer.write(packEvents(events), { stage: true }).catch((e: unknown) => e);
       // A message the worker cannot read throws out of its handler: the thread's error event.
       (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null, commit: true });
       const failed = await staged;
       expect(failed).toBeInstanceOf(EventWriteError);
       expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
-      await writer.write([event({ keyId: "after", tags: ["x"] })]);
+      await writer.write(packEvents([event({ keyId: "after", tags: ["x"] })]));
       expect(db.storage.sqlite.query("SELECT key_id, tags FROM verification_events ORDER BY batch_id, position").all())
         .toEqual([{ key_id: "before", tags: "[]" }, { key_id: "after", tags: '["x"]' }]);
     } finally {
@@ -105,8 +106,8 @@ describe("WorkerEventWriter", () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       let stagedDone = false;
-      const staged = writer.write([event({ keyId: "k1" }), event({ keyId: "k2" })], { stage: true }).then(() => { stagedDone = true; });
-      await writer.write([event({ keyId: "k1" })]);
+      const staged = writer.write(packEvents([event({ keyId: "k1" }), event({ keyId: "k2" })]), { stage: true }).then(() => { stagedDone = true; });
+      await writer.write(packEvents([event({ keyId: "k1" })]));
       await staged;
       expect(stagedDone).toBe(true);
       expect(count(db.storage, "verification_events")).toBe(3);
@@ -120,10 +121,10 @@ describe("WorkerEventWriter", () => {
   test("a failed commit fails every batch it covered, each with its own events", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write([event()]);
+      await writer.write(packEvents([event()]));
       db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
-      const staged = writer.write([event({ keyId: "s1" })], { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write([event({ keyId: "c1" }), event({ keyId: "c2" })]).catch((e: unknown) => e);
+      const staged = writer.write(packEvents([event({ keyId: "s1" })]), { stage: true }).catch((e: unknown) => e);
+      const commit = writer.write(packEvents([event({ keyId: "c1" }), event({ keyId: "c2" })])).catch((e: unknown) => e);
       expect(((await staged) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["s1"]);
       expect(((await commit) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["c1", "c2"]);
     } finally {
@@ -143,8 +144,8 @@ describe("WorkerEventWriter", () => {
       const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i >= 100 && i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
       const first = batch("s", 1500);
       const second = batch("c", 900);
-      const staged = writer.write(first, { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write(second).catch((e: unknown) => e);
+      const staged = writer.write(packEvents(first), { stage: true }).catch((e: unknown) => e);
+      const commit = writer.write(packEvents(second)).catch((e: unknown) => e);
       const unwritten = async (failed: Promise<unknown>) => ((await failed) as EventWriteError).unwritten.map((e) => e.requestId);
       const back = { s: await unwritten(staged), c: await unwritten(commit) };
       const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
@@ -169,8 +170,8 @@ describe("WorkerEventWriter", () => {
     try {
       // Two keys taking turns, 1,500 events each: every chunk of 1,000 in arrival order would hold both.
       const events = Array.from({ length: 3_000 }, (_, i) => event({ keyId: i % 2 ? "key_b" : "key_a" }));
-      const staged = writer.write(events.slice(0, 1_000), { stage: true });
-      await writer.write(events.slice(1_000));
+      const staged = writer.write(packEvents(events.slice(0, 1_000)), { stage: true });
+      await writer.write(packEvents(events.slice(1_000)));
       await staged;
       expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
         .toEqual([{ key_id: "key_a", count: 1_500 }, { key_id: "key_b", count: 1_500 }]);
@@ -183,7 +184,7 @@ describe("WorkerEventWriter", () => {
 
   test("close writes what is still staged", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    const staged = writer.write([event()], { stage: true });
+    const staged = writer.write(packEvents([event()]), { stage: true });
     await writer.close();
     await staged;
     expect(count(db.storage, "verification_events")).toBe(1);
@@ -192,7 +193,7 @@ describe("WorkerEventWriter", () => {
   test("close without any write starts no worker; a write after close starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     await writer.close();
-    await writer.write([event()]);
+    await writer.write(packEvents([event()]));
     await writer.close();
     expect(count(db.storage, "verification_events")).toBe(1);
   });
