@@ -1,15 +1,10 @@
 /**
  * The verification event pipeline. Recording packs the event record into an in-memory buffer
- * (packed-events.ts; the verification hot path pays nothing else); `flush` hands it to a writer, which commits
- * each event with its rollups and totals in the same transaction, so they always equal the raw
- * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
- * Past `flushAt` events the buffer is also handed over early, on the next turn of the event loop,
- * as a staged batch (the writer commits staged batches with the next flush, so its commits and
- * folds come once per flush interval), and a full buffer at once rather than dropping events. Each
- * hand-over is a message the writer thread wakes for, stages and later answers, so frequent
- * hand-overs cost throughput; but the fewer the hand-overs, the more events each copies into the
- * message at once, which lengthens the p99.
- * DEFAULT_FLUSH_AT is where the two balanced (BENCHMARKS.md).
+ * (packed-events.ts; the verification hot path pays nothing else); `flush` hands it to a writer,
+ * which commits each event with its rollups and totals in the same transaction, so they always
+ * equal the raw events committed. Boot flushes on a timer (so an event is about one interval late
+ * at most) and on stop, and a full buffer at once rather than dropping events. A hand-over copies
+ * one array, so a second's events go over at once.
  */
 import type { EventBatchWriter } from "./writers.ts";
 import { EventWriteError } from "./writers.ts";
@@ -20,34 +15,26 @@ import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 /** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
-/** Events after which a flush is started without waiting for the timer: about a third of a second of verifications on a 2-core machine. */
-export const DEFAULT_FLUSH_AT = 10_000;
-
 export class VerificationEventSink implements VerificationRecorder {
   private buffer = new EventPacker();
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
-  private earlyFlush = false;
-  /** A staged batch was handed over that no commit has covered yet. */
-  private staged = false;
   /** Settles when every batch handed to the writer so far is committed or has failed. */
   private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly maxBuffered: number;
-  private readonly flushAt: number;
 
   /** `decisions`: rate-limit decisions, flushed with the events (ratelimit-decisions.ts). */
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number; decisions?: RatelimitDecisionAggregator }) {
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; decisions?: RatelimitDecisionAggregator }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
-    this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
   }
 
+  /** Buffers `event`; after close, the service is stopping and nothing is recorded. */
   record(event: VerificationEvent): void {
+    if (this.closed) return;
     this.buffer.add(event);
-    const count = this.buffer.length;
-    if (count >= this.maxBuffered) this.onFull();
-    else if (count >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
+    if (this.buffer.length >= this.maxBuffered) this.onFull();
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
@@ -66,41 +53,39 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /**
-   * Hands every buffered event to the writer, and has it commit them with any staged before;
-   * resolves with how many once they, and any batch handed over before, are committed. On failure
+   * Hands every buffered event to the writer; resolves with how many once they, and any batch
+   * handed over before, are committed. On failure
    * the events not committed are buffered again, ahead of newer ones, and the error is thrown.
    * The rate-limit decisions are flushed alongside (a failure of theirs is thrown too).
    */
   flush(): Promise<number> {
-    const events = this.handOver(false);
+    const events = this.handOver();
     const decisions = this.deps.decisions?.flush();
     return decisions === undefined ? events : Promise.all([events, decisions]).then(([n]) => n);
   }
 
-  private handOver(stage: boolean): Promise<number> {
-    // A flush also waits for batches already handed over by another (the timer's, an early one):
+  private handOver(): Promise<number> {
+    // A flush also waits for batches already handed over by another (the timer's, a full buffer's):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (this.buffer.length === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
+    if (this.buffer.length === 0) return earlier.then(() => 0);
     const batch = this.buffer.take();
     const size = packedCount(batch);
-    const written = this.writeBatch(batch, stage);
+    const written = this.writeBatch(batch);
     this.inFlight += size;
-    // Message order: this commit covers every batch staged before it.
-    this.staged = stage;
     // Settles once this batch and every earlier one have, whatever order the writer answers in.
     this.lastWrite = earlier.then(() => written).then(() => {}, () => {});
-    return this.settled(written, stage ? undefined : earlier, size);
+    return this.settled(written, earlier, size);
   }
 
   /**
-   * Waits for a batch handed over (and, for a flush, for the earlier ones). A failed write names the
+   * Waits for a batch handed over and for the earlier ones. A failed write names the
    * events it did not commit (EventBatchWriter's contract), and those are buffered again.
    */
-  private async settled(written: Promise<void>, earlier: Promise<void> | undefined, size: number): Promise<number> {
+  private async settled(written: Promise<void>, earlier: Promise<void>, size: number): Promise<number> {
     try {
       await written;
-      if (earlier) await earlier;
+      await earlier;
       this.failing = false;
       return size;
     } catch (error) {
@@ -114,9 +99,9 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: PackedEvents, stage: boolean): Promise<void> {
+  private writeBatch(batch: PackedEvents): Promise<void> {
     try {
-      return this.deps.writer.write(batch, { stage });
+      return this.deps.writer.write(batch);
     } catch (error) {
       return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, unpackRecords(batch)));
     }
@@ -137,17 +122,6 @@ export class VerificationEventSink implements VerificationRecorder {
     } finally {
       await this.deps.writer.close();
     }
-  }
-
-  /** A flush on the next turn of the event loop, outside the verification that filled the batch. */
-  private flushSoon(): void {
-    this.earlyFlush = true;
-    setImmediate(() => {
-      this.earlyFlush = false;
-      if (this.closed) return;
-      // A failure keeps the events buffered; the periodic flush retries and reports it.
-      this.handOver(true).catch(() => {});
-    });
   }
 
   private onFull(): void {

@@ -1,8 +1,8 @@
 /**
  * The writer thread of verification events (see WorkerEventWriter): its own connection to
- * analytics.db, at background priority. Staged batches wait for the next committing one and are
- * written with it, in transactions of MAX_CHUNK_EVENTS events at most with a pause between them, so
- * that the main thread's retention prune, the other writer of analytics.db, gets the lock promptly.
+ * analytics.db, at background priority. A batch is written in transactions of MAX_CHUNK_EVENTS
+ * events at most with a pause between them, so that the main thread's retention prune, the other
+ * writer of analytics.db, gets the lock promptly.
  * After each commit, the minute rows of minutes past are folded into the hour, day and month
  * rollups (fold.ts), in slices paced the same way.
  */
@@ -12,7 +12,7 @@ import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
 import type { StoredEvent } from "./types.ts";
-import { packedCount, unpackEvents } from "./packed-events.ts";
+import { unpackEvents } from "./packed-events.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 import { answerDecisions } from "./ratelimit-decisions.ts";
 
@@ -25,15 +25,9 @@ const FOLD_SLICE_ROWS = 500;
 /** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */
 const FOLD_BUDGET_MS = 100;
 
-interface Batch {
-  id: number;
-  events: readonly StoredEvent[];
-}
-
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
 let folder: RollupFolder | undefined;
-let staged: Batch[] = [];
 
 self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
@@ -47,7 +41,6 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (request.type === "close") {
-    if (tables && staged.length > 0) writeStaged(tables);
     storage?.close();
     storage = tables = folder = undefined;
     postMessage({ type: "closed" } satisfies WriterReply);
@@ -57,38 +50,29 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
-  if (!tables) {
-    postMessage({ type: "failed", id: request.id, error: "the writer was not opened", unwritten: Array.from({ length: packedCount(request.events) }, (_, i) => i) } satisfies WriterReply);
-    return;
-  }
-  staged.push({ id: request.id, events: unpackEvents(request.events) });
-  if (!request.commit) return;
-  writeStaged(tables);
-  if (folder) fold(folder, tables.latestEventMs);
+  const events = unpackEvents(request.events);
+  const unwritten = tables ? writeChunks(tables, events) : { from: Array.from(events.keys()), error: "the writer was not opened" };
+  if (unwritten) postMessage({ type: "failed", id: request.id, error: unwritten.error, unwritten: unwritten.from.sort((x, y) => x - y) } satisfies WriterReply);
+  else postMessage({ type: "written", id: request.id } satisfies WriterReply);
+  if (tables && folder) fold(folder, tables.latestEventMs);
 };
 
 /**
- * Writes the staged batches' events chunk after chunk; on the first failure, each batch is answered
- * with its events of that chunk and every later one (those before are committed). More events than
- * a chunk are ordered by key first, so that a key's minute rows are upserted about once per commit,
- * not once per chunk.
+ * Writes `events` chunk after chunk; on the first failure, the indexes of that chunk's events and
+ * every later one's (those before are committed). More events than a chunk are ordered by key
+ * first, so that a key's minute rows are upserted about once per batch, not once per chunk.
  */
-function writeStaged(into: EventTables): void {
-  const batches = staged;
-  staged = [];
-  const events: StoredEvent[] = [];
-  for (const b of batches) for (const e of b.events) events.push(e);
+function writeChunks(into: EventTables, events: readonly StoredEvent[]): { from: number[]; error: string } | undefined {
   const order = events.length > MAX_CHUNK_EVENTS ? byKey(events) : Array.from(events.keys());
   for (let at = 0; at < order.length; at += MAX_CHUNK_EVENTS) {
     if (at > 0) Bun.sleepSync(PAUSE_MS);
     try {
       into.write(order.slice(at, at + MAX_CHUNK_EVENTS).map((i) => events[i]!));
     } catch (error) {
-      answerFailed(batches, order.slice(at), (error as Error).message);
-      return;
+      return { from: order.slice(at), error: (error as Error).message };
     }
   }
-  for (const b of batches) postMessage({ type: "written", id: b.id } satisfies WriterReply);
+  return undefined;
 }
 
 /** The indexes of `events`, a key's together in the order its first event came, each key's in their own order. */
@@ -100,22 +84,6 @@ function byKey(events: readonly StoredEvent[]): number[] {
     else ofKey.set(e.keyId, [i]);
   });
   return [...ofKey.values()].flat();
-}
-
-/** Answers each batch: written, or failed with the indexes of its own events among `unwritten` (indexes into all the batches' events). */
-function answerFailed(batches: readonly Batch[], unwritten: readonly number[], error: string): void {
-  const mine = batches.map((): number[] => []);
-  for (const i of unwritten) {
-    let n = 0;
-    let local = i;
-    while (local >= batches[n]!.events.length) local -= batches[n++]!.events.length;
-    mine[n]!.push(local);
-  }
-  batches.forEach((b, n) => {
-    const indexes = mine[n]!.sort((x, y) => x - y);
-    if (indexes.length === 0) postMessage({ type: "written", id: b.id } satisfies WriterReply);
-    else postMessage({ type: "failed", id: b.id, error, unwritten: indexes } satisfies WriterReply);
-  });
 }
 
 /**

@@ -15,10 +15,9 @@ import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWr
 export interface EventBatchWriter {
   /**
    * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
-   * those that are not. `stage`: the writer may hold the batch until the next write without it and
-   * commit both together, so that their rollups are aggregated as one. The batch is the writer's from then on.
+   * those that are not. The batch is the writer's from then on.
    */
-  write(events: PackedEvents, opts?: { stage?: boolean }): Promise<void>;
+  write(events: PackedEvents): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -79,8 +78,7 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
 export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
-  /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: PackedEvents; commit: boolean }
+  | { type: "write"; id: number; events: PackedEvents }
   | { type: "close" }
   | DecisionsRequest;
 
@@ -113,12 +111,12 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(events: PackedEvents, opts: { stage?: boolean } = {}): Promise<void> {
+  write(events: PackedEvents): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      worker.postMessage({ type: "write", id, events, commit: opts.stage !== true } satisfies WriterRequest);
+      worker.postMessage({ type: "write", id, events } satisfies WriterRequest);
     });
   }
 

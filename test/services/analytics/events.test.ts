@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
-import { packedCount, unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
+import { unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -191,57 +191,19 @@ describe("bounded buffer", () => {
   });
 });
 
-describe("early flush", () => {
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-  test("from flushAt events on, a flush starts on the next turn of the event loop, not inside record", async () => {
-    const sink = new VerificationEventSink({ writer: new SqliteEventWriter(db.storage), flushAt: 3 });
-    sink.record(event());
-    sink.record(event());
-    await nextTurn();
-    expect(count(db.storage, "verification_events")).toBe(0);
-    sink.record(event());
-    expect(count(db.storage, "verification_events")).toBe(0);
-    await nextTurn();
-    expect(count(db.storage, "verification_events")).toBe(3);
-    expect(sink.pending).toBe(0);
-  });
-
-  test("one flush per batch, however many events arrive before it runs", async () => {
-    let writes = 0;
-    const writer = new SqliteEventWriter(db.storage);
-    const sink = new VerificationEventSink({ writer: { write: (e) => { writes++; return writer.write(e); }, close: async () => {} }, flushAt: 2 });
-    for (let i = 0; i < 7; i++) sink.record(event());
-    await nextTurn();
-    expect({ writes, stored: count(db.storage, "verification_events") }).toEqual({ writes: 1, stored: 7 });
-  });
-
-  test("early batches are staged; the next flush commits them, also when nothing new is buffered", async () => {
-    const calls: Array<[number, boolean]> = [];
-    const writer = new SqliteEventWriter(db.storage);
-    const sink = new VerificationEventSink({
-      writer: { write: (e, opts) => { calls.push([packedCount(e), opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
-    });
-    sink.record(event());
-    sink.record(event());
-    await nextTurn();
-    expect(await sink.flush()).toBe(0);
-    expect(await sink.flush()).toBe(0);
-    expect(calls).toEqual([[2, true], [0, false]]);
-  });
-
-  test("nothing is handed to a closed writer", async () => {
+describe("after close", () => {
+  test("nothing is handed to a closed writer, not even a full buffer", async () => {
     const calls: string[] = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e) => { calls.push("write"); return writer.write(e); }, close: async () => { calls.push("close"); } }, flushAt: 2,
+      writer: { write: (e) => { calls.push("write"); return writer.write(e); }, close: async () => { calls.push("close"); } }, maxBuffered: 2,
     });
     sink.record(event());
     await sink.close();
     sink.record(event());
     sink.record(event());
-    await nextTurn();
     expect(calls).toEqual(["write", "close"]);
+    expect(sink.pending).toBe(0);
   });
 });
 

@@ -83,15 +83,15 @@ describe("WorkerEventWriter", () => {
     }
   });
 
-  test("a worker that dies fails the batches it held with all their events; the next write starts a new one", async () => {
+  test("a worker that dies fails the batches it had not answered with all their events; the next write starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       await writer.write(packEvents([event({ keyId: "before" })]));
       const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
-      const staged = writer.write(packEvents(events), { stage: true }).catch((e: unknown) => e);
-      // A message the worker cannot read throws out of its handler: the thread's error event.
-      (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null, commit: true });
-      const failed = await staged;
+      // A message the worker cannot read throws out of its handler: the thread ends with an error
+      // event before it takes the next message.
+      (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null });
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
       expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
       await writer.write(packEvents([event({ keyId: "after", tags: ["x"] })]));
@@ -102,38 +102,7 @@ describe("WorkerEventWriter", () => {
     }
   });
 
-  test("a staged batch waits for the next committing write and is written with it", async () => {
-    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    try {
-      let stagedDone = false;
-      const staged = writer.write(packEvents([event({ keyId: "k1" }), event({ keyId: "k2" })]), { stage: true }).then(() => { stagedDone = true; });
-      await writer.write(packEvents([event({ keyId: "k1" })]));
-      await staged;
-      expect(stagedDone).toBe(true);
-      expect(count(db.storage, "verification_events")).toBe(3);
-      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
-        .toEqual([{ key_id: "k1", count: 2 }, { key_id: "k2", count: 1 }]);
-    } finally {
-      await writer.close();
-    }
-  });
-
-  test("a failed commit fails every batch it covered, each with its own events", async () => {
-    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    try {
-      await writer.write(packEvents([event()]));
-      db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
-      const staged = writer.write(packEvents([event({ keyId: "s1" })]), { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write(packEvents([event({ keyId: "c1" }), event({ keyId: "c2" })])).catch((e: unknown) => e);
-      expect(((await staged) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["s1"]);
-      expect(((await commit) as EventWriteError).unwritten.map((e) => e.keyId)).toEqual(["c1", "c2"]);
-    } finally {
-      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
-      await writer.close();
-    }
-  });
-
-  test("a chunk that fails after others committed: each batch gets back its own events of that chunk and every later one", async () => {
+  test("a chunk that fails after others committed: the batch gets back the events of that chunk and every later one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     // The minute rollup refuses key_zz, whose first event comes after every other key's first: ordered
     // by key, its events come last, so the chunks before it commit and its own fails.
@@ -142,37 +111,29 @@ describe("WorkerEventWriter", () => {
     try {
       // More events than one chunk holds (1,000 at most), so the writer orders them by key before cutting chunks.
       const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i >= 100 && i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
-      const first = batch("s", 1500);
-      const second = batch("c", 900);
-      const staged = writer.write(packEvents(first), { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write(packEvents(second)).catch((e: unknown) => e);
-      const unwritten = async (failed: Promise<unknown>) => ((await failed) as EventWriteError).unwritten.map((e) => e.requestId);
-      const back = { s: await unwritten(staged), c: await unwritten(commit) };
+      const events = batch("e", 2400);
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
+      const returned = (failed as EventWriteError).unwritten.map((e) => e.requestId);
       const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
-      for (const [events, returned] of [[first, back.s], [second, back.c]] as const) {
-        // Each event exactly once: committed, or given back to its own batch.
-        expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
-        expect(returned.length).toBeGreaterThan(0);
-        for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
-      }
+      // Each event exactly once: committed, or given back.
+      expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
+      for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
       expect(committed.size).toBeGreaterThan(0);
-      expect(committed.size + back.s.length + back.c.length).toBe(first.length + second.length);
+      expect(committed.size + returned.length).toBe(events.length);
     } finally {
       db.storage.sqlite.run("DROP TRIGGER refuse_zz");
       await writer.close();
     }
   });
 
-  test("more events than a chunk are ordered by key: a key's minute row is upserted about once per commit, not once per chunk", async () => {
+  test("more events than a chunk are ordered by key: a key's minute row is upserted about once per batch, not once per chunk", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     db.storage.sqlite.run("CREATE TABLE upserts (n INTEGER)");
     db.storage.sqlite.run("CREATE TRIGGER count_updates AFTER UPDATE ON verification_rollups_minute BEGIN INSERT INTO upserts VALUES (1); END");
     try {
       // Two keys taking turns, 1,500 events each: every chunk of 1,000 in arrival order would hold both.
       const events = Array.from({ length: 3_000 }, (_, i) => event({ keyId: i % 2 ? "key_b" : "key_a" }));
-      const staged = writer.write(packEvents(events.slice(0, 1_000)), { stage: true });
-      await writer.write(packEvents(events.slice(1_000)));
-      await staged;
+      await writer.write(packEvents(events));
       expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
         .toEqual([{ key_id: "key_a", count: 1_500 }, { key_id: "key_b", count: 1_500 }]);
       // Ordered by key, the chunks are key_a; key_a and key_b; key_b: two updates, where arrival order makes four.
@@ -180,14 +141,6 @@ describe("WorkerEventWriter", () => {
     } finally {
       await writer.close();
     }
-  });
-
-  test("close writes what is still staged", async () => {
-    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    const staged = writer.write(packEvents([event()]), { stage: true });
-    await writer.close();
-    await staged;
-    expect(count(db.storage, "verification_events")).toBe(1);
   });
 
   test("close without any write starts no worker; a write after close starts a new one", async () => {
