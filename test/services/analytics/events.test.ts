@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
-import { unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
+import { packedCount, unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -188,6 +188,26 @@ describe("bounded buffer", () => {
     sink.record(event());
     expect(sink.takeDropped()).toBe(1);
     release();
+  });
+});
+
+describe("early hand-over", () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  test("every flushAt events a batch is written, on the next turn of the event loop, not inside record", async () => {
+    const batches: number[] = [];
+    const writer = new SqliteEventWriter(db.storage);
+    const sink = new VerificationEventSink({ writer: { write: (e) => { batches.push(packedCount(e)); return writer.write(e); }, close: async () => {} }, flushAt: 3 });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(count(db.storage, "verification_events")).toBe(0);
+    sink.record(event());
+    expect(count(db.storage, "verification_events")).toBe(0);
+    for (let i = 0; i < 4; i++) sink.record(event());
+    await nextTurn();
+    // The turn after the third event found all seven buffered: one write took them.
+    expect({ batches, stored: count(db.storage, "verification_events"), pending: sink.pending }).toEqual({ batches: [7], stored: 7, pending: 0 });
   });
 });
 
