@@ -10,8 +10,8 @@ interface Range {
   label: string;
   /** Buckets a chart of the range shows. */
   buckets: number;
-  table: "key_verifications_per_hour_v1" | "key_verifications_per_day_v1";
-  decisionsTable: "ratelimits_per_hour_v1" | "ratelimits_per_day_v1";
+  /** The rollup the range reads: `key_verifications_per_<granularity>_v1`, `ratelimits_per_<granularity>_v1`. */
+  granularity: "hour" | "day";
   interval: string;
   stepMs: number;
 }
@@ -19,16 +19,13 @@ interface Range {
 const HOUR_MS = 3_600_000;
 
 export const RANGES: Readonly<Record<RangeName, Range>> = {
-  "24h": {
-    label: "Last 24 hours", buckets: 24, table: "key_verifications_per_hour_v1", decisionsTable: "ratelimits_per_hour_v1", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS,
-  },
-  "7d": {
-    label: "Last 7 days", buckets: 7 * 24, table: "key_verifications_per_hour_v1", decisionsTable: "ratelimits_per_hour_v1", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS,
-  },
-  "30d": {
-    label: "Last 30 days", buckets: 30, table: "key_verifications_per_day_v1", decisionsTable: "ratelimits_per_day_v1", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS,
-  },
+  "24h": { label: "Last 24 hours", buckets: 24, granularity: "hour", interval: "INTERVAL 24 HOUR", stepMs: HOUR_MS },
+  "7d": { label: "Last 7 days", buckets: 7 * 24, granularity: "hour", interval: "INTERVAL 7 DAY", stepMs: HOUR_MS },
+  "30d": { label: "Last 30 days", buckets: 30, granularity: "day", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS },
 };
+
+const verificationsTable = (range: RangeName): string => `key_verifications_per_${RANGES[range].granularity}_v1`;
+
 
 /** What to count: the whole workspace, one API (by its key space) or one key. */
 export interface Scope {
@@ -51,17 +48,17 @@ function where(range: RangeName, scope: Scope): string {
 
 /** Verifications per bucket and outcome. */
 export function verificationsOverTime(range: RangeName, scope: Scope = {}): string {
-  return `SELECT time, outcome, SUM(count) AS total FROM ${RANGES[range].table} WHERE ${where(range, scope)} GROUP BY time, outcome ORDER BY time`;
+  return `SELECT time, outcome, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, scope)} GROUP BY time, outcome ORDER BY time`;
 }
 
 /** Verifications per API (key space) and outcome. */
 export function verificationsByApi(range: RangeName): string {
-  return `SELECT key_space_id, outcome, SUM(count) AS total FROM ${RANGES[range].table} WHERE ${where(range, {})} GROUP BY key_space_id, outcome`;
+  return `SELECT key_space_id, outcome, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, {})} GROUP BY key_space_id, outcome`;
 }
 
 /** The `limit` keys verified most often. */
 export function busiestKeys(range: RangeName, limit = 10): string {
-  return `SELECT key_id, key_space_id, SUM(count) AS total FROM ${RANGES[range].table} WHERE ${where(range, {})} GROUP BY key_id, key_space_id ORDER BY total DESC, key_id LIMIT ${limit}`;
+  return `SELECT key_id, key_space_id, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, {})} GROUP BY key_id, key_space_id ORDER BY total DESC, key_id LIMIT ${limit}`;
 }
 
 /** When each of `keyIds` was last verified, to the minute (the minute rollup, within its retention). */
@@ -73,7 +70,7 @@ export function lastUsed(keySpaceId: string, keyIds: readonly string[]): string 
 /** Rate-limit decisions per bucket, passed and blocked, of every namespace the key may read or of one. */
 export function decisionsOverTime(range: RangeName, namespaceId?: string): string {
   const only = namespaceId === undefined ? "" : ` AND namespace_id = ${literal(namespaceId)}`;
-  return `SELECT time, SUM(passed) AS passed, SUM(blocked) AS blocked FROM ${RANGES[range].decisionsTable} `
+  return `SELECT time, SUM(passed) AS passed, SUM(blocked) AS blocked FROM ratelimits_per_${RANGES[range].granularity}_v1 `
     + `WHERE time >= now() - ${RANGES[range].interval}${only} GROUP BY time ORDER BY time`;
 }
 

@@ -11,7 +11,7 @@ import { workspaces } from "../../storage/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { findLiveApi } from "../apis/index.ts";
-import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { grantedIds, requirePermission, type Principal } from "../auth/index.ts";
 import { assertQuerySize, type Confinement } from "./query/compile.ts";
 import type { Row } from "./execute.ts";
 import type { QueryRequest } from "./process-pool.ts";
@@ -22,8 +22,6 @@ export interface AnalyticsQueryRunner {
   stop(): void;
 }
 
-const SCOPED_GRANT = /^api\.([^.]+)\.read_analytics$/;
-const NAMESPACE_GRANT = /^ratelimit\.([^.*]+)\.read_analytics$/;
 
 export class AnalyticsQueryService {
   constructor(private readonly deps: { storage: Storage; clock: Clock; runner: AnalyticsQueryRunner }) {}
@@ -72,15 +70,11 @@ export class AnalyticsQueryService {
   }
 
   private namespaces(principal: Principal): readonly string[] | null | undefined {
-    if (can(principal, "ratelimit", "*", "read_analytics")) return null;
-    const ids = [...principal.permissions].flatMap((p) => NAMESPACE_GRANT.exec(p)?.[1] ?? []);
-    return ids.length === 0 ? undefined : ids;
+    return grantedIds(principal, "ratelimit", "read_analytics");
   }
 
   private keySpaces(principal: Principal): readonly string[] | null | undefined {
-    if (can(principal, "api", "*", "read_analytics")) return null;
-    const apiIds = [...principal.permissions].flatMap((p) => SCOPED_GRANT.exec(p)?.[1] ?? []);
-    if (apiIds.length === 0) return undefined;
-    return apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, principal.workspaceId, id)?.keySpaceId ?? []);
+    const apiIds = grantedIds(principal, "api", "read_analytics");
+    return apiIds ? apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, principal.workspaceId, id)?.keySpaceId ?? []) : apiIds;
   }
 }

@@ -22,11 +22,10 @@ export function requirePermission(principal: Principal, resource: string, id: st
 }
 
 /**
- * Which `<resource>` records the principal may `action`, for a listing that shows a key scoped to
- * some records just those: null for all (`<resource>.*.<action>`), else the ids granted one by one;
- * 403 naming the wildcard when there are none.
+ * Which `<resource>` records the principal may `action`: null for all (`<resource>.*.<action>`),
+ * else the ids granted one by one, undefined when there are none.
  */
-export function permittedIds(principal: Principal, resource: string, action: string): string[] | null {
+export function grantedIds(principal: Principal, resource: string, action: string): string[] | null | undefined {
   if (can(principal, resource, "*", action)) return null;
   const prefix = `${resource}.`;
   const suffix = `.${action}`;
@@ -35,8 +34,19 @@ export function permittedIds(principal: Principal, resource: string, action: str
     const id = g.slice(prefix.length, g.length - suffix.length);
     return id === "" || /[.*]/.test(id) ? [] : [id];
   });
-  if (ids.length === 0) requirePermission(principal, resource, "*", action);
-  return ids;
+  return ids.length === 0 ? undefined : ids;
+}
+
+/**
+ * grantedIds for a listing that shows a key scoped to some records just those; 403 naming the
+ * wildcard when there are none.
+ */
+export function permittedIds(principal: Principal, resource: string, action: string): string[] | null {
+  const ids = grantedIds(principal, resource, action);
+  if (ids !== undefined) return ids;
+  // Throws: without the wildcard (grantedIds looked) this is a 403.
+  requirePermission(principal, resource, "*", action);
+  return [];
 }
 
 /** Whether a permission string is well formed for a root key. */

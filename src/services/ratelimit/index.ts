@@ -16,10 +16,8 @@ export {
 } from "./sliding-window.ts";
 export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";
-export {
-  RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES,
-  type RatelimitDeps, type RatelimitDecisionRecorder, type LimitInput, type LimitOutcome, type MultiLimitCheck, type OverrideView, type OverridePage,
-} from "./service.ts";
+export { RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, DEFAULT_WILDCARD_OVERRIDES, type RatelimitDeps } from "./service.ts";
+export type { RatelimitDecisionRecorder, LimitInput, LimitOutcome, MultiLimitCheck, OverrideView, OverridePage } from "./views.ts";
 export { type NamespacePage, type ListNamespacesInput } from "./namespace-list.ts";
 export { RatelimitStore } from "./store.ts";
 export { decodeChunk } from "./window-log.ts";

@@ -6,12 +6,6 @@ const MAX_PAGES = 20;
 
 export async function allApis(client: ApiClient): Promise<ApiListItem[]> {
   const apis: ApiListItem[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.page("apis.listApis", cursor === undefined ? {} : { cursor });
-    apis.push(...page.items);
-    cursor = page.cursor;
-    if (cursor === undefined) break;
-  }
+  for await (const page of client.pages("apis.listApis", {}, MAX_PAGES)) apis.push(...page.items);
   return apis;
 }

@@ -54,6 +54,17 @@ export class ApiClient {
     return { items: items as never[], cursor: envelope.pagination?.hasMore ? envelope.pagination.cursor : undefined };
   }
 
+  /** A list operation's pages in order, `maxPages` at most, each asked for with the cursor the one before gave. */
+  async *pages<P extends keyof Routes>(path: P, body: Routes[P]["body"], maxPages: number): AsyncGenerator<Page<Routes[P]["data"] extends Array<infer T> ? T : never>> {
+    let cursor: string | undefined;
+    for (let i = 0; i < maxPages; i++) {
+      const page = await this.page(path, (cursor === undefined ? body : { ...body, cursor }) as Routes[P]["body"]);
+      yield page;
+      cursor = page.cursor;
+      if (cursor === undefined) return;
+    }
+  }
+
   private async send(path: string, body: unknown): Promise<Envelope> {
     let res: Response;
     try {

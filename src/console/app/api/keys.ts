@@ -21,11 +21,10 @@ export async function keysPage(client: ApiClient, apiId: string, cursor: string 
   if (search === "") return client.page("apis.listKeys", { apiId, limit: SCREENFUL, ...from });
   const items: KeyView[] = [];
   let next = cursor;
-  for (let i = 0; i < SCAN_MAX_PAGES; i++) {
-    const page = await client.page("apis.listKeys", { apiId, limit: SCAN_PAGE_SIZE, ...(next === undefined ? {} : { cursor: next }) });
+  for await (const page of client.pages("apis.listKeys", { apiId, limit: SCAN_PAGE_SIZE, ...from }, SCAN_MAX_PAGES)) {
     items.push(...page.items.filter((k) => keyMatches(k, search)));
     next = page.cursor;
-    if (next === undefined || items.length >= SCREENFUL) break;
+    if (items.length >= SCREENFUL) break;
   }
   return { items, cursor: next };
 }

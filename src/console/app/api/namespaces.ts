@@ -13,13 +13,9 @@ const MAX_PAGES = 20;
  * overrides). The search matches substrings, so the exact match is looked for in its pages (bounded).
  */
 export async function findNamespace(client: ApiClient, ref: string): Promise<NamespaceView | undefined> {
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.page("ratelimit.listNamespaces", { search: ref, limit: 100, ...(cursor ? { cursor } : {}) });
+  for await (const page of client.pages("ratelimit.listNamespaces", { search: ref, limit: 100 }, MAX_PAGES)) {
     const found = page.items.find((n) => n.name === ref || n.id === ref);
     if (found) return found;
-    cursor = page.cursor;
-    if (cursor === undefined) break;
   }
   return undefined;
 }
@@ -27,13 +23,7 @@ export async function findNamespace(client: ApiClient, ref: string): Promise<Nam
 /** Every listed namespace (within MAX_PAGES pages of 100), for a choice of namespace. */
 export async function allNamespaces(client: ApiClient): Promise<NamespaceView[]> {
   const namespaces: NamespaceView[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.page("ratelimit.listNamespaces", { limit: 100, ...(cursor ? { cursor } : {}) });
-    namespaces.push(...page.items);
-    cursor = page.cursor;
-    if (cursor === undefined) break;
-  }
+  for await (const page of client.pages("ratelimit.listNamespaces", { limit: 100 }, MAX_PAGES)) namespaces.push(...page.items);
   return namespaces;
 }
 
@@ -41,12 +31,8 @@ export async function allNamespaces(client: ApiClient): Promise<NamespaceView[]>
 export async function searchOverrides(client: ApiClient, namespace: string, search: string): Promise<Page<OverrideView>> {
   const term = search.toLowerCase();
   const items: OverrideView[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await client.page("ratelimit.listOverrides", { namespace, limit: 100, ...(cursor ? { cursor } : {}) });
+  for await (const page of client.pages("ratelimit.listOverrides", { namespace, limit: 100 }, MAX_PAGES)) {
     items.push(...page.items.filter((o) => o.identifier.toLowerCase().includes(term)));
-    cursor = page.cursor;
-    if (cursor === undefined) break;
   }
   return { items, cursor: undefined };
 }
