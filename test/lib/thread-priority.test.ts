@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { BACKGROUND_NICENESS, runInBackground } from "../../src/lib/thread-priority.ts";
 import { WorkerEventWriter } from "../../src/services/analytics/index.ts";
 import { event, tempDb, type TempDb } from "../services/analytics/support.ts";
-import { packEvents } from "../../src/services/analytics/packed-events.ts";
+import { packEvents } from "../services/analytics/support.ts";
 
 /** Each thread of this process: its id and niceness (field 19 of its stat). */
 function threadNiceness(): Map<number, number> {

@@ -1,14 +1,13 @@
 /**
  * The verification event pipeline. Recording packs the event record into an in-memory buffer
  * (packed-events.ts; the verification hot path pays nothing else); `flush` hands it to a writer,
- * which commits each event with its rollups and totals in the same transaction, so they always
- * equal the raw events committed. Boot flushes on a timer (so an event is about one interval late
- * at most) and on stop, and a full buffer at once rather than dropping events. Every `flushAt`
- * events a batch is also handed over on the next turn of the event loop: a hand-over copies the
- * batch for the writer thread on this one, and smaller copies keep the answers it delays short.
+ * which commits each event with its rollups and totals in the same transaction. Boot flushes on a
+ * timer (an event is about one interval late at most), on stop, and when the buffer is full.
+ * Every `handOverAt` events a batch is also handed over, on the next turn of the event loop, for
+ * the writer to hold until the flush: a hand-over pauses the answers of its turn while it copies,
+ * so small ones keep that short, and the writer still commits a second's events together.
  */
-import type { EventBatchWriter } from "./writers.ts";
-import { EventWriteError } from "./writers.ts";
+import { EventWriteError, type EventBatchWriter } from "./writers.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
 import { EventPacker, packedCount, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
@@ -16,8 +15,8 @@ import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 /** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
-/** Events per early hand-over: about a third of a second of verifications on a 2-core machine. */
-export const DEFAULT_FLUSH_AT = 10_000;
+/** Events per early hand-over: a tenth of a second of verifications on a 2-core machine at full load. */
+export const DEFAULT_HAND_OVER_AT = 1_000;
 
 export class VerificationEventSink implements VerificationRecorder {
   private buffer = new EventPacker();
@@ -28,12 +27,14 @@ export class VerificationEventSink implements VerificationRecorder {
   private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly maxBuffered: number;
-  private readonly flushAt: number;
+  private readonly handOverAt: number;
+  /** Batches were handed over to be held since the last flush: a flush must commit them even with nothing buffered. */
+  private holding = false;
 
   /** `decisions`: rate-limit decisions, flushed with the events (ratelimit-decisions.ts). */
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number; decisions?: RatelimitDecisionAggregator }) {
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; handOverAt?: number; decisions?: RatelimitDecisionAggregator }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
-    this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
+    this.handOverAt = Math.max(1, deps.handOverAt ?? DEFAULT_HAND_OVER_AT);
   }
 
   /** Buffers `event`; after close, the service is stopping and nothing is recorded. */
@@ -43,7 +44,7 @@ export class VerificationEventSink implements VerificationRecorder {
     const count = this.buffer.length;
     if (count >= this.maxBuffered) this.onFull();
     // Outside the verification that filled the batch; a failure keeps the events buffered for the periodic flush to retry and report.
-    else if (count % this.flushAt === 0 && !this.failing) setImmediate(() => this.handOver().catch(() => {}));
+    else if (count % this.handOverAt === 0 && !this.failing) setImmediate(() => this.handOver(true).catch(() => {}));
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
@@ -68,19 +69,21 @@ export class VerificationEventSink implements VerificationRecorder {
    * The rate-limit decisions are flushed alongside (a failure of theirs is thrown too).
    */
   flush(): Promise<number> {
-    const events = this.handOver();
+    const events = this.handOver(false);
     const decisions = this.deps.decisions?.flush();
     return decisions === undefined ? events : Promise.all([events, decisions]).then(([n]) => n);
   }
 
-  private handOver(): Promise<number> {
+  /** `hold`: the writer may keep the batch until the next one not held. */
+  private handOver(hold: boolean): Promise<number> {
     // A flush also waits for batches already handed over by another (the timer's, a full buffer's):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (this.buffer.length === 0) return earlier.then(() => 0);
+    if (this.buffer.length === 0 && (hold || !this.holding)) return earlier.then(() => 0);
+    this.holding = hold;
     const batch = this.buffer.take();
     const size = packedCount(batch);
-    const written = this.writeBatch(batch);
+    const written = this.writeBatch(batch, hold);
     this.inFlight += size;
     // Settles once this batch and every earlier one have, whatever order the writer answers in.
     this.lastWrite = earlier.then(() => written).then(() => {}, () => {});
@@ -108,9 +111,9 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: PackedEvents): Promise<void> {
+  private writeBatch(batch: PackedEvents, hold: boolean): Promise<void> {
     try {
-      return this.deps.writer.write(batch);
+      return this.deps.writer.write(batch, { hold });
     } catch (error) {
       return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, unpackRecords(batch)));
     }

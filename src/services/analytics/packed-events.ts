@@ -1,25 +1,27 @@
 /**
- * Verification events packed as they are recorded: their numbers in one Float64Array, a string
- * field as its index in `strings`, where each distinct string of the batch appears once. The sink
- * keeps no object per event (so none outlives the verification that made it, and the collector has
- * nothing to promote), handing a batch over costs a copy of the array, and the writer thread
- * neither parses text nor makes a string per event.
+ * Verification events packed as they are recorded: their numbers in one Float64Array, each string
+ * field but the request id as the index of a string the batch lists once, and the batch's strings,
+ * then its request ids, end to end in one text. The sink keeps no object per event (none outlives
+ * the verification that made it); a hand-over posts two arrays and one string (a list of strings
+ * costs the post a copy of each); the writer's events share their strings, as the key cache's do.
  */
 import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
 
 export interface PackedEvents {
   numbers: Float64Array<ArrayBuffer>;
-  strings: string[];
+  /** The length of each listed string, in the order the text holds them. */
+  lengths: Float64Array<ArrayBuffer>;
+  text: string;
 }
 
-/** The numbers of one event, in the order `add` writes them. */
+/** Per event: time, spent credits, latency, the request id's length, then the indexes of workspace, key space, key, identity, external id, outcome, tags. */
 const FIELDS = 11;
-const INITIAL_EVENTS = 1024;
 
 export class EventPacker {
-  private numbers = new Float64Array(INITIAL_EVENTS * FIELDS);
+  private numbers = new Float64Array(1024 * FIELDS);
   private strings: string[] = [];
   private indexes = new Map<string, number>();
+  private requestIds: string[] = [];
   private count = 0;
 
   get length(): number {
@@ -33,26 +35,22 @@ export class EventPacker {
       this.numbers = grown;
     }
     const n = this.numbers;
-    let o = this.count++ * FIELDS;
-    n[o++] = e.timeMs;
-    n[o++] = this.ref(e.requestId ?? "");
-    n[o++] = this.ref(e.workspaceId);
-    n[o++] = this.ref(e.keySpaceId);
-    n[o++] = this.ref(e.keyId);
-    n[o++] = this.ref(e.identityId);
-    n[o++] = this.ref(e.externalId);
-    n[o++] = this.ref(e.outcome);
-    n[o++] = this.ref(storedTags(e.tags));
-    n[o++] = e.spentCredits;
-    n[o] = e.latencyMs;
+    const o = this.count++ * FIELDS;
+    const requestId = e.requestId ?? "";
+    this.requestIds.push(requestId);
+    n[o] = e.timeMs; n[o + 1] = e.spentCredits; n[o + 2] = e.latencyMs; n[o + 3] = requestId.length;
+    n[o + 4] = this.ref(e.workspaceId); n[o + 5] = this.ref(e.keySpaceId); n[o + 6] = this.ref(e.keyId); n[o + 7] = this.ref(e.identityId);
+    n[o + 8] = this.ref(e.externalId); n[o + 9] = this.ref(e.outcome); n[o + 10] = this.ref(storedTags(e.tags));
   }
 
   /** The events added since the last take; the packer is empty again (its array kept for reuse). */
   take(): PackedEvents {
-    const packed = { numbers: this.numbers.slice(0, this.count * FIELDS), strings: this.strings };
+    const lengths = Float64Array.from(this.strings, (s) => s.length);
+    const packed = { numbers: this.numbers.slice(0, this.count * FIELDS), lengths, text: this.strings.join("") + this.requestIds.join("") };
     this.count = 0;
     this.strings = [];
     this.indexes = new Map();
+    this.requestIds = [];
     return packed;
   }
 
@@ -66,23 +64,20 @@ export class EventPacker {
   }
 }
 
-export function packEvents(events: Iterable<VerificationEvent>): PackedEvents {
-  const packer = new EventPacker();
-  for (const e of events) packer.add(e);
-  return packer.take();
-}
-
 export function packedCount(p: PackedEvents): number {
   return p.numbers.length / FIELDS;
 }
 
 /** The events of `p`, as stored: what the writer writes. */
-export function unpackEvents({ numbers: n, strings: s }: PackedEvents): StoredEvent[] {
+export function unpackEvents({ numbers: n, lengths, text }: PackedEvents): StoredEvent[] {
+  let at = 0;
+  const next = (length: number): string => text.slice(at, (at += length));
+  const s = Array.from(lengths, next);
   const events: StoredEvent[] = [];
   for (let o = 0; o < n.length; o += FIELDS) {
     events.push({
-      timeMs: n[o]!, requestId: s[n[o + 1]!]!, workspaceId: s[n[o + 2]!]!, keySpaceId: s[n[o + 3]!]!, keyId: s[n[o + 4]!]!,
-      identityId: s[n[o + 5]!]!, externalId: s[n[o + 6]!]!, outcome: s[n[o + 7]!]!, tags: s[n[o + 8]!]!, spentCredits: n[o + 9]!, latencyMs: n[o + 10]!,
+      timeMs: n[o]!, spentCredits: n[o + 1]!, latencyMs: n[o + 2]!, requestId: next(n[o + 3]!),
+      workspaceId: s[n[o + 4]!]!, keySpaceId: s[n[o + 5]!]!, keyId: s[n[o + 6]!]!, identityId: s[n[o + 7]!]!, externalId: s[n[o + 8]!]!, outcome: s[n[o + 9]!]!, tags: s[n[o + 10]!]!,
     });
   }
   return events;

@@ -1,13 +1,10 @@
 /**
  * Raw verification events as stored: one row of `verification_event_batches` per workspace, key
  * space, UTC minute and written chunk, its events a JSON array of arrays laid out as EVENT_FIELDS
- * says (layout 2; rows of layout 1, written before, hold every field of every event, see the
- * schema). The view `verification_events` (analytics.db's migration 0001) reads both back one row
- * per event. A row never spans more than a minute, so retention, which drops a row once all of it
- * is past, keeps no event more than a minute too long.
- *
- * Times count from the row's `min_time`, and the fields from `tags` on are left off from the end
- * while they hold their default: an event takes about half the bytes of every field in full.
+ * says (layout 2; rows of layout 1 hold every field of every event, see the schema), read back one
+ * row per event by the view `verification_events`. A row spans a minute at most, so retention keeps
+ * no event more than a minute too long. Times count from the row's `min_time`, and the fields from
+ * `tags` on are left off from the end while they hold their default (about half the bytes).
  */
 import type { Database, Statement } from "bun:sqlite";
 import { getTableName } from "drizzle-orm";
@@ -44,30 +41,18 @@ export const MAX_CHUNK_EVENTS = 1000;
 
 const MINUTE_MS = 60_000;
 
-/**
- * `events` as batch rows, one per workspace, key space and minute, each keeping the events' order.
- * Neighbours mostly share all three (the writer orders events by key), so the map is consulted only where they change.
- */
+/** `events` as batch rows, one per workspace, key space and minute, each keeping the events' order. */
 export function batchRows(events: readonly StoredEvent[]): EventBatchRow[] {
   const groups = new Map<string, StoredEvent[]>();
-  let group: StoredEvent[] | undefined;
-  let last: StoredEvent | undefined;
   for (const e of events) {
-    if (!last || e.workspaceId !== last.workspaceId || e.keySpaceId !== last.keySpaceId || Math.floor(e.timeMs / MINUTE_MS) !== Math.floor(last.timeMs / MINUTE_MS)) {
-      const key = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${Math.floor(e.timeMs / MINUTE_MS)}`;
-      group = groups.get(key);
-      if (!group) groups.set(key, (group = []));
-    }
-    group!.push(e);
-    last = e;
+    const key = `${e.workspaceId}\u0000${e.keySpaceId}\u0000${Math.floor(e.timeMs / MINUTE_MS)}`;
+    const group = groups.get(key);
+    if (group) group.push(e);
+    else groups.set(key, [e]);
   }
   return [...groups.values()].map((group) => {
-    let minTime = Infinity;
-    let maxTime = -Infinity;
-    for (const e of group) {
-      if (e.timeMs < minTime) minTime = e.timeMs;
-      if (e.timeMs > maxTime) maxTime = e.timeMs;
-    }
+    const minTime = group.reduce((min, e) => Math.min(min, e.timeMs), Infinity);
+    const maxTime = group.reduce((max, e) => Math.max(max, e.timeMs), -Infinity);
     const rows = group.map((e) => storedFields(e, minTime));
     return { workspaceId: group[0]!.workspaceId, keySpaceId: group[0]!.keySpaceId, minTime, maxTime, eventCount: group.length, events: JSON.stringify(rows) };
   });

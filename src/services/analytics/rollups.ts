@@ -69,15 +69,8 @@ export const ROLLUP_ADD_SQL = `"count" = "count" + excluded."count",
 
 export const GRANULARITIES: readonly Granularity[] = ["minute", "hour", "day", "month"];
 
-/** A row of a totals table: one bucket, key space and outcome. */
-export interface TotalRow {
-  time: number;
-  workspaceId: string;
-  keySpaceId: string;
-  outcome: string;
-  count: number;
-  spentCredits: number;
-}
+/** A row of a totals table (one bucket, key space and outcome), and what totalsOf sums: rollup rows, or totals of a finer granularity. */
+export type TotalRow = Pick<RollupRow, "time" | "workspaceId" | "keySpaceId" | "outcome" | "count" | "spentCredits">;
 
 /**
  * One row per (bucket, key, identity, outcome, tags) of `events`: the rollup tables' primary key.
@@ -116,14 +109,11 @@ function findRow(ofKey: readonly RollupRow[], time: number, e: StoredEvent): Rol
   return undefined;
 }
 
-/** What totalsOf sums: rollup rows, or total rows of a finer granularity. */
-type Summable = Pick<RollupRow, "time" | "workspaceId" | "keySpaceId" | "outcome" | "count" | "spentCredits">;
-
 /**
  * `rows` summed per bucket, key space and outcome: the totals tables' primary key. The buckets are
  * the rows' own, or those of a coarser `granularity` (exact, as UTC buckets nest).
  */
-export function totalsOf(rows: readonly Summable[], granularity?: Granularity): TotalRow[] {
+export function totalsOf(rows: readonly TotalRow[], granularity?: Granularity): TotalRow[] {
   const totals = new Map<string, TotalRow>();
   for (const r of rows) {
     const time = granularity ? bucketStartMs(granularity, r.time) : r.time;

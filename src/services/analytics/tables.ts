@@ -5,8 +5,7 @@
  * rollups are folded from the minute rows later (fold.ts).
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
+import { inTransaction, type Storage } from "../../storage/db.ts";
 import { RawRows, type RawRowWriter } from "./raw-events.ts";
 import { aggregate, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";

@@ -1,7 +1,4 @@
-/**
- * A verification event as analytics stores it: the plain record verification hands over, with its
- * tag set normalised to sorted JSON text (so equal sets group together) and '' for no request id.
- */
+/** A verification event as analytics stores it: verification's record, its tag set as sorted JSON text (equal sets group together), '' for no request id. */
 import type { VerificationEvent } from "../verification/index.ts";
 
 export type { VerificationEvent, VerificationRecorder } from "../verification/index.ts";
@@ -15,11 +12,3 @@ export interface StoredEvent extends Omit<VerificationEvent, "tags" | "requestId
 export function storedTags(tags: readonly string[]): string {
   return tags.length === 0 ? "[]" : JSON.stringify([...tags].sort());
 }
-
-export function toStored(e: VerificationEvent): StoredEvent {
-  return {
-    requestId: e.requestId ?? "", timeMs: e.timeMs, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId,
-    identityId: e.identityId, externalId: e.externalId, outcome: e.outcome, tags: storedTags(e.tags), spentCredits: e.spentCredits, latencyMs: e.latencyMs,
-  };
-}
-

@@ -1,10 +1,11 @@
 /**
  * The writer thread of verification events (see WorkerEventWriter): its own connection to
- * analytics.db, at background priority. A batch is written in transactions of MAX_CHUNK_EVENTS
- * events at most with a pause between them, so that the main thread's retention prune, the other
- * writer of analytics.db, gets the lock promptly.
- * After each commit, the minute rows of minutes past are folded into the hour, day and month
- * rollups (fold.ts), in slices paced the same way.
+ * analytics.db, at background priority. Batches handed over to be held wait for one that is not
+ * (the sink's flush) or for HOLD_EVENTS; then all are written together, ordered by key, since the
+ * minute rollup's rows of neighbouring keys share pages: with many keys busy, sorted events write
+ * far fewer pages. Transactions hold MAX_CHUNK_EVENTS events at most, with a pause between them
+ * for the main thread's retention prune; after them the minute rows of minutes past are folded into
+ * the hour, day and month rollups (fold.ts), in slices paced the same way.
  */
 import { runInBackground } from "../../lib/thread-priority.ts";
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
@@ -12,12 +13,14 @@ import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
 import { EventTables } from "./tables.ts";
 import type { StoredEvent } from "./types.ts";
-import { unpackEvents } from "./packed-events.ts";
+import { packedCount, unpackEvents, type PackedEvents } from "./packed-events.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 import { answerDecisions } from "./ratelimit-decisions.ts";
 
 declare var self: Worker;
 
+/** The most events held before they are written without waiting for a flush: a flush interval of them, at full load and the default interval. */
+const HOLD_EVENTS = 50_000;
 /** Between two transactions: longer than SQLite's first busy-handler sleep (1 ms). */
 const PAUSE_MS = 2;
 /** Minute rows per fold slice: few enough that a slice holds the write lock briefly even when every row is a new coarser row. */
@@ -28,6 +31,8 @@ const FOLD_BUDGET_MS = 100;
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
 let folder: RollupFolder | undefined;
+/** Batches held, in the order they came, still packed (a few arrays each, rather than an object per event for the collector to keep). */
+let held: { id: number; events: PackedEvents }[] = [];
 
 self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
@@ -41,6 +46,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (request.type === "close") {
+    writeHeld();
     storage?.close();
     storage = tables = folder = undefined;
     postMessage({ type: "closed" } satisfies WriterReply);
@@ -50,20 +56,33 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
-  const events = unpackEvents(request.events);
-  const unwritten = tables ? writeChunks(tables, events) : { from: Array.from(events.keys()), error: "the writer was not opened" };
-  if (unwritten) postMessage({ type: "failed", id: request.id, error: unwritten.error, unwritten: unwritten.from.sort((x, y) => x - y) } satisfies WriterReply);
-  else postMessage({ type: "written", id: request.id } satisfies WriterReply);
-  if (tables && folder) fold(folder, tables.latestEventMs);
+  held.push({ id: request.id, events: request.events });
+  if (!request.hold || held.reduce((n, b) => n + packedCount(b.events), 0) >= HOLD_EVENTS) writeHeld();
 };
 
+/** Writes the batches held, answers each (written, or failed with the indexes of its events not committed), and folds. */
+function writeHeld(): void {
+  if (held.length === 0) return;
+  const batches = held;
+  held = [];
+  const events = batches.flatMap((b) => unpackEvents(b.events));
+  const failed = tables ? writeChunks(tables, events) : { from: Array.from(events.keys()), error: "the writer was not opened" };
+  let first = 0;
+  for (const { id, events: packed } of batches) {
+    const length = packedCount(packed);
+    const unwritten = (failed?.from ?? []).filter((at) => at >= first && at < first + length).map((at) => at - first);
+    first += length;
+    postMessage((unwritten.length === 0 ? { type: "written", id } : { type: "failed", id, error: failed!.error, unwritten }) satisfies WriterReply);
+  }
+  if (tables && folder) fold(folder, tables.latestEventMs);
+}
+
 /**
- * Writes `events` chunk after chunk; on the first failure, the indexes of that chunk's events and
- * every later one's (those before are committed). More events than a chunk are ordered by key
- * first, so that a key's minute rows are upserted about once per batch, not once per chunk.
+ * Writes `events` chunk after chunk, ordered by key; on the first failure, the positions of that
+ * chunk's events and every later one's (those before are committed).
  */
 function writeChunks(into: EventTables, events: readonly StoredEvent[]): { from: number[]; error: string } | undefined {
-  const order = events.length > MAX_CHUNK_EVENTS ? byKey(events) : Array.from(events.keys());
+  const order = byKey(events);
   for (let at = 0; at < order.length; at += MAX_CHUNK_EVENTS) {
     if (at > 0) Bun.sleepSync(PAUSE_MS);
     try {
@@ -75,15 +94,15 @@ function writeChunks(into: EventTables, events: readonly StoredEvent[]): { from:
   return undefined;
 }
 
-/** The indexes of `events`, a key's together in the order its first event came, each key's in their own order. */
+/** The positions of `events` ordered by key id (as text), each key's in the order they came. */
 function byKey(events: readonly StoredEvent[]): number[] {
   const ofKey = new Map<string, number[]>();
   events.forEach((e, i) => {
-    const indexes = ofKey.get(e.keyId);
-    if (indexes) indexes.push(i);
+    const positions = ofKey.get(e.keyId);
+    if (positions) positions.push(i);
     else ofKey.set(e.keyId, [i]);
   });
-  return [...ofKey.values()].flat();
+  return [...ofKey.keys()].sort().flatMap((key) => ofKey.get(key)!);
 }
 
 /**

@@ -2,8 +2,8 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
- * answers verifications; the main thread only posts the packed batch (packed-events.ts, a copy of
- * its array) and keeps it until the worker answers, to give back the events it did not commit.
+ * answers verifications; the main thread only posts the packed batch (packed-events.ts: two arrays
+ * and a text) and keeps it until the worker answers, to give back the events it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
@@ -15,9 +15,10 @@ import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWr
 export interface EventBatchWriter {
   /**
    * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
-   * those that are not. The batch is the writer's from then on.
+   * those that are not. The batch is the writer's from then on. `hold`: the writer may keep the
+   * batch, unresolved, until it is given one not held (or holds enough to write on its own).
    */
-  write(events: PackedEvents): Promise<void>;
+  write(events: PackedEvents, opts?: { hold?: boolean }): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -49,13 +50,12 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
     } catch (error) {
       return Promise.reject(new EventWriteError((error as Error).message, unpackRecords(events)));
     }
-    // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
+    // The events are committed whatever the fold does: a failed slice rolled back, and the rows it
+    // leaves are read through the views and folded next time.
     try {
       this.folder ??= new RollupFolder(this.storage);
       this.folder.foldAll(Number.MAX_SAFE_INTEGER);
-    } catch {
-      // Nothing to undo: a failed slice rolled back, and its rows are still unfolded.
-    }
+    } catch {}
     return Promise.resolve();
   }
 
@@ -78,7 +78,7 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
 export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
-  | { type: "write"; id: number; events: PackedEvents }
+  | { type: "write"; id: number; events: PackedEvents; hold: boolean }
   | { type: "close" }
   | DecisionsRequest;
 
@@ -90,17 +90,11 @@ export type WriterReply =
   | { type: "closed" }
   | DecisionsReply;
 
-interface Waiter {
-  /** The batch as sent, to give back the events not committed. */
-  sent: PackedEvents;
-  resolve(): void;
-  reject(error: EventWriteError): void;
-}
-
 export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
+  /** Each batch in flight as sent (to give back the events not committed), by id. */
+  private readonly waiting = new Map<number, { sent: PackedEvents; resolve(): void; reject(error: EventWriteError): void }>();
   private closed: (() => void) | undefined;
   private readonly decisionWrites = new DecisionWrites();
 
@@ -111,12 +105,12 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(events: PackedEvents): Promise<void> {
+  write(events: PackedEvents, opts: { hold?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      worker.postMessage({ type: "write", id, events } satisfies WriterRequest);
+      worker.postMessage({ type: "write", id, events, hold: opts.hold ?? false } satisfies WriterRequest);
     });
   }
 

@@ -1,8 +1,4 @@
-/**
- * What verification hands on for each verification of a found key: a plain record, and the sink
- * it is dropped into. Verification owns these shapes; analytics (or anything else) implements the
- * sink, so no analytics type reaches verification.
- */
+/** What verification hands on for each verification of a found key, and where: its own shapes, so no analytics type reaches it. */
 
 export interface VerificationEvent {
   /** Unix ms. */

@@ -194,20 +194,54 @@ describe("bounded buffer", () => {
 describe("early hand-over", () => {
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  test("every flushAt events a batch is written, on the next turn of the event loop, not inside record", async () => {
-    const batches: number[] = [];
+  test("every handOverAt events a batch is handed over to be held, on the next turn of the event loop, not inside record; a flush commits", async () => {
+    const writes: { events: number; hold: boolean }[] = [];
     const writer = new SqliteEventWriter(db.storage);
-    const sink = new VerificationEventSink({ writer: { write: (e) => { batches.push(packedCount(e)); return writer.write(e); }, close: async () => {} }, flushAt: 3 });
+    const sink = new VerificationEventSink({
+      writer: { write: (e, opts) => { writes.push({ events: packedCount(e), hold: opts?.hold ?? false }); return writer.write(e); }, close: async () => {} }, handOverAt: 3,
+    });
     sink.record(event());
     sink.record(event());
     await nextTurn();
-    expect(count(db.storage, "verification_events")).toBe(0);
+    expect(writes).toEqual([]);
     sink.record(event());
-    expect(count(db.storage, "verification_events")).toBe(0);
+    expect(writes).toEqual([]);
     for (let i = 0; i < 4; i++) sink.record(event());
     await nextTurn();
-    // The turn after the third event found all seven buffered: one write took them.
-    expect({ batches, stored: count(db.storage, "verification_events"), pending: sink.pending }).toEqual({ batches: [7], stored: 7, pending: 0 });
+    // The turn after the third event found all seven buffered: one hand-over took them.
+    expect(writes).toEqual([{ events: 7, hold: true }]);
+    sink.record(event());
+    expect(await sink.flush()).toBe(1);
+    expect(writes).toEqual([{ events: 7, hold: true }, { events: 1, hold: false }]);
+    expect({ stored: count(db.storage, "verification_events"), pending: sink.pending }).toEqual({ stored: 8, pending: 0 });
+  });
+
+  test("a flush with nothing buffered after a held hand-over still hands over a batch not held, so the writer commits what it holds", async () => {
+    const held: (() => void)[] = [];
+    const writes: { events: number; hold: boolean }[] = [];
+    const sink = new VerificationEventSink({
+      writer: {
+        // A writer that holds as it may: a held batch resolves only with the next batch not held.
+        write: (e, opts) => {
+          writes.push({ events: packedCount(e), hold: opts?.hold ?? false });
+          if (opts?.hold) return new Promise<void>((resolve) => held.push(resolve));
+          for (const resolve of held.splice(0)) resolve();
+          return Promise.resolve();
+        },
+        close: async () => {},
+      },
+      handOverAt: 2,
+    });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(sink.pending).toBe(2);
+    expect(await sink.flush()).toBe(0);
+    expect(writes).toEqual([{ events: 2, hold: true }, { events: 0, hold: false }]);
+    expect(sink.pending).toBe(0);
+    // Nothing held and nothing buffered: a flush hands nothing over.
+    await sink.flush();
+    expect(writes).toHaveLength(2);
   });
 });
 

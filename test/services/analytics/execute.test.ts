@@ -6,7 +6,7 @@ import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../.
 import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
 import { SqliteEventWriter } from "../../../src/services/analytics/index.ts";
 import { event, tempDb, type TempDb } from "./support.ts";
-import { packEvents } from "../../../src/services/analytics/packed-events.ts";
+import { packEvents } from "./support.ts";
 
 let db: TempDb;
 let conn: Database;

@@ -6,9 +6,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { FOLD_GRACE_MS, foldableBefore, RollupFolder } from "../../../src/services/analytics/fold.ts";
 import { aggregate, WorkerEventWriter, type Granularity } from "../../../src/services/analytics/index.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
-import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
+import type { StoredEvent } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
 import { event, fromStored, rollupRows, tempDb, type TempDb } from "./support.ts";
-import { packEvents } from "../../../src/services/analytics/packed-events.ts";
+import { packEvents } from "./support.ts";
 
 const MINUTE = 60_000;
 const M = Date.UTC(2026, 0, 31, 23, 58);

@@ -1,7 +1,8 @@
-/** Events packed as recorded come back as stored for the writer, and as recorded for a failed write; each distinct string is carried once. */
+/** Events packed as recorded come back as stored for the writer, and as recorded for a failed write; each distinct string but request ids is listed once. */
 import { describe, expect, test } from "bun:test";
-import { toStored } from "../../../src/services/analytics/types.ts";
-import { EventPacker, packedCount, packEvents, unpackEvents, unpackRecords } from "../../../src/services/analytics/packed-events.ts";
+import { toStored } from "./support.ts";
+import { EventPacker, packedCount, unpackEvents, unpackRecords } from "../../../src/services/analytics/packed-events.ts";
+import { packEvents } from "./support.ts";
 import { event } from "./support.ts";
 
 describe("packEvents / unpackEvents", () => {
@@ -17,11 +18,14 @@ describe("packEvents / unpackEvents", () => {
     expect(unpackEvents(packed)[0]!.tags).toBe('["a","b"]');
   });
 
-  test("a string shared by many events is carried once", () => {
-    const packed = packEvents(Array.from({ length: 1000 }, (_, i) => event({ keyId: `key_${i % 3}` })));
-    // '' (request, identity, external id), the workspace, the key space, three keys, the outcome and '[]'.
-    expect(packed.strings.length).toBe(8);
-    expect(packedCount(packed)).toBe(1000);
+  test("a string shared by many events is listed once; request ids follow the list in the same text", () => {
+    const events = Array.from({ length: 1000 }, (_, i) => event({ keyId: `key_${i % 3}`, requestId: `req_${i}` }));
+    const packed = packEvents(events);
+    expect(Object.keys(packed).sort()).toEqual(["lengths", "numbers", "text"]);
+    // '' (identity, external id), the workspace, the key space, three keys, the outcome and '[]'.
+    expect(packed.lengths.length).toBe(8);
+    expect(packed.text.endsWith(events.map((e) => e.requestId).join(""))).toBe(true);
+    expect(unpackEvents(packed).map((e) => [e.keyId, e.requestId])).toEqual(events.map((e) => [e.keyId, e.requestId ?? ""]));
   });
 
   test("events given back after a failed write are the records verification made (tags as a list)", () => {

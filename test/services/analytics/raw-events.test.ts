@@ -9,7 +9,8 @@ import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../.
 import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
 import { batchRows, EVENT_FIELDS, OPTIONAL_DEFAULTS } from "../../../src/services/analytics/raw-events.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
-import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
+import type { StoredEvent } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
 import { event, tempDb, viewRow, VIEW_COLUMNS, type TempDb } from "./support.ts";
 import { eventTablesBefore } from "../../storage/support.ts";
 

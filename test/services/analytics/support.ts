@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../../src/storage/db.ts";
 import { openDataStores } from "../../../src/storage/data-dir.ts";
-import type { StoredEvent, VerificationEvent } from "../../../src/services/analytics/types.ts";
+import { storedTags, type StoredEvent, type VerificationEvent } from "../../../src/services/analytics/types.ts";
+import { EventPacker, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 
 export interface TempDb {
   /** analytics.db, where the analytics services read and write. */
@@ -83,4 +84,19 @@ export function rollupRows(storage: Storage, granularity: "minute" | "hour" | "d
        sum("count") AS count, sum(spent_credits) AS spent_credits, sum(latency_sum_ms) AS latency_sum_ms, max(latency_max_ms) AS latency_max_ms
      FROM ${rollupSource(granularity)} GROUP BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags ORDER BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags`,
   ).all();
+}
+
+/** `e` as the writer stores it: what packing and unpacking give back. */
+export function toStored(e: VerificationEvent): StoredEvent {
+  return {
+    requestId: e.requestId ?? "", timeMs: e.timeMs, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId,
+    identityId: e.identityId, externalId: e.externalId, outcome: e.outcome, tags: storedTags(e.tags), spentCredits: e.spentCredits, latencyMs: e.latencyMs,
+  };
+}
+
+/** `events` packed as the sink packs them, for a writer. */
+export function packEvents(events: Iterable<VerificationEvent>): PackedEvents {
+  const packer = new EventPacker();
+  for (const e of events) packer.add(e);
+  return packer.take();
 }

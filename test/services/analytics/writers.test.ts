@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
-import { toStored } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
 import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
-import { packEvents } from "../../../src/services/analytics/packed-events.ts";
+import { packEvents } from "./support.ts";
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
@@ -139,6 +139,67 @@ describe("WorkerEventWriter", () => {
       // Ordered by key, the chunks are key_a; key_a and key_b; key_b: two updates, where arrival order makes four.
       expect(count(db.storage, "upserts")).toBe(2);
     } finally {
+      await writer.close();
+    }
+  });
+
+  test("held batches are written with the next batch not held, ordered by key across them, and each resolves then", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    db.storage.sqlite.run("CREATE TABLE upserts (n INTEGER)");
+    db.storage.sqlite.run("CREATE TRIGGER count_updates AFTER UPDATE ON verification_rollups_minute BEGIN INSERT INTO upserts VALUES (1); END");
+    try {
+      const settled: string[] = [];
+      // Two keys taking turns in each batch: written one batch at a time, each key's row would be updated by every later batch.
+      const batches = ["a", "b", "c"].map((name) => Array.from({ length: 600 }, (_, i) => event({ keyId: i % 2 ? "key_b" : "key_a", requestId: `${name}_${i}` })));
+      const held = batches.slice(0, 2).map((b, i) => writer.write(packEvents(b), { hold: true }).then(() => { settled.push(`held ${i}`); }));
+      // A round trip through the worker: it has taken both held batches by the time this answers.
+      await writer.writeRatelimitDecisions([]);
+      expect({ settled, stored: count(db.storage, "verification_events") }).toEqual({ settled: [], stored: 0 });
+      await writer.write(packEvents(batches[2]!));
+      await Promise.all(held);
+      expect(settled.sort()).toEqual(["held 0", "held 1"]);
+      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
+        .toEqual([{ key_id: "key_a", count: 900 }, { key_id: "key_b", count: 900 }]);
+      // 1,800 events ordered by key are two chunks: key_a; key_a and key_b. One update, where batch by batch makes four.
+      expect(count(db.storage, "upserts")).toBe(1);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("held batches are written without a flush once 50,000 events are held; close writes what is held", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      const batch = (from: number, n: number) => packEvents(Array.from({ length: n }, (_, i) => event({ keyId: `key_${(from + i) % 500}` })));
+      await Promise.all([writer.write(batch(0, 25_000), { hold: true }), writer.write(batch(25_000, 25_000), { hold: true })]);
+      expect(count(db.storage, "verification_events")).toBe(50_000);
+      const last = writer.write(batch(0, 5), { hold: true });
+      await writer.close();
+      await last;
+      expect(count(db.storage, "verification_events")).toBe(50_005);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("a failed write of held batches gives each batch back its own events not committed", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
+      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      // key_zz sorts last, so the chunks before its own commit.
+      const batch = (name: string) => Array.from({ length: 800 }, (_, i) => event({ keyId: i % 40 === 39 ? "key_zz" : `key_${i % 97}`, requestId: `${name}_${i}` }));
+      const [a, b] = [batch("a"), batch("b")];
+      const outcomes = await Promise.all([writer.write(packEvents(a), { hold: true }), writer.write(packEvents(b))].map((p) => p.then(() => [], (e: EventWriteError) => e.unwritten.map((u) => u.requestId))));
+      const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
+      expect(committed.size).toBeGreaterThan(0);
+      [a, b].forEach((events, i) => {
+        // Each event exactly once: committed, or given back to its own batch.
+        expect([...outcomes[i]!].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
+        for (const e of events) if (e.keyId === "key_zz") expect(outcomes[i]).toContain(e.requestId);
+      });
+    } finally {
+      db.storage.sqlite.run("DROP TRIGGER refuse_zz");
       await writer.close();
     }
   });
