@@ -8,6 +8,15 @@ let db: TempDb;
 beforeEach(() => { db = tempDb(); });
 afterEach(() => { db.close(); });
 
+/** From now on the minute rollup refuses the events of key_zz, until the returned function is called. */
+function refuseKeyZz(): () => void {
+  db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
+    BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+  return () => db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+}
+
+const committedRequestIds = () => new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
+
 describe("WorkerEventWriter", () => {
   test("with autoCheckpoint false its connection leaves the WAL to a checkpointer; by default it checkpoints itself", async () => {
     // 20 commits of 1,000 events of distinct keys: well past SQLite's 1,000-frame auto-checkpoint.
@@ -104,24 +113,22 @@ describe("WorkerEventWriter", () => {
 
   test("a chunk that fails after others committed: the batch gets back the events of that chunk and every later one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    // The minute rollup refuses key_zz, whose first event comes after every other key's first: ordered
-    // by key, its events come last, so the chunks before it commit and its own fails.
-    db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
-      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    // key_zz sorts after every other key, so the chunks before its own commit and its own fails.
+    const allow = refuseKeyZz();
     try {
       // More events than one chunk holds (1,000 at most), so the writer orders them by key before cutting chunks.
       const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i >= 100 && i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
       const events = batch("e", 2400);
       const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
       const returned = (failed as EventWriteError).unwritten.map((e) => e.requestId);
-      const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
+      const committed = committedRequestIds();
       // Each event exactly once: committed, or given back.
       expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
       for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
       expect(committed.size).toBeGreaterThan(0);
       expect(committed.size + returned.length).toBe(events.length);
     } finally {
-      db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+      allow();
       await writer.close();
     }
   });
@@ -184,14 +191,13 @@ describe("WorkerEventWriter", () => {
 
   test("a failed write of held batches gives each batch back its own events not committed", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
-      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const allow = refuseKeyZz();
     try {
-      // key_zz sorts last, so the chunks before its own commit.
+      // key_zz sorts after every other key, so the chunks before its own commit.
       const batch = (name: string) => Array.from({ length: 800 }, (_, i) => event({ keyId: i % 40 === 39 ? "key_zz" : `key_${i % 97}`, requestId: `${name}_${i}` }));
       const [a, b] = [batch("a"), batch("b")];
       const outcomes = await Promise.all([writer.write(packEvents(a), { hold: true }), writer.write(packEvents(b))].map((p) => p.then(() => [], (e: EventWriteError) => e.unwritten.map((u) => u.requestId))));
-      const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
+      const committed = committedRequestIds();
       expect(committed.size).toBeGreaterThan(0);
       [a, b].forEach((events, i) => {
         // Each event exactly once: committed, or given back to its own batch.
@@ -199,7 +205,7 @@ describe("WorkerEventWriter", () => {
         for (const e of events) if (e.keyId === "key_zz") expect(outcomes[i]).toContain(e.requestId);
       });
     } finally {
-      db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+      allow();
       await writer.close();
     }
   });
