@@ -4,8 +4,8 @@
  * which commits each event with its rollups and totals in the same transaction. Boot flushes on a
  * timer (an event is about one interval late at most), on stop, and when the buffer is full.
  * Every `handOverAt` events a batch is also handed over, on the next turn of the event loop, for
- * the writer to hold until the flush: a hand-over pauses the answers of its turn while it copies,
- * so small ones keep that short, and the writer still commits a second's events together.
+ * the writer to hold until the flush: each hand-over wakes the writer thread, which costs more
+ * than the copy it makes, so they are few, and the writer still commits a second's events together.
  */
 import { EventWriteError, type EventBatchWriter } from "./writers.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
@@ -15,8 +15,8 @@ import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 /** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
-/** Events per early hand-over: a tenth of a second of verifications on a 2-core machine at full load. */
-export const DEFAULT_HAND_OVER_AT = 1_000;
+/** Events per early hand-over: about half a second of verifications on a 2-core machine at full load. */
+export const DEFAULT_HAND_OVER_AT = 10_000;
 
 export class VerificationEventSink implements VerificationRecorder {
   private buffer = new EventPacker();

@@ -2,7 +2,7 @@
  * Verification events packed as they are recorded: their numbers in one Float64Array, each string
  * field but the request id as the index of a string the batch lists once, and the batch's strings,
  * then its request ids, end to end in one text. The sink keeps no object per event (none outlives
- * the verification that made it); a hand-over posts two arrays and one string (a list of strings
+ * the verification that made it); a hand-over sends two arrays and one text (a list of strings
  * costs the post a copy of each); the writer's events share their strings, as the key cache's do.
  */
 import { storedTags, type StoredEvent, type VerificationEvent } from "./types.ts";
@@ -64,9 +64,7 @@ export class EventPacker {
   }
 }
 
-export function packedCount(p: PackedEvents): number {
-  return p.numbers.length / FIELDS;
-}
+export const packedCount = (p: PackedEvents): number => p.numbers.length / FIELDS;
 
 /** The events of `p`, as stored: what the writer writes. */
 export function unpackEvents({ numbers: n, lengths, text }: PackedEvents): StoredEvent[] {

@@ -56,7 +56,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
-  held.push({ id: request.id, events: request.events });
+  held.push({ id: request.id, events: { ...request.events, text: new TextDecoder().decode(request.events.text) } });
   if (!request.hold || held.reduce((n, b) => n + packedCount(b.events), 0) >= HOLD_EVENTS) writeHeld();
 };
 

@@ -2,8 +2,9 @@
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
  * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
- * answers verifications; the main thread only posts the packed batch (packed-events.ts: two arrays
- * and a text) and keeps it until the worker answers, to give back the events it did not commit.
+ * answers verifications; the main thread only posts the packed batch (packed-events.ts: two
+ * arrays and a text, sent as bytes) and keeps it until the worker answers, to give back the
+ * events it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
@@ -78,7 +79,7 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
 export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
-  | { type: "write"; id: number; events: PackedEvents; hold: boolean }
+  | { type: "write"; id: number; events: Omit<PackedEvents, "text"> & { text: Uint8Array }; hold: boolean }
   | { type: "close" }
   | DecisionsRequest;
 
@@ -110,7 +111,9 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { sent: events, resolve, reject });
-      worker.postMessage({ type: "write", id, events, hold: opts.hold ?? false } satisfies WriterRequest);
+      // Sent as UTF-8 bytes in transferred buffers (the batch kept here stays whole): a posted string or array is copied into the message.
+      const numbers = events.numbers.slice(), text = new TextEncoder().encode(events.text);
+      worker.postMessage({ type: "write", id, events: { numbers, lengths: events.lengths, text }, hold: opts.hold ?? false } satisfies WriterRequest, [numbers.buffer, text.buffer]);
     });
   }
 
