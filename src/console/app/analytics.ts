@@ -24,8 +24,8 @@ export const RANGES: Readonly<Record<RangeName, Range>> = {
   "30d": { label: "Last 30 days", buckets: 30, granularity: "day", interval: "INTERVAL 30 DAY", stepMs: 24 * HOUR_MS },
 };
 
-const verificationsTable = (range: RangeName): string => `key_verifications_per_${RANGES[range].granularity}_v1`;
-
+/** The public table of `family` at the range's granularity. */
+const tableOf = (family: "key_verifications" | "ratelimits", range: RangeName): string => `${family}_per_${RANGES[range].granularity}_v1`;
 
 /** What to count: the whole workspace, one API (by its key space) or one key. */
 export interface Scope {
@@ -48,17 +48,17 @@ function where(range: RangeName, scope: Scope): string {
 
 /** Verifications per bucket and outcome. */
 export function verificationsOverTime(range: RangeName, scope: Scope = {}): string {
-  return `SELECT time, outcome, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, scope)} GROUP BY time, outcome ORDER BY time`;
+  return `SELECT time, outcome, SUM(count) AS total FROM ${tableOf("key_verifications", range)} WHERE ${where(range, scope)} GROUP BY time, outcome ORDER BY time`;
 }
 
 /** Verifications per API (key space) and outcome. */
 export function verificationsByApi(range: RangeName): string {
-  return `SELECT key_space_id, outcome, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, {})} GROUP BY key_space_id, outcome`;
+  return `SELECT key_space_id, outcome, SUM(count) AS total FROM ${tableOf("key_verifications", range)} WHERE ${where(range, {})} GROUP BY key_space_id, outcome`;
 }
 
 /** The `limit` keys verified most often. */
 export function busiestKeys(range: RangeName, limit = 10): string {
-  return `SELECT key_id, key_space_id, SUM(count) AS total FROM ${verificationsTable(range)} WHERE ${where(range, {})} GROUP BY key_id, key_space_id ORDER BY total DESC, key_id LIMIT ${limit}`;
+  return `SELECT key_id, key_space_id, SUM(count) AS total FROM ${tableOf("key_verifications", range)} WHERE ${where(range, {})} GROUP BY key_id, key_space_id ORDER BY total DESC, key_id LIMIT ${limit}`;
 }
 
 /** When each of `keyIds` was last verified, to the minute (the minute rollup, within its retention). */
@@ -70,7 +70,7 @@ export function lastUsed(keySpaceId: string, keyIds: readonly string[]): string 
 /** Rate-limit decisions per bucket, passed and blocked, of every namespace the key may read or of one. */
 export function decisionsOverTime(range: RangeName, namespaceId?: string): string {
   const only = namespaceId === undefined ? "" : ` AND namespace_id = ${literal(namespaceId)}`;
-  return `SELECT time, SUM(passed) AS passed, SUM(blocked) AS blocked FROM ratelimits_per_${RANGES[range].granularity}_v1 `
+  return `SELECT time, SUM(passed) AS passed, SUM(blocked) AS blocked FROM ${tableOf("ratelimits", range)} `
     + `WHERE time >= now() - ${RANGES[range].interval}${only} GROUP BY time ORDER BY time`;
 }
 

@@ -22,7 +22,6 @@ export interface AnalyticsQueryRunner {
   stop(): void;
 }
 
-
 export class AnalyticsQueryService {
   constructor(private readonly deps: { storage: Storage; clock: Clock; runner: AnalyticsQueryRunner }) {}
 
