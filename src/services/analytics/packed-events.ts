@@ -45,7 +45,7 @@ export class EventPacker {
 
   /** The events added since the last take; the packer is empty again (its array kept for reuse). */
   take(): PackedEvents {
-    const lengths = Float64Array.from(this.strings, (s) => s.length);
+    const lengths = new Float64Array(this.strings.map((s) => s.length));
     const packed = { numbers: this.numbers.slice(0, this.count * FIELDS), lengths, text: this.strings.join("") + this.requestIds.join("") };
     this.count = 0;
     this.strings = [];
