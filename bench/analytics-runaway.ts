@@ -43,9 +43,9 @@ async function seedRunawayWorkspaces(dataDir: string): Promise<string[]> {
     for (let w = 0; w < WORKSPACES; w++) {
       const workspace = services.workspaces.create({ name: `runaway_${w}`, analyticsEnabled: true }, actor);
       keys.push(services.workspaces.createRootKey({ workspace: workspace.name, name: "runaway", permissions: ["api.*.read_analytics"] }, actor).key);
-      const subject = { workspaceId: workspace.id, keySpaceId: "ks_runaway", keyId: "key_runaway", identityId: "", externalId: "" };
+      const keyOf = { workspaceId: workspace.id, keySpaceId: "ks_runaway", keyId: "key_runaway", identityId: "", externalId: "" };
       for (let i = 0; i < EVENTS_PER_WORKSPACE; i++) {
-        services.verificationEvents.record({ timeMs: Date.now() - i, subject, outcome: "VALID", tags: [], spentCredits: 0, latencyMs: 1 });
+        services.verificationEvents.record({ timeMs: Date.now() - i, ...keyOf, outcome: "VALID", tags: [], spentCredits: 0, latencyMs: 1 });
       }
       // A workspace at a time: the buffer holds a bounded number of events.
       await services.verificationEvents.flush();

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { BACKGROUND_NICENESS, runInBackground } from "../../src/lib/thread-priority.ts";
 import { WorkerEventWriter } from "../../src/services/analytics/index.ts";
-import { batchOf, event, tempDb, type TempDb } from "../services/analytics/support.ts";
+import { event, tempDb, type TempDb } from "../services/analytics/support.ts";
+import { packEvents } from "../services/analytics/support.ts";
 
 /** Each thread of this process: its id and niceness (field 19 of its stat). */
 function threadNiceness(): Map<number, number> {
@@ -54,7 +55,7 @@ describe.skipIf(process.platform !== "linux")("the event writer's thread", () =>
     const before = new Set(threadNiceness().keys());
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write(batchOf([event()]));
+      await writer.write(packEvents([event()]));
       const lowered = [...threadNiceness()].filter(([tid, nice]) => !before.has(tid) && nice === Math.min(19, main + BACKGROUND_NICENESS));
       expect(lowered.length).toBeGreaterThanOrEqual(1);
       expect(threadNiceness().get(process.pid)).toBe(main);

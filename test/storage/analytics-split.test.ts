@@ -16,7 +16,7 @@ import { JOURNAL_TAGS } from "../../src/storage/migrations.ts";
 import { ANALYTICS_TABLES, verificationEventBatches } from "../../src/storage/schema/index.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import { RollupFolder } from "../../src/services/analytics/fold.ts";
-import { toStored } from "../../src/services/analytics/types.ts";
+import { toStored } from "../services/analytics/support.ts";
 import { event } from "../services/analytics/support.ts";
 import { databasesBefore, eventTablesBefore } from "./support.ts";
 

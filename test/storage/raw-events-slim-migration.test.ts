@@ -10,7 +10,8 @@ import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { ANALYTICS_MIGRATIONS } from "../../src/storage/migrations.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
-import { toStored, type StoredEvent } from "../../src/services/analytics/types.ts";
+import type { StoredEvent } from "../../src/services/analytics/types.ts";
+import { toStored } from "../services/analytics/support.ts";
 import { event, viewRow, VIEW_COLUMNS } from "../services/analytics/support.ts";
 import { eventTablesBefore } from "./support.ts";
 

@@ -7,8 +7,7 @@ import { applyMigrations } from "../../src/storage/migrate.ts";
 import { MIGRATIONS } from "../../src/storage/migrations.ts";
 import { SPLIT_MIGRATION } from "../../src/storage/data-dir.ts";
 import type { Database, Statement } from "bun:sqlite";
-import { storedEventAt, type EventColumns, type Positions } from "../../src/services/analytics/columns.ts";
-import type { RawBatchRow, RawRowWriter } from "../../src/services/analytics/raw-events.ts";
+import type { EventBatchRow, RawRowWriter } from "../../src/services/analytics/raw-events.ts";
 import { EventTables } from "../../src/services/analytics/tables.ts";
 import type { StoredEvent } from "../../src/services/analytics/types.ts";
 
@@ -54,10 +53,9 @@ export class LayoutOneRows implements RawRowWriter {
     this.statement = sqlite.prepare("INSERT INTO verification_event_batches (workspace_id, min_time, max_time, event_count, events) VALUES (?, ?, ?, ?, ?)");
   }
 
-  rows(c: EventColumns, positions: Positions): RawBatchRow[] {
+  rows(stored: readonly StoredEvent[]): EventBatchRow[] {
     const groups = new Map<string, StoredEvent[]>();
-    for (let p = 0; p < positions.length; p++) {
-      const e = storedEventAt(c, positions[p]!);
+    for (const e of stored) {
       const key = `${e.workspaceId} ${Math.floor(e.timeMs / 60_000)}`;
       const group = groups.get(key);
       if (group) group.push(e);
@@ -68,13 +66,13 @@ export class LayoutOneRows implements RawRowWriter {
       const fields = events.map((e) => [e.requestId, e.timeMs, e.keySpaceId, e.keyId, e.identityId, e.externalId, e.outcome, e.tags, e.spentCredits, e.latencyMs]);
       return {
         workspaceId: events[0]!.workspaceId, keySpaceId: "", minTime: Math.min(...times), maxTime: Math.max(...times), eventCount: events.length,
-        events: new TextEncoder().encode(JSON.stringify(fields)),
+        events: JSON.stringify(fields),
       };
     });
   }
 
-  insert(b: RawBatchRow): void {
-    this.statement.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, new TextDecoder().decode(b.events));
+  insert(b: EventBatchRow): void {
+    this.statement.run(b.workspaceId, b.minTime, b.maxTime, b.eventCount, b.events);
   }
 }
 

@@ -1,62 +1,55 @@
 /**
- * The verification event pipeline. Recording writes the event into an in-memory buffer of columns
- * (event-buffer.ts; the verification hot path pays nothing else); `flush` hands the buffer to a writer, which commits
- * each event with its rollups and totals in the same transaction, so they always equal the raw
- * events committed. Boot flushes on a timer (so an event is about one interval late at most) and on stop.
- * Past `flushAt` events the buffer is also handed over early, on the next turn of the event loop,
- * as a staged batch (the writer commits staged batches with the next flush, so a busy key still
- * costs one rollup upsert per bucket and flush interval), and a full buffer at once rather than
- * dropping events. Each hand-over is a message the writer thread wakes for, stages and later
- * answers, so frequent hand-overs cost throughput; but the fewer the hand-overs, the more events
- * each copies and the writer stages at once, which lengthens the p99.
- * DEFAULT_FLUSH_AT is where the two balanced (BENCHMARKS.md).
+ * The verification event pipeline. Recording packs the event record into an in-memory buffer
+ * (packed-events.ts; the verification hot path pays nothing else); `flush` hands it to a writer,
+ * which commits each event with its rollups and totals in the same transaction. Boot flushes on a
+ * timer (an event is about one interval late at most), on stop, and when the buffer is full.
+ * Every `handOverAt` events a batch is also handed over, on the next turn of the event loop, for
+ * the writer to hold until the flush: each hand-over wakes the writer thread, which costs more
+ * than the copy it makes, so they are few, and the writer still commits a second's events together.
  */
-import type { EventBatchWriter } from "./writers.ts";
-import { EventWriteError } from "./writers.ts";
-import { EventBuffer } from "./event-buffer.ts";
-import { MIN_PAIR_EVENTS, type EventBatch } from "./columns.ts";
-import { eventsOf } from "./event-codec.ts";
+import { EventWriteError, type EventBatchWriter } from "./writers.ts";
 import type { VerificationEvent, VerificationRecorder } from "./types.ts";
+import { EventPacker, packedCount, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import type { RatelimitDecisionAggregator } from "./ratelimit-decisions.ts";
 
-/** Buffer bound: 100k events, 5 MB of columns. */
+/** Buffer bound: 100k events. */
 export const DEFAULT_MAX_BUFFERED = 100_000;
 
-/** Events after which a flush is started without waiting for the timer: about a third of a second of verifications on a 2-core machine. */
-export const DEFAULT_FLUSH_AT = 10_000;
+/** Events per early hand-over: about half a second of verifications on a 2-core machine at full load. */
+export const DEFAULT_HAND_OVER_AT = 10_000;
 
 export class VerificationEventSink implements VerificationRecorder {
-  private readonly buffer: EventBuffer;
+  private buffer = new EventPacker();
   private inFlight = 0;
   private failing = false;
   private droppedCount = 0;
-  private earlyFlush = false;
-  /** A staged batch was handed over that no commit has covered yet. */
-  private staged = false;
   /** Settles when every batch handed to the writer so far is committed or has failed. */
   private lastWrite: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly maxBuffered: number;
-  private readonly flushAt: number;
+  private readonly handOverAt: number;
+  /** Batches were handed over to be held since the last flush: a flush must commit them even with nothing buffered. */
+  private holding = false;
 
   /** `decisions`: rate-limit decisions, flushed with the events (ratelimit-decisions.ts). */
-  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; flushAt?: number; decisions?: RatelimitDecisionAggregator }) {
+  constructor(private readonly deps: { writer: EventBatchWriter; maxBuffered?: number; handOverAt?: number; decisions?: RatelimitDecisionAggregator }) {
     this.maxBuffered = Math.max(1, deps.maxBuffered ?? DEFAULT_MAX_BUFFERED);
-    this.flushAt = Math.max(1, deps.flushAt ?? DEFAULT_FLUSH_AT);
-    // Sized from the batches handed over (see EventBuffer), from a small start: an idle service holds little.
-    this.buffer = new EventBuffer({ capacity: Math.min(this.maxBuffered, MIN_PAIR_EVENTS), arrays: deps.writer.arrays });
+    this.handOverAt = Math.max(1, deps.handOverAt ?? DEFAULT_HAND_OVER_AT);
   }
 
+  /** Buffers `event`; after close, the service is stopping and nothing is recorded. */
   record(event: VerificationEvent): void {
-    this.buffer.put(event);
-    const count = this.buffer.count;
+    if (this.closed) return;
+    this.buffer.add(event);
+    const count = this.buffer.length;
     if (count >= this.maxBuffered) this.onFull();
-    else if (count >= this.flushAt && !this.earlyFlush && !this.failing) this.flushSoon();
+    // Outside the verification that filled the batch; a failure keeps the events buffered for the periodic flush to retry and report.
+    else if (count % this.handOverAt === 0 && !this.failing) setImmediate(() => this.handOver(true).catch(() => {}));
   }
 
   /** Events not yet written: buffered, or handed to the writer and not yet committed. */
   get pending(): number {
-    return this.buffer.count + this.inFlight;
+    return this.buffer.length + this.inFlight;
   }
 
   /**
@@ -70,8 +63,8 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /**
-   * Hands every buffered event to the writer, and has it commit them with any staged before;
-   * resolves with how many once they, and any batch handed over before, are committed. On failure
+   * Hands every buffered event to the writer; resolves with how many once they, and any batch
+   * handed over before, are committed. On failure
    * the events not committed are buffered again, ahead of newer ones, and the error is thrown.
    * The rate-limit decisions are flushed alongside (a failure of theirs is thrown too).
    */
@@ -81,35 +74,35 @@ export class VerificationEventSink implements VerificationRecorder {
     return decisions === undefined ? events : Promise.all([events, decisions]).then(([n]) => n);
   }
 
-  private handOver(stage: boolean): Promise<number> {
-    // A flush also waits for batches already handed over by another (the timer's, an early one):
+  /** `hold`: the writer may keep the batch until the next one not held. */
+  private handOver(hold: boolean): Promise<number> {
+    // A flush also waits for batches already handed over by another (the timer's, a full buffer's):
     // once it resolves, every event recorded before it is written or buffered again.
     const earlier = this.lastWrite;
-    if (this.buffer.count === 0 && (stage || !this.staged)) return stage ? Promise.resolve(0) : earlier.then(() => 0);
+    if (this.buffer.length === 0 && (hold || !this.holding)) return earlier.then(() => 0);
+    this.holding = hold;
     const batch = this.buffer.take();
-    const size = batch.count;
-    const written = this.writeBatch(batch, stage);
+    const size = packedCount(batch);
+    const written = this.writeBatch(batch, hold);
     this.inFlight += size;
-    // Message order: this commit covers every batch staged before it.
-    this.staged = stage;
     // Settles once this batch and every earlier one have, whatever order the writer answers in.
     this.lastWrite = earlier.then(() => written).then(() => {}, () => {});
-    return this.settled(written, stage ? undefined : earlier, size);
+    return this.settled(written, earlier, size);
   }
 
   /**
-   * Waits for a batch handed over (and, for a flush, for the earlier ones). A failed write names the
+   * Waits for a batch handed over and for the earlier ones. A failed write names the
    * events it did not commit (EventBatchWriter's contract), and those are buffered again.
    */
-  private async settled(written: Promise<void>, earlier: Promise<void> | undefined, size: number): Promise<number> {
+  private async settled(written: Promise<void>, earlier: Promise<void>, size: number): Promise<number> {
     try {
       await written;
-      if (earlier) await earlier;
+      await earlier;
       this.failing = false;
       return size;
     } catch (error) {
       this.failing = true;
-      if (error instanceof EventWriteError) this.buffer.putAhead(error.unwritten);
+      if (error instanceof EventWriteError) this.rebuffer(error.unwritten, 0);
       else this.droppedCount += size;
       throw error;
     } finally {
@@ -118,12 +111,19 @@ export class VerificationEventSink implements VerificationRecorder {
   }
 
   /** The writer's write, with a synchronous throw turned into a rejection naming the whole batch. */
-  private writeBatch(batch: EventBatch, stage: boolean): Promise<void> {
+  private writeBatch(batch: PackedEvents, hold: boolean): Promise<void> {
     try {
-      return this.deps.writer.write(batch, { stage });
+      return this.deps.writer.write(batch, { hold });
     } catch (error) {
-      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, eventsOf(batch)));
+      return Promise.reject(error instanceof EventWriteError ? error : new EventWriteError((error as Error).message, unpackRecords(batch)));
     }
+  }
+
+  /** Buffers `first` ahead of what is buffered, of which the oldest `drop` go (a rare path: both are unpacked). */
+  private rebuffer(first: readonly VerificationEvent[], drop: number): void {
+    const newer = unpackRecords(this.buffer.take());
+    for (const e of first) this.buffer.add(e);
+    for (const e of newer.slice(drop)) this.buffer.add(e);
   }
 
   /** Flushes what is buffered, then closes the writer. */
@@ -136,17 +136,6 @@ export class VerificationEventSink implements VerificationRecorder {
     }
   }
 
-  /** A flush on the next turn of the event loop, outside the verification that filled the batch. */
-  private flushSoon(): void {
-    this.earlyFlush = true;
-    setImmediate(() => {
-      this.earlyFlush = false;
-      if (this.closed) return;
-      // A failure keeps the events buffered; the periodic flush retries and reports it.
-      this.handOver(true).catch(() => {});
-    });
-  }
-
   private onFull(): void {
     if (!this.failing && this.inFlight < this.maxBuffered) {
       // The periodic flush reports a failure; here the batch only has to leave the buffer.
@@ -155,8 +144,8 @@ export class VerificationEventSink implements VerificationRecorder {
     }
     // The writer fails, or already holds a full buffer it cannot commit: verification must go on
     // and memory must stay bounded, so the oldest half is dropped and counted for the log.
-    const drop = this.buffer.count - Math.floor(this.maxBuffered / 2);
-    this.buffer.dropOldest(drop);
+    const drop = this.buffer.length - Math.floor(this.maxBuffered / 2);
+    this.rebuffer([], drop);
     this.droppedCount += drop;
   }
 }

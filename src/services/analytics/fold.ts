@@ -1,17 +1,13 @@
 /**
- * Folding minute rollups into the hour, day and month rollups. The event writer upserts only the
- * minute rows (and the totals) as events are written; their hour, day and month rows are folded
- * from minute rows a minute or so later, in slices, so that a key's coarser rows are written about
- * once a minute instead of once per flush (at 100,000 active keys, every event was a new row in
- * each of the four rollups). The public hour, day and month tables read the `*_all` views
- * (migration 0008): the folded rows plus the minute rows not folded yet, so a query sees every
- * event the moment its minute row is written.
+ * Folding minute rollups into the hour, day and month rollups, a minute or so after the event
+ * writer upserted the minute rows, in slices: a key's coarser rows are written about once a minute
+ * instead of once per flush. The public hour, day and month tables read the `*_all` views (migration
+ * 0008): the folded rows plus the minute rows not folded yet, so a query sees every event written.
  *
  * The invariant, kept in every transaction: a minute row with `folded` = 1 has all its counts in
- * its hour, day and month rows, one with `folded` = 0 has none of them there. A fold slice moves
- * rows from the one state to the other together with the coarser upserts; an update of a folded
- * row (an event that arrives after its minute was folded) passes its difference on through the
- * trigger of migration 0008.
+ * its hour, day and month rows, one with `folded` = 0 none. A fold slice moves rows from the one
+ * state to the other with the coarser upserts; an update of a folded row (a late event) passes its
+ * difference on through the trigger of migration 0008.
  */
 import type { Statement } from "bun:sqlite";
 import { inTransaction, type Storage } from "../../storage/db.ts";

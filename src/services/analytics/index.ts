@@ -7,8 +7,8 @@
  * the rows not folded yet, so rollup and total counts always equal the raw events written. Each
  * table has its own retention, pruned daily.
  */
-export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_FLUSH_AT } from "./events.ts";
-export type { EventSubject, VerificationEvent, VerificationRecorder } from "./types.ts";
+export { VerificationEventSink, DEFAULT_MAX_BUFFERED, DEFAULT_HAND_OVER_AT } from "./events.ts";
+export type { VerificationEvent, VerificationRecorder } from "./types.ts";
 export { SqliteEventWriter, WorkerEventWriter, EventWriteError, type EventBatchWriter } from "./writers.ts";
 export { RatelimitDecisionAggregator, DEFAULT_MAX_PENDING_DECISION_ROWS, type DecisionRow, type DecisionRowWriter } from "./ratelimit-decisions.ts";
 export { aggregate, totalsOf, bucketStartMs, GRANULARITIES, ROLLUP_TABLES, TOTALS_TABLES, type Granularity, type RollupRow, type TotalRow } from "./rollups.ts";

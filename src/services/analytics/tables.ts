@@ -1,17 +1,13 @@
 /**
- * Writing events to SQLite: the raw events (a batch row per workspace, key space and minute, raw-events.ts) and the
- * upserts of their minute rollup and four totals in one transaction, so the minute rollup and the
- * totals always equal the raw events committed; the hour, day and month rollups are folded from
- * the minute rows later (fold.ts). A large batch can be split into chunks by key, so each
- * transaction holds the write lock briefly and a key's minute rows are still upserted about once
- * per batch.
+ * Writing events to SQLite: the raw events (a batch row per workspace, key space and minute,
+ * raw-events.ts) and the upserts of their minute rollup and four totals in one transaction, so the
+ * minute rollup and the totals always equal the raw events committed; the hour, day and month
+ * rollups are folded from the minute rows later (fold.ts).
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { columnsOf, inOrder, KEY, NUMBERS_PER_EVENT, REFS_PER_EVENT, TIME, type EventColumns, type Positions } from "./columns.ts";
+import { inTransaction, type Storage } from "../../storage/db.ts";
 import { RawRows, type RawRowWriter } from "./raw-events.ts";
-import { aggregateColumns, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
+import { aggregate, GRANULARITIES, ROLLUP_ADD_SQL, ROLLUP_KEY_SQL, ROLLUP_TABLES, TOTALS_TABLES, totalsOf, type Granularity } from "./rollups.ts";
 import type { StoredEvent } from "./types.ts";
 
 type Binding = string | number;
@@ -44,15 +40,10 @@ export class EventTables {
 
   /** Writes `events`, their minute rollup and their totals in one transaction. */
   write(events: readonly StoredEvent[]): void {
-    this.writeColumns(columnsOf(events), inOrder(events.length));
-  }
-
-  /** Writes the events of `c` at `positions` (in that order), their minute rollup and their totals in one transaction. */
-  writeColumns(c: EventColumns, positions: Positions): void {
-    if (positions.length === 0) return;
+    if (events.length === 0) return;
     // Aggregated before the transaction, so the write lock is held only for SQLite's own work.
-    const batches = this.rawRows.rows(c, positions);
-    const minutes = aggregateColumns(c, positions, "minute");
+    const batches = this.rawRows.rows(events);
+    const minutes = aggregate(events, "minute");
     // The coarser totals from the minute totals, a handful of rows, rather than from every minute row again.
     const minuteTotals = totalsOf(minutes);
     const totals = GRANULARITIES.map((g) => (g === "minute" ? minuteTotals : totalsOf(minuteTotals, g)));
@@ -68,49 +59,4 @@ export class EventTables {
     });
     for (const b of batches) if (b.maxTime > this.latestEventMs) this.latestEventMs = b.maxTime;
   }
-}
-
-/**
- * The order of the events by key, then time, as indexes into the columns, so that a key's events
- * fall in one chunk or few and a chunk's minute rows are neighbours in the rollup's B-tree. A
- * counting sort: the events are grouped by key and only the distinct keys are sorted, which costs
- * far less than sorting them all. A key's events arrive in time order as a rule; a group that does
- * not is sorted on its own.
- */
-export function keyOrder(c: EventColumns): Uint32Array {
-  const { refs, numbers, strings } = c;
-  const time = (i: number): number => numbers[i * NUMBERS_PER_EVENT + TIME]!;
-  const groupOf = new Uint32Array(c.count);
-  const groups = new Map<number, number>();
-  const sizes: number[] = [];
-  const lastTime: number[] = [];
-  const unordered = new Set<number>();
-  for (let i = 0; i < c.count; i++) {
-    const key = refs[i * REFS_PER_EVENT + KEY]!;
-    let g = groups.get(key);
-    if (g === undefined) {
-      g = sizes.length;
-      groups.set(key, g);
-      sizes.push(0);
-      lastTime.push(-Infinity);
-    }
-    groupOf[i] = g;
-    sizes[g]!++;
-    const t = time(i);
-    if (t < lastTime[g]!) unordered.add(g);
-    lastTime[g] = t;
-  }
-  // Where each group starts in the output, groups in the order of their keys' text.
-  const start = new Uint32Array(sizes.length);
-  let at = 0;
-  for (const key of [...groups.keys()].sort((a, b) => (strings[a]! < strings[b]! ? -1 : strings[a]! > strings[b]! ? 1 : 0))) {
-    const g = groups.get(key)!;
-    start[g] = at;
-    at += sizes[g]!;
-  }
-  const order = new Uint32Array(c.count);
-  const next = start.slice();
-  for (let i = 0; i < c.count; i++) order[next[groupOf[i]!]!++] = i;
-  for (const g of unordered) order.subarray(start[g]!, start[g]! + sizes[g]!).sort((a, b) => time(a) - time(b));
-  return order;
 }

@@ -1,61 +1,38 @@
 /**
  * The writer thread of verification events (see WorkerEventWriter): its own connection to
- * analytics.db, batches written in short transactions by key (each sized to hold the write lock
- * for about HOLD_MS, see ChunkSizer), with a pause between them so that the main thread's
- * retention prune, the other writer of analytics.db, gets the lock promptly. Staged batches wait
- * for the next committing one and are written with it, so that a key's events of the whole flush interval
- * update its minute rows once. After each commit, the minute rows of minutes past are folded into
+ * analytics.db, at background priority. Batches handed over to be held wait for one that is not
+ * (the sink's flush) or for HOLD_EVENTS; then all are written together, ordered by key, since the
+ * minute rollup's rows of neighbouring keys share pages: with many keys busy, sorted events write
+ * far fewer pages. Transactions hold MAX_CHUNK_EVENTS events at most, with a pause between them
+ * for the main thread's retention prune; after them the minute rows of minutes past are folded into
  * the hour, day and month rollups (fold.ts), in slices paced the same way.
  */
 import { runInBackground } from "../../lib/thread-priority.ts";
 import { leaveCheckpointsToCheckpointer, openStorage, type Storage } from "../../storage/db.ts";
-import { ChunkSizer } from "./chunk-sizer.ts";
 import { foldableBefore, RollupFolder } from "./fold.ts";
 import { MAX_CHUNK_EVENTS } from "./raw-events.ts";
-import { EventTables, keyOrder } from "./tables.ts";
-import { EventDecoder } from "./event-codec.ts";
-import { ColumnStage, inOrder, storedEventAt, storedEvents, type ArrayPair } from "./columns.ts";
+import { EventTables } from "./tables.ts";
 import type { StoredEvent } from "./types.ts";
+import { packedCount, unpackEvents, type PackedEvents } from "./packed-events.ts";
 import type { WriterReply, WriterRequest } from "./writers.ts";
 import { answerDecisions } from "./ratelimit-decisions.ts";
 
 declare var self: Worker;
 
-/** Between two chunk transactions: longer than SQLite's first busy-handler sleep (1 ms). */
+/** The most events held before they are written without waiting for a flush: a flush interval of them, at full load and the default interval. */
+const HOLD_EVENTS = 50_000;
+/** Between two transactions: longer than SQLite's first busy-handler sleep (1 ms). */
 const PAUSE_MS = 2;
-/** What one chunk transaction should take at most, about; a chunk holds at least MIN_CHUNK events. */
-const HOLD_MS = 4;
-const MIN_CHUNK = 50;
-
-const sizer = new ChunkSizer(HOLD_MS, MIN_CHUNK, MAX_CHUNK_EVENTS);
-/**
- * Minute rows per fold slice, sized like the chunks: a slice holds the write lock for about HOLD_MS.
- * What a row costs to fold varies widely (few keys / 100,000 keys), so the first slice, sized before
- * any is timed, is kept to 1,000 rows, few enough even at the dearest.
- */
-const foldSizer = new ChunkSizer(HOLD_MS, 50, 1_000);
+/** Minute rows per fold slice: few enough that a slice holds the write lock briefly even when every row is a new coarser row. */
+const FOLD_SLICE_ROWS = 500;
 /** The longest the fold runs after a write before the worker takes its next message; it goes on after the next write. */
 const FOLD_BUDGET_MS = 100;
-
-/** A batch staged: its events are the next `count` of the stage's; `spare`, its message's buffers, given back with the answer. */
-interface Batch {
-  id: number;
-  count: number;
-  spare: ArrayPair;
-}
 
 let storage: Storage | undefined;
 let tables: EventTables | undefined;
 let folder: RollupFolder | undefined;
-let staged: Batch[] = [];
-const stage = new ColumnStage();
-/** Every write message is decoded, in order, also before the writer is opened: the dictionary depends on it. */
-const decoder = new EventDecoder();
-
-/** Answers a batch, and gives its message's buffers back to the main thread (the stage holds a copy of its events). */
-function answer(b: Batch, message: { type: "written" } | { type: "failed"; error: string; unwritten: string }): void {
-  postMessage({ ...message, id: b.id, spare: b.spare } satisfies WriterReply, [b.spare.refs.buffer, b.spare.numbers.buffer]);
-}
+/** Batches held, in the order they came, still packed (a few arrays each, rather than an object per event for the collector to keep). */
+let held: { id: number; events: PackedEvents }[] = [];
 
 self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
@@ -69,11 +46,9 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     return;
   }
   if (request.type === "close") {
-    if (tables && staged.length > 0) writeStaged(tables);
+    writeHeld();
     storage?.close();
-    storage = undefined;
-    tables = undefined;
-    folder = undefined;
+    storage = tables = folder = undefined;
     postMessage({ type: "closed" } satisfies WriterReply);
     return;
   }
@@ -81,20 +56,54 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
     postMessage(answerDecisions(storage?.sqlite, request) satisfies WriterReply);
     return;
   }
-  const events = decoder.decode(request.events);
-  const batch = { id: request.id, count: events.count, spare: { refs: request.events.refs, numbers: request.events.numbers } };
-  if (!tables) {
-    answer(batch, { type: "failed", error: "the writer was not opened", unwritten: JSON.stringify(storedEvents(events)) });
-    return;
-  }
-  // A dictionary that started over: what is staged is written first, with the dictionary it reads.
-  if (stage.count > 0 && events.strings !== stage.dictionary) writeStaged(tables);
-  stage.append(events);
-  staged.push(batch);
-  if (!request.commit) return;
-  writeStaged(tables);
-  if (folder) fold(folder, tables.latestEventMs);
+  held.push({ id: request.id, events: { ...request.events, text: new TextDecoder().decode(request.events.text) } });
+  if (!request.hold || held.reduce((n, b) => n + packedCount(b.events), 0) >= HOLD_EVENTS) writeHeld();
 };
+
+/** Writes the batches held, answers each (written, or failed with the indexes of its events not committed), and folds. */
+function writeHeld(): void {
+  if (held.length === 0) return;
+  const batches = held;
+  held = [];
+  const events = batches.flatMap((b) => unpackEvents(b.events));
+  const failed = tables ? writeChunks(tables, events) : { from: Array.from(events.keys()), error: "the writer was not opened" };
+  let first = 0;
+  for (const { id, events: packed } of batches) {
+    const length = packedCount(packed);
+    const unwritten = (failed?.from ?? []).filter((at) => at >= first && at < first + length).map((at) => at - first);
+    first += length;
+    postMessage((unwritten.length === 0 ? { type: "written", id } : { type: "failed", id, error: failed!.error, unwritten }) satisfies WriterReply);
+  }
+  if (tables && folder) fold(folder, tables.latestEventMs);
+}
+
+/**
+ * Writes `events` chunk after chunk, ordered by key; on the first failure, the positions of that
+ * chunk's events and every later one's (those before are committed).
+ */
+function writeChunks(into: EventTables, events: readonly StoredEvent[]): { from: number[]; error: string } | undefined {
+  const order = byKey(events);
+  for (let at = 0; at < order.length; at += MAX_CHUNK_EVENTS) {
+    if (at > 0) Bun.sleepSync(PAUSE_MS);
+    try {
+      into.write(order.slice(at, at + MAX_CHUNK_EVENTS).map((i) => events[i]!));
+    } catch (error) {
+      return { from: order.slice(at), error: (error as Error).message };
+    }
+  }
+  return undefined;
+}
+
+/** The positions of `events` ordered by key id (as text), each key's in the order they came. */
+function byKey(events: readonly StoredEvent[]): number[] {
+  const ofKey = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    const positions = ofKey.get(e.keyId);
+    if (positions) positions.push(i);
+    else ofKey.set(e.keyId, [i]);
+  });
+  return [...ofKey.keys()].sort().flatMap((key) => ofKey.get(key)!);
+}
 
 /**
  * Folds the minute rows of minutes that ended FOLD_GRACE_MS before the newest event written, slice
@@ -105,62 +114,8 @@ function fold(into: RollupFolder, latestEventMs: number): void {
   const before = foldableBefore(latestEventMs);
   const started = performance.now();
   try {
-    for (;;) {
-      const size = foldSizer.size;
-      const sliceStarted = performance.now();
-      const folded = into.foldSlice(before, size);
-      foldSizer.observe(folded, performance.now() - sliceStarted);
-      if (folded < size || performance.now() - started > FOLD_BUDGET_MS) return;
-      Bun.sleepSync(PAUSE_MS);
-    }
+    while (into.foldSlice(before, FOLD_SLICE_ROWS) === FOLD_SLICE_ROWS && performance.now() - started < FOLD_BUDGET_MS) Bun.sleepSync(PAUSE_MS);
   } catch {
     // Left for the next write, as above.
   }
-}
-
-/** Writes the staged batches' events, then empties the stage. */
-function writeStaged(into: EventTables): void {
-  const batches = staged;
-  staged = [];
-  try {
-    write(into, batches);
-  } finally {
-    stage.clear();
-  }
-}
-
-/**
- * Writes the staged events chunk after chunk; on the first failure, each batch is answered with
- * its events of that chunk and every later one (those before are committed).
- */
-function write(into: EventTables, batches: Batch[]): void {
-  const events = stage.columns();
-  // One chunk keeps the order received; several are cut by key, so a key's minute rows are upserted about once.
-  const order = events.count <= sizer.size ? inOrder(events.count) : keyOrder(events);
-  for (let at = 0; at < events.count;) {
-    const chunk = order.subarray(at, Math.min(events.count, at + sizer.size));
-    const started = performance.now();
-    try {
-      into.writeColumns(events, chunk);
-    } catch (error) {
-      // Batch b holds the stage's events from ends[b-1] to ends[b].
-      const ends: number[] = [];
-      for (const b of batches) ends.push((ends.at(-1) ?? 0) + b.count);
-      const unwritten = batches.map((): StoredEvent[] => []);
-      for (let p = at; p < events.count; p++) {
-        const i = order[p]!;
-        unwritten[ends.findIndex((end) => i < end)]!.push(storedEventAt(events, i));
-      }
-      batches.forEach((b, index) => {
-        const mine = unwritten[index]!;
-        if (mine.length === 0) answer(b, { type: "written" });
-        else answer(b, { type: "failed", error: (error as Error).message, unwritten: JSON.stringify(mine) });
-      });
-      return;
-    }
-    sizer.observe(chunk.length, performance.now() - started);
-    at += chunk.length;
-    if (at < events.count) Bun.sleepSync(PAUSE_MS);
-  }
-  for (const b of batches) answer(b, { type: "written" });
 }

@@ -1,27 +1,25 @@
 /**
  * Where a batch of events goes. `SqliteEventWriter` writes on the calling thread (the CLI, tests,
  * tools). `WorkerEventWriter`, used by `serve`, hands batches to a worker thread with its own
- * connection, so the SQLite work of analytics never runs on the thread that answers
- * verifications; the main thread only sends the batch's columns across (event-codec.ts).
+ * connection (writer-worker.ts), so the SQLite work of analytics never runs on the thread that
+ * answers verifications; the main thread only posts the packed batch (packed-events.ts: two
+ * arrays and a text, sent as bytes) and keeps it until the worker answers, to give back the
+ * events it did not commit.
  */
 import type { Storage } from "../../storage/db.ts";
 import { RollupFolder } from "./fold.ts";
 import { EventTables } from "./tables.ts";
-import { ColumnArrays, inOrder, type ArrayPair, type EventBatch, type EventColumns } from "./columns.ts";
-import { EventEncoder, eventsOf, fromStored, type EncodedEvents } from "./event-codec.ts";
-import type { StoredEvent, VerificationEvent } from "./types.ts";
+import type { VerificationEvent } from "./types.ts";
+import { unpackEvents, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import { DecisionWrites, writeDecisionRows, type DecisionRow, type DecisionRowWriter, type DecisionsReply, type DecisionsRequest } from "./ratelimit-decisions.ts";
 
 export interface EventBatchWriter {
   /**
    * Resolves once every event of the batch is committed; else rejects with an EventWriteError naming
-   * those that are not. `stage`: the writer may hold the batch until the next write without it and
-   * commit both together, so that their rollups are aggregated as one. The batch is the writer's
-   * from then on: its buffers may be transferred to another thread.
+   * those that are not. The batch is the writer's from then on. `hold`: the writer may keep the
+   * batch, unresolved, until it is given one not held (or holds enough to write on its own).
    */
-  write(batch: EventBatch, opts?: { stage?: boolean }): Promise<void>;
-  /** Where the writer gives back the buffers of batches it is done with, for the next batches to use. */
-  readonly arrays?: ColumnArrays;
+  write(events: PackedEvents, opts?: { hold?: boolean }): Promise<void>;
   /** Releases the writer's resources once the last write has resolved. */
   close(): Promise<void>;
 }
@@ -42,24 +40,23 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
 
   /**
    * Writes synchronously, before returning: a caller that does not await still finds the rows.
-   * Then folds every minute row into the coarser rollups, so that each rollup table holds all its
-   * counts (this writer serves tools and tests, where a write is small and rare).
+   * Then folds every minute row into the coarser rollups (this writer serves tools and tests, where
+   * a write is small and rare).
    */
-  write(batch: EventBatch): Promise<void> {
+  write(events: PackedEvents): Promise<void> {
     try {
       // Prepared on first use: a CLI process builds this writer too and never writes an event.
       this.tables ??= new EventTables(this.storage);
-      this.tables.writeColumns(batch, inOrder(batch.count));
+      this.tables.write(unpackEvents(events));
     } catch (error) {
-      return Promise.reject(new EventWriteError((error as Error).message, eventsOf(batch)));
+      return Promise.reject(new EventWriteError((error as Error).message, unpackRecords(events)));
     }
-    // The events are committed whatever the fold does; rows it leaves are read through the views and folded next time.
+    // The events are committed whatever the fold does: a failed slice rolled back, and the rows it
+    // leaves are read through the views and folded next time.
     try {
       this.folder ??= new RollupFolder(this.storage);
       this.folder.foldAll(Number.MAX_SAFE_INTEGER);
-    } catch {
-      // Nothing to undo: a failed slice rolled back, and its rows are still unfolded.
-    }
+    } catch {}
     return Promise.resolve();
   }
 
@@ -82,56 +79,41 @@ export class SqliteEventWriter implements EventBatchWriter, DecisionRowWriter {
 export type WriterRequest =
   /** `autoCheckpoint: false` when another thread checkpoints the WAL (serve's checkpointer). */
   | { type: "open"; path: string; autoCheckpoint: boolean }
-  /** `commit: false` stages the batch until the next write that commits. */
-  | { type: "write"; id: number; events: EncodedEvents; commit: boolean }
+  | { type: "write"; id: number; events: Omit<PackedEvents, "text"> & { text: Uint8Array }; hold: boolean }
   | { type: "close" }
   | DecisionsRequest;
 
 /** Messages from the writer worker. */
 export type WriterReply =
-  /** `spare`: the batch's buffers, transferred back, once the worker no longer reads them. */
-  | { type: "written"; id: number; spare?: ArrayPair }
-  /** `unwritten`: the events not committed, as stored, in JSON. */
-  | { type: "failed"; id: number; error: string; unwritten: string; spare?: ArrayPair }
+  | { type: "written"; id: number }
+  /** `unwritten`: the indexes of the batch's events not committed. */
+  | { type: "failed"; id: number; error: string; unwritten: readonly number[] }
   | { type: "closed" }
   | DecisionsReply;
 
-interface Waiter {
-  /** A copy of the batch as sent, to give its events back should the worker die. */
-  sent: EventColumns;
-  resolve(): void;
-  reject(error: EventWriteError): void;
-}
-
 export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private worker: Worker | undefined;
-  /** The dictionary the worker mirrors: a new one with each new worker. */
-  private encoder = new EventEncoder();
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiter>();
-  /** The buffers of batches in flight come back here, and the copies kept of them are made in these. */
-  readonly arrays = new ColumnArrays();
+  /** Each batch in flight as sent (to give back the events not committed), by id. */
+  private readonly waiting = new Map<number, { sent: PackedEvents; resolve(): void; reject(error: EventWriteError): void }>();
   private closed: (() => void) | undefined;
   private readonly decisionWrites = new DecisionWrites();
 
   /**
    * `dbPath`: the database file the worker opens its own connection to. `autoCheckpoint` false
    * leaves the WAL to a checkpointer of its own (as `serve` runs): SQLite's automatic checkpoint
-   * after a commit would otherwise copy pages and sync the file on this thread, a good part of its
-   * CPU per event.
+   * after a commit would otherwise copy pages and sync the file on this thread.
    */
   constructor(private readonly dbPath: string, private readonly opts: { autoCheckpoint?: boolean } = {}) {}
 
-  write(batch: EventBatch, opts: { stage?: boolean } = {}): Promise<void> {
+  write(events: PackedEvents, opts: { hold?: boolean } = {}): Promise<void> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
-    const encoded = this.encoder.encode(batch);
-    // This side keeps the typed arrays for onCrash as copies (a memcpy) and transfers the originals:
-    // a message costs this thread far less with its arrays transferred than copied into it.
-    const kept = this.arrays.copy(batch);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { sent: kept, resolve, reject });
-      worker.postMessage({ type: "write", id, events: encoded, commit: opts.stage !== true } satisfies WriterRequest, [encoded.refs.buffer, encoded.numbers.buffer]);
+      this.waiting.set(id, { sent: events, resolve, reject });
+      // Sent as UTF-8 bytes in transferred buffers (the batch kept here stays whole): a posted string or array is copied into the message.
+      const numbers = events.numbers.slice(), text = new TextEncoder().encode(events.text);
+      worker.postMessage({ type: "write", id, events: { numbers, lengths: events.lengths, text }, hold: opts.hold ?? false } satisfies WriterRequest, [numbers.buffer, text.buffer]);
     });
   }
 
@@ -162,7 +144,6 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
     worker.unref();
     worker.postMessage({ type: "open", path: this.dbPath, autoCheckpoint: this.opts.autoCheckpoint ?? true } satisfies WriterRequest);
     this.worker = worker;
-    this.encoder = new EventEncoder();
     return worker;
   }
 
@@ -175,13 +156,11 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
       this.decisionWrites.answered(reply);
       return;
     }
-    if (reply.spare) this.arrays.give(reply.spare.refs, reply.spare.numbers);
     const waiter = this.waiting.get(reply.id);
     if (!waiter) return;
     this.waiting.delete(reply.id);
-    this.arrays.give(waiter.sent.refs, waiter.sent.numbers);
     if (reply.type === "written") waiter.resolve();
-    else waiter.reject(new EventWriteError(reply.error, (JSON.parse(reply.unwritten) as StoredEvent[]).map(fromStored)));
+    else waiter.reject(new EventWriteError(reply.error, unpackRecords(waiter.sent, reply.unwritten)));
   }
 
   /**
@@ -191,9 +170,7 @@ export class WorkerEventWriter implements EventBatchWriter, DecisionRowWriter {
   private onCrash(message: string): void {
     this.worker?.terminate();
     this.worker = undefined;
-    for (const { sent, reject } of this.waiting.values()) {
-      reject(new EventWriteError(message, eventsOf(sent)));
-    }
+    for (const { sent, reject } of this.waiting.values()) reject(new EventWriteError(message, unpackRecords(sent)));
     this.waiting.clear();
     this.decisionWrites.failAll(message);
     this.closed?.();

@@ -19,12 +19,13 @@ import { SnapshotLoader, type KeySnapshot, type Meta } from "./snapshot.ts";
 import { evaluatePermissionQuery, parsePermissionQuery, type PermissionQuery } from "./permission-query.ts";
 import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
-import type { VerificationRecorder } from "../analytics/index.ts";
+import type { VerificationRecorder } from "./events.ts";
 import type { CreditLedger } from "../credits/index.ts";
 import { VerificationCountsByApi } from "./api-counts.ts";
 
 export type { KeySnapshot, Meta } from "./snapshot.ts";
 export { OTHER_APIS, VerificationCountsByApi } from "./api-counts.ts";
+export type { VerificationEvent, VerificationRecorder } from "./events.ts";
 
 /** Every code a verification answers, with its meaning: the API reference lists them from here. */
 export const VERIFICATION_CODES = {
@@ -174,7 +175,11 @@ export class VerificationService {
     if (snap.apiId !== null) this.countsByApi.count(snap.apiId, result.code);
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),
-      subject: snap.subject,
+      workspaceId: snap.workspaceId,
+      keySpaceId: snap.keySpaceId,
+      keyId: snap.keyId,
+      identityId: snap.identity?.id ?? "",
+      externalId: snap.identity?.externalId ?? "",
       outcome: result.code,
       tags: input.tags ?? NO_TAGS,
       spentCredits,

@@ -14,7 +14,6 @@ import type { Database, Statement } from "bun:sqlite";
 import { RawJson } from "../../lib/raw-json.ts";
 import type { RatelimitConfig } from "../identities/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
-import type { EventSubject } from "../analytics/index.ts";
 import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
 import { SharedValues } from "./shared-values.ts";
 
@@ -42,8 +41,6 @@ export interface KeySnapshot {
   held: HeldPermissions;
   identity: { id: string; externalId: string; meta: Meta | null; ratelimits: RatelimitConfig[] } | null;
   ratelimits: RatelimitConfig[];
-  /** Whom this key's verifications are counted for: one object, passed with every event of the snapshot. */
-  subject: EventSubject;
   /** Whether `meta` or the identity's is kept as RawJson (an answer that holds it is marked for jsonText). */
   holdsRawJson: boolean;
   /** Estimated bytes of memory this snapshot holds, shared values counted in full, for the key cache's budget. */
@@ -154,7 +151,6 @@ function toSnapshot(row: SnapshotRow, shared: SharedValues): KeySnapshot {
     held,
     identity,
     ratelimits,
-    subject: { workspaceId, keySpaceId, keyId: row.id, identityId: identity?.id ?? "", externalId: identity?.externalId ?? "" },
     holdsRawJson: meta instanceof RawJson || identity?.meta instanceof RawJson,
     sizeBytes: estimateBytes(row, permissions.length + roles.length + ratelimits.length + (identity?.ratelimits.length ?? 0)),
   };
@@ -169,7 +165,7 @@ function toMeta(json: string | null): Meta | null {
 }
 
 /**
- * The snapshot object, its subject and identity objects, the scalars and short strings in them,
+ * The snapshot object, its identity object, the scalars and short strings in them,
  * and a cache entry's share of lru-cache's bookkeeping and the key cache's indexes.
  */
 const SNAPSHOT_BASE_BYTES = 896;

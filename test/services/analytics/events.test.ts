@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, VerificationEventSink, type EventBatchWriter } from "../../../src/services/analytics/index.ts";
-import type { EventBatch } from "../../../src/services/analytics/columns.ts";
-import { eventsOf } from "../../../src/services/analytics/event-codec.ts";
+import { packedCount, unpackRecords, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 let db: TempDb;
@@ -110,7 +109,7 @@ describe("failures", () => {
 
   test("only what the writer did not commit is buffered again", async () => {
     const partly: EventBatchWriter = {
-      write: (batch: EventBatch) => Promise.reject(new EventWriteError("half", eventsOf(batch).slice(1))),
+      write: (batch: PackedEvents) => Promise.reject(new EventWriteError("half", unpackRecords(batch).slice(1))),
       close: () => Promise.resolve(),
     };
     const sink = new VerificationEventSink({ writer: partly });
@@ -124,9 +123,9 @@ describe("failures", () => {
     let broken = true;
     const written: string[] = [];
     const throwing: EventBatchWriter = {
-      write: (batch: EventBatch) => {
+      write: (batch: PackedEvents) => {
         if (broken) throw new Error("not now");
-        written.push(...eventsOf(batch).map((e) => e.subject.keyId));
+        written.push(...unpackRecords(batch).map((e) => e.keyId));
         return Promise.resolve();
       },
       close: () => Promise.resolve(),
@@ -192,57 +191,73 @@ describe("bounded buffer", () => {
   });
 });
 
-describe("early flush", () => {
+describe("early hand-over", () => {
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  test("from flushAt events on, a flush starts on the next turn of the event loop, not inside record", async () => {
-    const sink = new VerificationEventSink({ writer: new SqliteEventWriter(db.storage), flushAt: 3 });
-    sink.record(event());
-    sink.record(event());
-    await nextTurn();
-    expect(count(db.storage, "verification_events")).toBe(0);
-    sink.record(event());
-    expect(count(db.storage, "verification_events")).toBe(0);
-    await nextTurn();
-    expect(count(db.storage, "verification_events")).toBe(3);
-    expect(sink.pending).toBe(0);
-  });
-
-  test("one flush per batch, however many events arrive before it runs", async () => {
-    let writes = 0;
-    const writer = new SqliteEventWriter(db.storage);
-    const sink = new VerificationEventSink({ writer: { write: (e) => { writes++; return writer.write(e); }, close: async () => {} }, flushAt: 2 });
-    for (let i = 0; i < 7; i++) sink.record(event());
-    await nextTurn();
-    expect({ writes, stored: count(db.storage, "verification_events") }).toEqual({ writes: 1, stored: 7 });
-  });
-
-  test("early batches are staged; the next flush commits them, also when nothing new is buffered", async () => {
-    const calls: Array<[number, boolean]> = [];
+  test("every handOverAt events a batch is handed over to be held, on the next turn of the event loop, not inside record; a flush commits", async () => {
+    const writes: { events: number; hold: boolean }[] = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e, opts) => { calls.push([e.count, opts?.stage === true]); return writer.write(e); }, close: async () => {} }, flushAt: 2,
+      writer: { write: (e, opts) => { writes.push({ events: packedCount(e), hold: opts?.hold ?? false }); return writer.write(e); }, close: async () => {} }, handOverAt: 3,
     });
     sink.record(event());
     sink.record(event());
     await nextTurn();
-    expect(await sink.flush()).toBe(0);
-    expect(await sink.flush()).toBe(0);
-    expect(calls).toEqual([[2, true], [0, false]]);
+    expect(writes).toEqual([]);
+    sink.record(event());
+    expect(writes).toEqual([]);
+    for (let i = 0; i < 4; i++) sink.record(event());
+    await nextTurn();
+    // The turn after the third event found all seven buffered: one hand-over took them.
+    expect(writes).toEqual([{ events: 7, hold: true }]);
+    sink.record(event());
+    expect(await sink.flush()).toBe(1);
+    expect(writes).toEqual([{ events: 7, hold: true }, { events: 1, hold: false }]);
+    expect({ stored: count(db.storage, "verification_events"), pending: sink.pending }).toEqual({ stored: 8, pending: 0 });
   });
 
-  test("nothing is handed to a closed writer", async () => {
+  test("a flush with nothing buffered after a held hand-over still hands over a batch not held, so the writer commits what it holds", async () => {
+    const held: (() => void)[] = [];
+    const writes: { events: number; hold: boolean }[] = [];
+    const sink = new VerificationEventSink({
+      writer: {
+        // A writer that holds as it may: a held batch resolves only with the next batch not held.
+        write: (e, opts) => {
+          writes.push({ events: packedCount(e), hold: opts?.hold ?? false });
+          if (opts?.hold) return new Promise<void>((resolve) => held.push(resolve));
+          for (const resolve of held.splice(0)) resolve();
+          return Promise.resolve();
+        },
+        close: async () => {},
+      },
+      handOverAt: 2,
+    });
+    sink.record(event());
+    sink.record(event());
+    await nextTurn();
+    expect(sink.pending).toBe(2);
+    expect(await sink.flush()).toBe(0);
+    expect(writes).toEqual([{ events: 2, hold: true }, { events: 0, hold: false }]);
+    expect(sink.pending).toBe(0);
+    // Nothing held and nothing buffered: a flush hands nothing over.
+    await sink.flush();
+    expect(writes).toHaveLength(2);
+  });
+});
+
+describe("after close", () => {
+  test("nothing is handed to a closed writer, not even a full buffer", async () => {
     const calls: string[] = [];
     const writer = new SqliteEventWriter(db.storage);
     const sink = new VerificationEventSink({
-      writer: { write: (e) => { calls.push("write"); return writer.write(e); }, close: async () => { calls.push("close"); } }, flushAt: 2,
+      writer: { write: (e) => { calls.push("write"); return writer.write(e); }, close: async () => { calls.push("close"); } }, maxBuffered: 2,
     });
     sink.record(event());
     await sink.close();
     sink.record(event());
     sink.record(event());
-    await nextTurn();
     expect(calls).toEqual(["write", "close"]);
+    expect(sink.pending).toBe(0);
   });
 });
 

@@ -5,7 +5,8 @@ import { AppError } from "../../../src/errors/app-error.ts";
 import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../../src/services/analytics/execute.ts";
 import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
 import { SqliteEventWriter } from "../../../src/services/analytics/index.ts";
-import { batchOf, event, tempDb, type TempDb } from "./support.ts";
+import { event, tempDb, type TempDb } from "./support.ts";
+import { packEvents } from "./support.ts";
 
 let db: TempDb;
 let conn: Database;
@@ -13,7 +14,7 @@ let watchdog: Watchdog;
 beforeAll(async () => { await initSqlParser(); });
 beforeEach(async () => {
   db = tempDb();
-  await new SqliteEventWriter(db.storage).write(batchOf(Array.from({ length: 300 }, (_, i) => event({ keyId: `key_${i}`, timeMs: event().timeMs + i }))));
+  await new SqliteEventWriter(db.storage).write(packEvents(Array.from({ length: 300 }, (_, i) => event({ keyId: `key_${i}`, timeMs: event().timeMs + i }))));
   watchdog = { deadlineMs: 0, calls: 0, expired: false };
   conn = openAnalyticsConnection(db.storage.sqlite.filename, watchdog);
 });

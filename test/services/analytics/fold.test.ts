@@ -6,9 +6,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { FOLD_GRACE_MS, foldableBefore, RollupFolder } from "../../../src/services/analytics/fold.ts";
 import { aggregate, WorkerEventWriter, type Granularity } from "../../../src/services/analytics/index.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
-import { fromStored } from "../../../src/services/analytics/event-codec.ts";
-import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
-import { batchOf, event, rollupRows, tempDb, type TempDb } from "./support.ts";
+import type { StoredEvent } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
+import { event, fromStored, rollupRows, tempDb, type TempDb } from "./support.ts";
+import { packEvents } from "./support.ts";
 
 const MINUTE = 60_000;
 const M = Date.UTC(2026, 0, 31, 23, 58);
@@ -118,10 +119,10 @@ test("the writer thread folds the minutes that ended before the newest event it 
   const writer = new WorkerEventWriter(db.storage.sqlite.filename);
   try {
     const first = events(200, M, 1000).map(fromStored);
-    await writer.write(batchOf(first));
+    await writer.write(packEvents(first));
     // The worker folds after answering a write, and takes messages one at a time: once a second
     // write is answered, the first one's fold is done.
-    await writer.write(batchOf([]));
+    await writer.write(packEvents([]));
     written.push(...events(200, M, 1000));
     // The newest event is at M + 3 min 19 s: the minutes before M + 3 min are folded, that one is not.
     const left = db.storage.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_minute WHERE folded = 0 ORDER BY time").all();

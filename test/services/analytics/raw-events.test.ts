@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { executeCompiled, openAnalyticsConnection, type Watchdog } from "../../../src/services/analytics/execute.ts";
 import { compileAnalyticsQuery, initSqlParser } from "../../../src/services/analytics/query/compile.ts";
-import { JsonBytes } from "../../../src/services/analytics/json-bytes.ts";
 import { batchRows, EVENT_FIELDS, OPTIONAL_DEFAULTS } from "../../../src/services/analytics/raw-events.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
-import { toStored, type StoredEvent } from "../../../src/services/analytics/types.ts";
+import type { StoredEvent } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
 import { event, tempDb, viewRow, VIEW_COLUMNS, type TempDb } from "./support.ts";
 import { eventTablesBefore } from "../../storage/support.ts";
 
@@ -67,45 +67,6 @@ describe("batchRows", () => {
     // Left off: a key with none of the optional fields set has five.
     expect(expected.at(-1)!.length).toBe(5);
     expect(new Set(expected.map((e) => e.length))).toEqual(new Set([5, 6, 7, 8, 9]));
-  });
-});
-
-describe("JsonBytes", () => {
-  /** What `json` holds since its last reset, as text. */
-  const text = (json: JsonBytes) => new TextDecoder().decode(json.since(0));
-  /** What `write` writes, in `json` (a new one by default) from its start. */
-  const written = (write: (json: JsonBytes) => void, json = new JsonBytes()) => {
-    json.reset();
-    write(json);
-    return text(json);
-  };
-  const odd = [
-    0, -0, 1, -1, 7, 10, 99, 100, 1e15, 1764000000000, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 53 + 2, 1e21, 1e22, 1.5e300,
-    0.1 + 0.2, 1e-7, 0.0005, 0.001, 123.4567, -1.5, -0.001, 1e12 + 0.5, Number.NaN, Infinity, -Infinity, Number.MIN_VALUE, Number.MAX_VALUE,
-  ];
-
-  test("writes milliseconds as JSON.stringify does: whole microseconds from integers, anything else as is", () => {
-    // Every whole microsecond up to 2 s, then a spread up to the largest written from integers.
-    const json = new JsonBytes();
-    for (let us = 0; us <= 2_000_000; us++) if (written((j) => j.milliseconds(us / 1000), json) !== JSON.stringify(us / 1000)) throw new Error(`${us} µs`);
-    for (let us = 2_000_000; us < 1e15; us = Math.floor(us * 1.37) + 1) expect(written((j) => j.milliseconds(us / 1000))).toBe(JSON.stringify(us / 1000));
-    for (const x of odd) expect([x, written((j) => j.milliseconds(x))]).toEqual([x, JSON.stringify(x)]);
-  });
-
-  test("writes numbers and strings as JSON.stringify does, and grows past its first buffer", () => {
-    for (const x of odd) expect([x, written((j) => j.number(x))]).toEqual([x, JSON.stringify(x)]);
-    const json = new JsonBytes();
-    for (let i = 0; i < 100_000; i++) {
-      const x = Math.floor(Math.random() * 2 ** (Math.random() * 54)) * (i % 2 ? -1 : 1);
-      if (written((j) => j.number(x), json) !== JSON.stringify(x)) throw new Error(String(x));
-    }
-    const texts = ['"quoted"', "back\\slash", "new\nline\ttab\u0001", "ünï😀", "\ud800 lone", "</script>", ""];
-    const big = new JsonBytes();
-    for (let i = 0; i < 20_000; i++) big.string(texts[i % texts.length]!);
-    expect(text(big)).toBe(Array.from({ length: 20_000 }, (_, i) => JSON.stringify(texts[i % texts.length])).join(""));
-    big.reset();
-    big.number(5);
-    expect(text(big)).toBe("5");
   });
 });
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { GRANULARITIES, pruneAnalytics, ROLLUP_TABLES, SqliteEventWriter, TOTALS_TABLES, VerificationEventSink } from "../../../src/services/analytics/index.ts";
 import { EventTables } from "../../../src/services/analytics/tables.ts";
-import { toStored } from "../../../src/services/analytics/types.ts";
+import { toStored } from "./support.ts";
 import { count, event, tempDb, type TempDb } from "./support.ts";
 
 const DAY_MS = 86_400_000;

@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../../src/storage/db.ts";
 import { openDataStores } from "../../../src/storage/data-dir.ts";
-import { subjectOf, type EventSubject, type StoredEvent, type VerificationEvent } from "../../../src/services/analytics/types.ts";
-import type { EventBatch } from "../../../src/services/analytics/columns.ts";
-import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
+import { storedTags, type StoredEvent, type VerificationEvent } from "../../../src/services/analytics/types.ts";
+import { EventPacker, type PackedEvents } from "../../../src/services/analytics/packed-events.ts";
 
 export interface TempDb {
   /** analytics.db, where the analytics services read and write. */
@@ -29,12 +28,12 @@ export function tempDb(): TempDb {
   };
 }
 
-/** An event's fields as the tests vary them: the subject's flat among the others. */
-export type EventFields = Partial<Omit<VerificationEvent, "subject"> & EventSubject>;
+/** An event's fields as the tests vary them. */
+export type EventFields = Partial<VerificationEvent>;
 
-/** An event, its subject made of the flat fields (a new subject object each time). */
+/** An event: the defaults below, with `overrides`. */
 export function event(overrides: EventFields = {}): VerificationEvent {
-  const f = {
+  return {
     timeMs: Date.UTC(2026, 2, 15, 12, 30, 15),
     workspaceId: "ws_a",
     keySpaceId: "ks_a",
@@ -47,9 +46,11 @@ export function event(overrides: EventFields = {}): VerificationEvent {
     latencyMs: 1,
     ...overrides,
   };
-  const e: VerificationEvent = { timeMs: f.timeMs, subject: subjectOf(f), outcome: f.outcome, tags: f.tags, spentCredits: f.spentCredits, latencyMs: f.latencyMs };
-  if (f.requestId !== undefined) e.requestId = f.requestId;
-  return e;
+}
+
+/** A stored event as verification records it (tags as a list again). */
+export function fromStored(e: StoredEvent): VerificationEvent {
+  return { ...e, tags: JSON.parse(e.tags) as string[] };
 }
 
 /** The columns of the view `verification_events` that hold an event's fields. */
@@ -61,12 +62,6 @@ export function viewRow(e: StoredEvent): Record<string, unknown> {
     request_id: e.requestId, time: e.timeMs, workspace_id: e.workspaceId, key_space_id: e.keySpaceId, key_id: e.keyId, identity_id: e.identityId,
     external_id: e.externalId, outcome: e.outcome, tags: e.tags, spent_credits: e.spentCredits, latency_ms: e.latencyMs,
   };
-}
-
-/** Events as the sink hands them to a writer; `buffer` keeps one dictionary across batches, as the sink's does. */
-export function batchOf(events: readonly VerificationEvent[], buffer = new EventBuffer({ capacity: events.length })): EventBatch {
-  for (const e of events) buffer.put(e);
-  return buffer.take();
 }
 
 /** Row count of a table. */
@@ -89,4 +84,19 @@ export function rollupRows(storage: Storage, granularity: "minute" | "hour" | "d
        sum("count") AS count, sum(spent_credits) AS spent_credits, sum(latency_sum_ms) AS latency_sum_ms, max(latency_max_ms) AS latency_max_ms
      FROM ${rollupSource(granularity)} GROUP BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags ORDER BY workspace_id, time, key_space_id, key_id, identity_id, outcome, tags`,
   ).all();
+}
+
+/** `e` as the writer stores it: what packing and unpacking give back. */
+export function toStored(e: VerificationEvent): StoredEvent {
+  return {
+    requestId: e.requestId ?? "", timeMs: e.timeMs, workspaceId: e.workspaceId, keySpaceId: e.keySpaceId, keyId: e.keyId,
+    identityId: e.identityId, externalId: e.externalId, outcome: e.outcome, tags: storedTags(e.tags), spentCredits: e.spentCredits, latencyMs: e.latencyMs,
+  };
+}
+
+/** `events` packed as the sink packs them, for a writer. */
+export function packEvents(events: Iterable<VerificationEvent>): PackedEvents {
+  const packer = new EventPacker();
+  for (const e of events) packer.add(e);
+  return packer.take();
 }

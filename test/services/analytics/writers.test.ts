@@ -1,59 +1,21 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { EventWriteError, SqliteEventWriter, WorkerEventWriter } from "../../../src/services/analytics/index.ts";
-import { ChunkSizer } from "../../../src/services/analytics/chunk-sizer.ts";
-import { columnsOf } from "../../../src/services/analytics/columns.ts";
-import { EventBuffer } from "../../../src/services/analytics/event-buffer.ts";
-import { keyOrder } from "../../../src/services/analytics/tables.ts";
-import { toStored } from "../../../src/services/analytics/types.ts";
-import { batchOf, count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
+import { toStored } from "./support.ts";
+import { count, event, rollupSource, tempDb, type TempDb } from "./support.ts";
+import { packEvents } from "./support.ts";
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
 afterEach(() => { db.close(); });
 
-describe("keyOrder", () => {
-  test("orders the events by key, then time, as indexes: each exactly once, the input untouched", () => {
-    const events = [3, 1, 2, 1, 3, 1, 2].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 - i }));
-    const before = events.slice();
-    const order = [...keyOrder(columnsOf(events.map(toStored)))];
-    const sorted = order.map((i) => events[i]!);
-    expect(sorted.map((e) => e.subject.keyId)).toEqual(["key_1", "key_1", "key_1", "key_2", "key_2", "key_3", "key_3"]);
-    expect(sorted.slice(0, 3).map((e) => e.timeMs)).toEqual([995, 997, 999]);
-    expect([...order].sort((a, b) => a - b)).toEqual(events.map((_, i) => i));
-    expect(events).toEqual(before);
-  });
+/** From now on the minute rollup refuses the events of key_zz, until the returned function is called. */
+function refuseKeyZz(): () => void {
+  db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
+    BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+  return () => db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+}
 
-  test("keeps the order received within a key whose events are in time order, ties included", () => {
-    const events = [1, 2, 1, 2, 1].map((k, i) => event({ keyId: `key_${k}`, timeMs: 1000 + Math.floor(i / 2), requestId: `req_${i}` }));
-    expect([...keyOrder(columnsOf(events.map(toStored)))].map((i) => events[i]!.requestId)).toEqual(["req_0", "req_2", "req_4", "req_1", "req_3"]);
-    expect(keyOrder(columnsOf([]))).toHaveLength(0);
-  });
-});
-
-describe("ChunkSizer", () => {
-  test("starts at the most, shrinks to hold the lock about the target when events are dear, never below the least", () => {
-    const sizer = new ChunkSizer(4, 50, 1000);
-    expect(sizer.size).toBe(1000);
-    // 1,000 events in 40 ms: 0.04 ms each; the estimate moves halfway, then converges on 100 a chunk.
-    sizer.observe(1000, 40);
-    expect(sizer.size).toBe(Math.floor(4 / ((0.004 + 0.04) / 2)));
-    for (let i = 0; i < 20; i++) sizer.observe(100, 4);
-    expect(sizer.size).toBe(100);
-    for (let i = 0; i < 20; i++) sizer.observe(50, 50);
-    expect(sizer.size).toBe(50);
-  });
-
-  test("grows back to the most when events are cheap again; ignores empty or unmeasured chunks", () => {
-    const sizer = new ChunkSizer(4, 50, 1000);
-    for (let i = 0; i < 20; i++) sizer.observe(100, 10);
-    expect(sizer.size).toBe(50);
-    sizer.observe(0, 5);
-    sizer.observe(10, Number.NaN);
-    expect(sizer.size).toBe(50);
-    for (let i = 0; i < 30; i++) sizer.observe(1000, 1);
-    expect(sizer.size).toBe(1000);
-  });
-});
+const committedRequestIds = () => new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
 
 describe("WorkerEventWriter", () => {
   test("with autoCheckpoint false its connection leaves the WAL to a checkpointer; by default it checkpoints itself", async () => {
@@ -62,7 +24,7 @@ describe("WorkerEventWriter", () => {
       const writer = new WorkerEventWriter(db.storage.sqlite.filename, { autoCheckpoint });
       try {
         for (let c = 0; c < 20; c++) {
-          await writer.write(batchOf(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 }))));
+          await writer.write(packEvents(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 }))));
         }
         // Read while the writer's connection is open: closing it checkpoints on its own.
         const { log } = db.storage.sqlite.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!;
@@ -80,8 +42,8 @@ describe("WorkerEventWriter", () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
       const batch = Array.from({ length: 2_500 }, (_, i) => event({ keyId: `key_${i % 37}`, timeMs: event().timeMs + i * 1000, spentCredits: i % 3 }));
-      await writer.write(batchOf(batch));
-      await writer.write(batchOf([event({ keyId: "key_late" })]));
+      await writer.write(packEvents(batch));
+      await writer.write(packEvents([event({ keyId: "key_late" })]));
       expect(count(db.storage, "verification_events")).toBe(2_501);
       for (const g of ["minute", "hour", "day", "month"] as const) {
         expect(db.storage.sqlite.query(`SELECT sum("count") AS n, sum(spent_credits) AS c FROM ${rollupSource(g)}`).get())
@@ -104,8 +66,8 @@ describe("WorkerEventWriter", () => {
     const other = tempDb();
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write(batchOf(events));
-      await new SqliteEventWriter(other.storage).write(batchOf(events));
+      await writer.write(packEvents(events));
+      await new SqliteEventWriter(other.storage).write(packEvents(events));
       expect(rows(db.storage)).toHaveLength(3);
       expect(rows(db.storage)).toEqual(rows(other.storage));
     } finally {
@@ -117,10 +79,10 @@ describe("WorkerEventWriter", () => {
   test("a failed write rejects with the events it did not commit", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write(batchOf([event()]));
+      await writer.write(packEvents([event()]));
       db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
       const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
-      const failed = await writer.write(batchOf(events)).catch((e: unknown) => e);
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
       // Every field comes back (tags as stored, sorted), so the events can be buffered again as they were.
       expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
@@ -130,18 +92,18 @@ describe("WorkerEventWriter", () => {
     }
   });
 
-  test("a worker that dies fails the batches it held with all their events; the next write starts a new one", async () => {
+  test("a worker that dies fails the batches it had not answered with all their events; the next write starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     try {
-      await writer.write(batchOf([event({ keyId: "before" })]));
+      await writer.write(packEvents([event({ keyId: "before" })]));
       const events = [event({ keyId: "k1", tags: ["b", "a"], latencyMs: 0.5 }), event({ keyId: "k2", identityId: "id_1", externalId: "acme", spentCredits: 2 })];
-      const staged = writer.write(batchOf(events), { stage: true }).catch((e: unknown) => e);
-      // A message the worker cannot read throws out of its handler: the thread's error event.
-      (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null, commit: true });
-      const failed = await staged;
+      // A message the worker cannot read throws out of its handler: the thread ends with an error
+      // event before it takes the next message.
+      (writer as unknown as { worker: Worker }).worker.postMessage({ type: "write", id: 0, events: null });
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(EventWriteError);
       expect((failed as EventWriteError).unwritten.map(toStored)).toEqual(events.map(toStored));
-      await writer.write(batchOf([event({ keyId: "after", tags: ["x"] })]));
+      await writer.write(packEvents([event({ keyId: "after", tags: ["x"] })]));
       expect(db.storage.sqlite.query("SELECT key_id, tags FROM verification_events ORDER BY batch_id, position").all())
         .toEqual([{ key_id: "before", tags: "[]" }, { key_id: "after", tags: '["x"]' }]);
     } finally {
@@ -149,95 +111,109 @@ describe("WorkerEventWriter", () => {
     }
   });
 
-  test("a staged batch waits for the next committing write and is written with it", async () => {
+  test("a chunk that fails after others committed: the batch gets back the events of that chunk and every later one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    try {
-      let stagedDone = false;
-      const staged = writer.write(batchOf([event({ keyId: "k1" }), event({ keyId: "k2" })]), { stage: true }).then(() => { stagedDone = true; });
-      await writer.write(batchOf([event({ keyId: "k1" })]));
-      await staged;
-      expect(stagedDone).toBe(true);
-      expect(count(db.storage, "verification_events")).toBe(3);
-      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
-        .toEqual([{ key_id: "k1", count: 2 }, { key_id: "k2", count: 1 }]);
-    } finally {
-      await writer.close();
-    }
-  });
-
-  test("a failed commit fails every batch it covered, each with its own events", async () => {
-    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    try {
-      await writer.write(batchOf([event()]));
-      db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
-      const staged = writer.write(batchOf([event({ keyId: "s1" })]), { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write(batchOf([event({ keyId: "c1" }), event({ keyId: "c2" })])).catch((e: unknown) => e);
-      expect(((await staged) as EventWriteError).unwritten.map((e) => e.subject.keyId)).toEqual(["s1"]);
-      expect(((await commit) as EventWriteError).unwritten.map((e) => e.subject.keyId)).toEqual(["c1", "c2"]);
-    } finally {
-      db.storage.sqlite.run("ALTER TABLE away RENAME TO verification_event_batches");
-      await writer.close();
-    }
-  });
-
-  test("a chunk that fails after others committed: each batch gets back its own events of that chunk and every later one", async () => {
-    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    // The minute rollup refuses key_zz, which sorts last: the chunks before it commit, its own fails.
-    db.storage.sqlite.run(`CREATE TRIGGER refuse_zz BEFORE INSERT ON verification_rollups_minute WHEN NEW.key_id = 'key_zz'
-      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    // key_zz sorts after every other key, so the chunks before its own commit and its own fails.
+    const allow = refuseKeyZz();
     try {
       // More events than one chunk holds (1,000 at most), so the writer orders them by key before cutting chunks.
-      const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
-      const first = batch("s", 1500);
-      const second = batch("c", 900);
-      const staged = writer.write(batchOf(first), { stage: true }).catch((e: unknown) => e);
-      const commit = writer.write(batchOf(second)).catch((e: unknown) => e);
-      const unwritten = async (failed: Promise<unknown>) => ((await failed) as EventWriteError).unwritten.map((e) => e.requestId);
-      const back = { s: await unwritten(staged), c: await unwritten(commit) };
-      const committed = new Set(db.storage.sqlite.query<{ request_id: string }, []>("SELECT request_id FROM verification_events").all().map((r) => r.request_id));
-      for (const [events, returned] of [[first, back.s], [second, back.c]] as const) {
-        // Each event exactly once: committed, or given back to its own batch.
-        expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
-        expect(returned.length).toBeGreaterThan(0);
-        for (const e of events) if (e.subject.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
-      }
+      const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => event({ keyId: i >= 100 && i % 50 === 0 ? "key_zz" : `key_${(i * 7) % 97}`, requestId: `${name}_${i}` }));
+      const events = batch("e", 2400);
+      const failed = await writer.write(packEvents(events)).catch((e: unknown) => e);
+      const returned = (failed as EventWriteError).unwritten.map((e) => e.requestId);
+      const committed = committedRequestIds();
+      // Each event exactly once: committed, or given back.
+      expect([...returned].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
+      for (const e of events) if (e.keyId === "key_zz") expect(returned).toContain(e.requestId ?? "");
       expect(committed.size).toBeGreaterThan(0);
-      expect(committed.size + back.s.length + back.c.length).toBe(first.length + second.length);
+      expect(committed.size + returned.length).toBe(events.length);
     } finally {
-      db.storage.sqlite.run("DROP TRIGGER refuse_zz");
+      allow();
       await writer.close();
     }
   });
 
-  test("a batch's buffers and the copy kept of it come back to the writer's arrays, and the next batches use them", async () => {
+  test("more events than a chunk are ordered by key: a key's minute row is upserted about once per batch, not once per chunk", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    const buffer = new EventBuffer({ capacity: 4, arrays: writer.arrays });
+    db.storage.sqlite.run("CREATE TABLE upserts (n INTEGER)");
+    db.storage.sqlite.run("CREATE TRIGGER count_updates AFTER UPDATE ON verification_rollups_minute BEGIN INSERT INTO upserts VALUES (1); END");
     try {
-      const spares: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        await writer.write(batchOf([event({ keyId: `k${i}` }), event({ keyId: `k${i}`, outcome: "DISABLED" })], buffer));
-        spares.push(writer.arrays.spares);
-      }
-      // Each write takes two pairs (the buffer's next, the copy) and gives two back: none is made anew.
-      expect(spares).toEqual([2, 2, 2, 2, 2]);
-      expect(count(db.storage, "verification_events")).toBe(10);
+      // Two keys taking turns, 1,500 events each: every chunk of 1,000 in arrival order would hold both.
+      const events = Array.from({ length: 3_000 }, (_, i) => event({ keyId: i % 2 ? "key_b" : "key_a" }));
+      await writer.write(packEvents(events));
+      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
+        .toEqual([{ key_id: "key_a", count: 1_500 }, { key_id: "key_b", count: 1_500 }]);
+      // Ordered by key, the chunks are key_a; key_a and key_b; key_b: two updates, where arrival order makes four.
+      expect(count(db.storage, "upserts")).toBe(2);
     } finally {
       await writer.close();
     }
   });
 
-  test("close writes what is still staged", async () => {
+  test("held batches are written with the next batch not held, ordered by key across them, and each resolves then", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
-    const staged = writer.write(batchOf([event()]), { stage: true });
-    await writer.close();
-    await staged;
-    expect(count(db.storage, "verification_events")).toBe(1);
+    db.storage.sqlite.run("CREATE TABLE upserts (n INTEGER)");
+    db.storage.sqlite.run("CREATE TRIGGER count_updates AFTER UPDATE ON verification_rollups_minute BEGIN INSERT INTO upserts VALUES (1); END");
+    try {
+      const settled: string[] = [];
+      // Two keys taking turns in each batch: written one batch at a time, each key's row would be updated by every later batch.
+      const batches = ["a", "b", "c"].map((name) => Array.from({ length: 600 }, (_, i) => event({ keyId: i % 2 ? "key_b" : "key_a", requestId: `${name}_${i}` })));
+      const held = batches.slice(0, 2).map((b, i) => writer.write(packEvents(b), { hold: true }).then(() => { settled.push(`held ${i}`); }));
+      // A round trip through the worker: it has taken both held batches by the time this answers.
+      await writer.writeRatelimitDecisions([]);
+      expect({ settled, stored: count(db.storage, "verification_events") }).toEqual({ settled: [], stored: 0 });
+      await writer.write(packEvents(batches[2]!));
+      await Promise.all(held);
+      expect(settled.sort()).toEqual(["held 0", "held 1"]);
+      expect(db.storage.sqlite.query('SELECT key_id, "count" FROM verification_rollups_minute ORDER BY key_id').all())
+        .toEqual([{ key_id: "key_a", count: 900 }, { key_id: "key_b", count: 900 }]);
+      // 1,800 events ordered by key are two chunks: key_a; key_a and key_b. One update, where batch by batch makes four.
+      expect(count(db.storage, "upserts")).toBe(1);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("held batches are written without a flush once 50,000 events are held; close writes what is held", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    try {
+      const batch = (from: number, n: number) => packEvents(Array.from({ length: n }, (_, i) => event({ keyId: `key_${(from + i) % 500}` })));
+      await Promise.all([writer.write(batch(0, 25_000), { hold: true }), writer.write(batch(25_000, 25_000), { hold: true })]);
+      expect(count(db.storage, "verification_events")).toBe(50_000);
+      const last = writer.write(batch(0, 5), { hold: true });
+      await writer.close();
+      await last;
+      expect(count(db.storage, "verification_events")).toBe(50_005);
+    } finally {
+      await writer.close();
+    }
+  });
+
+  test("a failed write of held batches gives each batch back its own events not committed", async () => {
+    const writer = new WorkerEventWriter(db.storage.sqlite.filename);
+    const allow = refuseKeyZz();
+    try {
+      // key_zz sorts after every other key, so the chunks before its own commit.
+      const batch = (name: string) => Array.from({ length: 800 }, (_, i) => event({ keyId: i % 40 === 39 ? "key_zz" : `key_${i % 97}`, requestId: `${name}_${i}` }));
+      const [a, b] = [batch("a"), batch("b")];
+      const outcomes = await Promise.all([writer.write(packEvents(a), { hold: true }), writer.write(packEvents(b))].map((p) => p.then(() => [], (e: EventWriteError) => e.unwritten.map((u) => u.requestId))));
+      const committed = committedRequestIds();
+      expect(committed.size).toBeGreaterThan(0);
+      [a, b].forEach((events, i) => {
+        // Each event exactly once: committed, or given back to its own batch.
+        expect([...outcomes[i]!].sort()).toEqual(events.map((e) => e.requestId).filter((id) => !committed.has(id ?? "")).sort());
+        for (const e of events) if (e.keyId === "key_zz") expect(outcomes[i]).toContain(e.requestId);
+      });
+    } finally {
+      allow();
+      await writer.close();
+    }
   });
 
   test("close without any write starts no worker; a write after close starts a new one", async () => {
     const writer = new WorkerEventWriter(db.storage.sqlite.filename);
     await writer.close();
-    await writer.write(batchOf([event()]));
+    await writer.write(packEvents([event()]));
     await writer.close();
     expect(count(db.storage, "verification_events")).toBe(1);
   });
