@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { CHANGE_ORDER_LOCK_KEY, ChangeWatcher, MAX_POLL_MS, MIN_POLL_MS, recordChange, type After } from "../../src/storage/pg/changes.ts";
-import { startPostgres, type TestServer } from "../support/servers.ts";
+import { SERVER_START_TIMEOUT_MS, startPostgres, type TestServer } from "../support/servers.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 import { eventually, freshDatabase } from "./pg-database.ts";
 
@@ -50,7 +50,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
     requireTool(missing.postgres());
     server = await startPostgres();
     admin = new SQL(server.url, { max: 1 });
-  });
+  }, SERVER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const w of open) await w.watcher.stop();
