@@ -5,13 +5,12 @@
  * Most polls are run by hand through an injected timer; the latency and the dropped-listener
  * checks run on real timers. One server for the file; a fresh database per test.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { CHANGE_ORDER_LOCK_KEY, ChangeWatcher, MAX_POLL_MS, MIN_POLL_MS, recordChange, type After } from "../../src/storage/pg/changes.ts";
-import { SERVER_START_TIMEOUT_MS, startPostgres, type TestServer } from "../support/servers.ts";
-import { missing, requireTool, skipWithout } from "../support/tools.ts";
-import { eventually, freshDatabase } from "./pg-database.ts";
+import { missing, skipWithout } from "../support/tools.ts";
+import { eventually, postgresForFile } from "./pg-database.ts";
 
 /** Timers a test fires by hand: each `after` waits in `pending` until `fire`. */
 class ManualTimers {
@@ -41,29 +40,11 @@ interface Watched {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("change notices across nodes", () => {
-  let server: TestServer;
-  let admin: SQL;
   const open: Watched[] = [];
-  const clients: SQL[] = [];
-
-  beforeAll(async () => {
-    requireTool(missing.postgres());
-    server = await startPostgres();
-    admin = new SQL(server.url, { max: 1 });
-  }, SERVER_START_TIMEOUT_MS);
-
-  afterAll(async () => {
+  const pg = postgresForFile(async () => {
     for (const w of open) await w.watcher.stop();
-    for (const c of clients) await c.close();
-    await admin?.close();
-    await server?.stop();
   });
-
-  const client = (url: string) => {
-    const sql = new SQL(url, { max: 2 });
-    clients.push(sql);
-    return sql;
-  };
+  const client = (url: string) => pg.client(url);
 
   async function watch(url: string, opts: { after?: After; pollMs?: number } = {}): Promise<Watched> {
     const sql = client(url);
@@ -91,7 +72,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   const seenIds = (w: Watched) => w.seen.map((s) => s.workspaceId);
 
   test("three watchers each see a change committed through another connection, and never a rolled-back one", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const timers = new ManualTimers();
     const watchers = [await watch(url, { after: timers.after }), await watch(url, { after: timers.after }), await watch(url, { after: timers.after })];
     const db = drizzle({ client: client(url) });
@@ -112,7 +93,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("notice latency over 200 changes, each seen once by each of three watchers (reported, not asserted)", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const watchers = [await watch(url), await watch(url), await watch(url)];
     const db = drizzle({ client: client(url) });
     const latenciesMs: number[] = [];
@@ -145,7 +126,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("a change whose notice is lost is delivered by the next poll, after pollMs, once", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const timers = new ManualTimers();
     const w = await watch(url, { after: timers.after, pollMs: 250 });
     expect(timers.pending.map((t) => t.delayMs)).toEqual([250]);
@@ -161,15 +142,15 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("with its listening backend terminated, a watcher still gets a change within pollMs and a margin, and the next one once its listener is back, each once", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const pollMs = 100;
     const w = await watch(url, { pollMs });
     const db = drizzle({ client: client(url) });
-    const listeners = () => admin`SELECT pid FROM pg_stat_activity WHERE datname = ${new URL(url).pathname.slice(1)} AND query ILIKE 'LISTEN%'`;
+    const listeners = () => pg.admin()`SELECT pid FROM pg_stat_activity WHERE datname = ${new URL(url).pathname.slice(1)} AND query ILIKE 'LISTEN%'`;
     const [listener] = await listeners();
     const startMs = performance.now();
     await db.transaction(async (tx) => {
-      await admin`SELECT pg_terminate_backend(${listener.pid}::int4)`;
+      await pg.admin()`SELECT pg_terminate_backend(${listener.pid}::int4)`;
       await recordChange(tx, "ws_after_drop");
     });
     const committedMs = performance.now();
@@ -188,7 +169,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("a notice repeated, or of a version the poll delivered, is not delivered again", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const timers = new ManualTimers();
     const w = await watch(url, { after: timers.after });
     const sql = client(url);
@@ -206,7 +187,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("one poll delivers a burst larger than its query's batch, each workspace once", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const timers = new ManualTimers();
     const w = await watch(url, { after: timers.after });
     const ids = Array.from({ length: 2500 }, (_, i) => `ws_${i}`);
@@ -216,11 +197,11 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
   });
 
   test("stop ends the listening connection and the timer", async () => {
-    const url = await freshDatabase(admin, server.url);
+    const url = await pg.freshDatabase();
     const timers = new ManualTimers();
     const w = await watch(url, { after: timers.after });
     const database = new URL(url).pathname.slice(1);
-    const listening = async () => (await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${database} AND query ILIKE 'LISTEN%'`)[0].n;
+    const listening = async () => (await pg.admin()`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${database} AND query ILIKE 'LISTEN%'`)[0].n;
     expect(await listening()).toBe(1);
     await w.watcher.stop();
     expect(timers.pending).toEqual([]);

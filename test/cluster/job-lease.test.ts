@@ -6,47 +6,27 @@
  * server's clock, so the expiry check waits on the server for a short lease. One server for the
  * file; a fresh database per test.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL } from "bun";
+import { describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { JobLeases, RUN_RETENTION_MS, type RunLease } from "../../src/storage/pg/job-lease.ts";
-import { SERVER_START_TIMEOUT_MS, startPostgres, type TestServer } from "../support/servers.ts";
-import { missing, requireTool, skipWithout } from "../support/tools.ts";
-import { eventually, freshDatabase } from "./pg-database.ts";
+import { missing, skipWithout } from "../support/tools.ts";
+import { eventually, postgresForFile } from "./pg-database.ts";
 
 /** A scheduled minute of today: within the retention, whatever the day the tests run. */
 const TICK_MS = Math.floor(Date.now() / 60_000) * 60_000;
 const LONG_LEASE_MS = 60_000;
 
 describe.skipIf(skipWithout(missing.postgres(), "the cluster job leases"))("job leases across nodes", () => {
-  let server: TestServer;
-  let admin: SQL;
-  const clients: SQL[] = [];
-
-  beforeAll(async () => {
-    requireTool(missing.postgres());
-    server = await startPostgres();
-    admin = new SQL(server.url, { max: 1 });
-  }, SERVER_START_TIMEOUT_MS);
-
-  afterAll(async () => {
-    for (const c of clients) await c.close();
-    await admin?.close();
-    await server?.stop();
-  });
+  const pg = postgresForFile();
 
   /** `count` nodes on a fresh database, each with a client of its own. */
   async function nodes(count: number): Promise<JobLeases[]> {
-    const url = await freshDatabase(admin, server.url);
-    return Array.from({ length: count }, () => {
-      const sql = new SQL(url, { max: 2 });
-      clients.push(sql);
-      return new JobLeases(drizzle({ client: sql }));
-    });
+    const url = await pg.freshDatabase();
+    return Array.from({ length: count }, () => new JobLeases(drizzle({ client: pg.client(url) })));
   }
 
   /** The server's time now, in Unix ms. */
-  const serverNowMs = async () => Number((await admin`SELECT (extract(epoch from clock_timestamp()) * 1000)::int8::text AS ms`)[0].ms);
+  const serverNowMs = async () => Number((await pg.admin()`SELECT (extract(epoch from clock_timestamp()) * 1000)::int8::text AS ms`)[0].ms);
 
   test("of three nodes claiming one tick at once, exactly one runs it (twenty ticks)", async () => {
     const claimants = await nodes(3);
