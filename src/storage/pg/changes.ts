@@ -5,6 +5,8 @@
  * Notices ride PostgreSQL's LISTEN/NOTIFY: sent in the changing transaction, they are delivered on
  * its commit only, so a notice never precedes or outlives its change.
  * A poll of version numbers catches what a lost notice or a dropped listening connection missed.
+ * No Redis here: the records live in PostgreSQL, whose notices are tied to their commits; a Redis
+ * publish would be a second write that could land without its change, or be lost after it.
  * Versions come from one global sequence, taken under a transaction-level advisory lock, so they
  * commit in their order: a poll for `version > seen` through an index then misses nothing and costs
  * what changed since the last poll, however many workspaces exist (without the lock, a smaller
