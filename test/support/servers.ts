@@ -20,6 +20,8 @@ export interface TestServer {
 const PG_ROOT = "/usr/lib/postgresql";
 /** How long a server may take to answer after it is started. */
 const READY_TIMEOUT_MS = 20_000;
+/** For a beforeAll that starts a server: initdb, then the wait for it to answer (bun test's 5 s default is short on a loaded machine). */
+export const SERVER_START_TIMEOUT_MS = READY_TIMEOUT_MS + 10_000;
 const READY_POLL_MS = 50;
 
 /** The bin directory of the newest PostgreSQL installed, or undefined. */

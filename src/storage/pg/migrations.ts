@@ -5,10 +5,12 @@
  */
 import journal from "../../../migrations/pg/meta/_journal.json";
 import m0000 from "../../../migrations/pg/0000_init.sql" with { type: "text" };
+import m0001 from "../../../migrations/pg/0001_cluster.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
   "0000_init": m0000,
+  "0001_cluster": m0001,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
