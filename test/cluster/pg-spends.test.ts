@@ -1,0 +1,222 @@
+/**
+ * Credit spends decided by PostgreSQL (src/services/credits/pg-spender.ts) against a real server:
+ * never overspent by concurrent spenders with pools of their own, first come first served per key
+ * within a statement, committed before answered, nothing spent by a statement that failed, and a
+ * row changed by another transaction while a spend waits for it decided on its newest state.
+ * One server for the file; a fresh, migrated database per test.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { CreditSpendFailed, PgCreditSpender, type SpendResult } from "../../src/services/credits/index.ts";
+import { applyPgMigrations } from "../../src/storage/pg/migrate.ts";
+import { startPostgres, type TestServer } from "../support/servers.ts";
+import { missing, requireTool, skipWithout } from "../support/tools.ts";
+
+interface Database {
+  url: string;
+  /** A client of the database apart from every spender's pool. */
+  sql: SQL;
+  /** Inserts a key with this balance (null: unlimited). */
+  addKey(id: string, remaining: number | null): Promise<void>;
+  /** The key's balance read over a new connection. */
+  balanceOf(id: string): Promise<number | null>;
+  /** A spender on the database; closed with it. */
+  spender(options?: { timeoutMs?: number }): PgCreditSpender;
+}
+
+describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))("credit spends in PostgreSQL", () => {
+  let server: TestServer;
+  let admin: SQL;
+
+  beforeAll(async () => {
+    requireTool(missing.postgres());
+    server = await startPostgres();
+    admin = new SQL(server.url, { max: 1 });
+  });
+
+  afterAll(async () => {
+    await admin?.close();
+    await server?.stop();
+  });
+
+  /** Runs `use` with a new migrated database holding one workspace and key space. */
+  async function withDatabase(use: (db: Database) => Promise<void>): Promise<void> {
+    const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
+    await admin.unsafe(`CREATE DATABASE "${name}"`);
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    const sql = new SQL(url.href, { max: 2 });
+    const spenders: PgCreditSpender[] = [];
+    try {
+      await applyPgMigrations(sql);
+      await sql`INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'acme', 1)`;
+      await sql`INSERT INTO key_spaces (id, workspace_id, created_at) VALUES ('ks_1', 'ws_1', 1)`;
+      await use({
+        url: url.href,
+        sql,
+        addKey: async (id, remaining) => {
+          await sql`INSERT INTO keys (id, workspace_id, key_space_id, hash, start, remaining, created_at)
+            VALUES (${id}, 'ws_1', 'ks_1', ${`hash_${id}`}, 'sk_', ${remaining}, 1)`;
+        },
+        balanceOf: async (id) => {
+          const fresh = new SQL(url.href, { max: 1 });
+          try {
+            const [row] = await fresh`SELECT remaining FROM keys WHERE id = ${id}`;
+            return row.remaining === null ? null : Number(row.remaining);
+          } finally {
+            await fresh.close();
+          }
+        },
+        spender: (options) => {
+          const spender = new PgCreditSpender({ url: url.href, ...options });
+          spenders.push(spender);
+          return spender;
+        },
+      });
+    } finally {
+      await Promise.all(spenders.map((s) => s.close()));
+      await sql.close();
+    }
+  }
+
+  /** Waits until `count` statements of the database wait for a row lock (another process's progress, polled). */
+  async function untilWaitingForLocks(sql: SQL, count: number): Promise<void> {
+    for (;;) {
+      const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (row.n >= count) return;
+      await Bun.sleep(5);
+    }
+  }
+
+  const remainingOf = (result: SpendResult) => ("remaining" in result ? result.remaining : undefined);
+
+  test("300 concurrent spends of 1 over three spenders on a balance of 100: exactly 100 granted, each balance from 99 to 0 answered once", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_hot", 100);
+      const spenders = [db.spender(), db.spender(), db.spender()];
+      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => spenders[i % 3]!.spend("key_hot", 1)));
+      const granted = results.filter((r) => r.outcome === "granted");
+      expect(granted.length).toBe(100);
+      expect(results.filter((r) => r.outcome === "denied").length).toBe(200);
+      expect(granted.map(remainingOf).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(await db.balanceOf("key_hot")).toBe(0);
+    });
+  });
+
+  test("spends of one turn are decided first come first served per key; one beyond the balance is denied and charges nothing", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_a", 10);
+      await db.addKey("key_b", 5);
+      const spender = db.spender();
+      const asked: Array<[string, number]> = [["key_a", 4], ["key_b", 6], ["key_a", 7], ["key_a", 3], ["key_b", 5], ["key_a", 5], ["key_a", 0], ["key_a", 3]];
+      const results = await Promise.all(asked.map(([key, cost]) => spender.spend(key, cost)));
+      expect(results).toEqual([
+        { outcome: "granted", remaining: 6 },
+        { outcome: "denied", remaining: 5 },
+        { outcome: "denied", remaining: 6 },
+        { outcome: "granted", remaining: 3 },
+        { outcome: "granted", remaining: 0 },
+        { outcome: "denied", remaining: 3 },
+        { outcome: "granted", remaining: 3 },
+        { outcome: "granted", remaining: 0 },
+      ]);
+      expect(await db.balanceOf("key_a")).toBe(0);
+      expect(await db.balanceOf("key_b")).toBe(0);
+    });
+  });
+
+  test("a spend beyond the balance alone is denied and leaves the balance as it was", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      expect(await db.spender().spend("key_1", 11)).toEqual({ outcome: "denied", remaining: 10 });
+      expect(await db.balanceOf("key_1")).toBe(10);
+    });
+  });
+
+  test("an answered spend is committed: a new connection reads the balance after it", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender();
+      expect(await spender.spend("key_1", 3)).toEqual({ outcome: "granted", remaining: 7 });
+      expect(await db.balanceOf("key_1")).toBe(7);
+      await spender.close();
+      expect(await db.balanceOf("key_1")).toBe(7);
+    });
+  });
+
+  test("a spend whose statement PostgreSQL cancels rejects with CreditSpendFailed, nothing charged, and the balance stays", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender({ timeoutMs: 200 });
+      let failure: unknown;
+      await db.sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM keys WHERE id = 'key_1' FOR UPDATE`;
+        failure = await spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
+      });
+      expect(failure).toBeInstanceOf(CreditSpendFailed);
+      expect((failure as CreditSpendFailed).mayHaveCharged).toBe(false);
+      expect(await db.balanceOf("key_1")).toBe(10);
+      expect(await spender.spend("key_1", 3)).toEqual({ outcome: "granted", remaining: 7 });
+    });
+  });
+
+  test("a spend that waited for a row changed by another transaction is decided on the row as committed", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 100);
+      const spender = db.spender();
+      let result: Promise<SpendResult> | undefined;
+      await db.sql.begin(async (tx) => {
+        await tx`UPDATE keys SET remaining = 3 WHERE id = 'key_1'`;
+        result = spender.spend("key_1", 5);
+        await untilWaitingForLocks(db.sql, 1);
+      });
+      expect(await result).toEqual({ outcome: "denied", remaining: 3 });
+      expect(await db.balanceOf("key_1")).toBe(3);
+    });
+  });
+
+  test("a key made unlimited while a spend waits for it is answered unlimited, and nothing is written", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 100);
+      const spender = db.spender();
+      let result: Promise<SpendResult> | undefined;
+      await db.sql.begin(async (tx) => {
+        await tx`UPDATE keys SET remaining = NULL WHERE id = 'key_1'`;
+        result = spender.spend("key_1", 5);
+        await untilWaitingForLocks(db.sql, 1);
+      });
+      expect(await result).toEqual({ outcome: "unlimited" });
+      expect(await db.balanceOf("key_1")).toBeNull();
+    });
+  });
+
+  test("unlimited keys are granted without a write; cost 0 reports the balance; unknown and deleted keys are missing", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_free", null);
+      await db.addKey("key_1", 10);
+      await db.addKey("key_gone", 10);
+      await db.sql`UPDATE keys SET deleted_at = 2 WHERE id = 'key_gone'`;
+      // A new row version changes xmin; a row lock sets xmax.
+      const versionOf = async (id: string) => (await db.sql`SELECT xmin::text || '/' || xmax::text AS v FROM keys WHERE id = ${id}`)[0].v as string;
+      const before = { free: await versionOf("key_free"), limited: await versionOf("key_1") };
+      const spender = db.spender();
+      expect(await spender.spend("key_free", 5)).toEqual({ outcome: "unlimited" });
+      expect(await spender.spend("key_1", 0)).toEqual({ outcome: "granted", remaining: 10 });
+      expect(await spender.spend("key_nobody", 1)).toEqual({ outcome: "missing" });
+      expect(await spender.spend("key_gone", 1)).toEqual({ outcome: "missing" });
+      expect({ free: await versionOf("key_free"), limited: await versionOf("key_1") }).toEqual(before);
+      expect(await db.balanceOf("key_free")).toBeNull();
+      expect(await db.balanceOf("key_gone")).toBe(10);
+    });
+  });
+
+  test("a negative or fractional cost is refused before anything is sent", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender();
+      expect(spender.spend("key_1", -1)).rejects.toBeInstanceOf(RangeError);
+      expect(spender.spend("key_1", 1.5)).rejects.toBeInstanceOf(RangeError);
+      expect(await db.balanceOf("key_1")).toBe(10);
+    });
+  });
+});
