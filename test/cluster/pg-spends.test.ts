@@ -12,6 +12,9 @@ import { applyPgMigrations } from "../../src/storage/pg/migrate.ts";
 import { startPostgres, type TestServer } from "../support/servers.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
+/** initdb and start-up take a second or two, more on a busy machine. */
+const SERVER_START_TIMEOUT_MS = 30_000;
+
 interface Database {
   url: string;
   /** A client of the database apart from every spender's pool. */
@@ -32,7 +35,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     requireTool(missing.postgres());
     server = await startPostgres();
     admin = new SQL(server.url, { max: 1 });
-  });
+  }, SERVER_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await admin?.close();
@@ -79,11 +82,11 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     }
   }
 
-  /** Waits until `count` statements of the database wait for a row lock (another process's progress, polled). */
-  async function untilWaitingForLocks(sql: SQL, count: number): Promise<void> {
+  /** Waits until at least (or at most) `count` statements of the database wait for a row lock (another process's progress, polled). */
+  async function untilWaitingForLocks(sql: SQL, count: number, bound: "at least" | "at most" = "at least"): Promise<void> {
     for (;;) {
       const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-      if (row.n >= count) return;
+      if (bound === "at least" ? row.n >= count : row.n <= count) return;
       await Bun.sleep(5);
     }
   }
@@ -94,7 +97,14 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     await withDatabase(async (db) => {
       await db.addKey("key_hot", 100);
       const spenders = [db.spender(), db.spender(), db.spender()];
-      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => spenders[i % 3]!.spend("key_hot", 1)));
+      let answers: Promise<SpendResult[]> | undefined;
+      // The row is held until all three spenders' statements wait for it: they then race for real.
+      await db.sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM keys WHERE id = 'key_hot' FOR UPDATE`;
+        answers = Promise.all(Array.from({ length: 300 }, (_, i) => spenders[i % 3]!.spend("key_hot", 1)));
+        await untilWaitingForLocks(db.sql, 3);
+      });
+      const results = await answers!;
       const granted = results.filter((r) => r.outcome === "granted");
       expect(granted.length).toBe(100);
       expect(results.filter((r) => r.outcome === "denied").length).toBe(200);
@@ -160,6 +170,31 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     });
   });
 
+  test("a spend that gets no answer in time rejects with CreditSpendFailed, saying it may have been charged", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender({ timeoutMs: 200 });
+      let failure: unknown;
+      await db.sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM keys WHERE id = 'key_1' FOR UPDATE`;
+        const answer = spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
+        await untilWaitingForLocks(db.sql, 1);
+        // A frozen server process answers nothing, not even its own statement timeout.
+        const [waiting] = await db.sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        process.kill(waiting.pid, "SIGSTOP");
+        try {
+          failure = await answer;
+        } finally {
+          process.kill(waiting.pid, "SIGCONT");
+        }
+        await untilWaitingForLocks(db.sql, 0, "at most");
+      });
+      expect(failure).toBeInstanceOf(CreditSpendFailed);
+      expect((failure as CreditSpendFailed).mayHaveCharged).toBe(true);
+      expect(await db.balanceOf("key_1")).toBe(10);
+    });
+  });
+
   test("a spend that waited for a row changed by another transaction is decided on the row as committed", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 100);
@@ -214,8 +249,8 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     await withDatabase(async (db) => {
       await db.addKey("key_1", 10);
       const spender = db.spender();
-      expect(spender.spend("key_1", -1)).rejects.toBeInstanceOf(RangeError);
-      expect(spender.spend("key_1", 1.5)).rejects.toBeInstanceOf(RangeError);
+      await expect(spender.spend("key_1", -1)).rejects.toBeInstanceOf(RangeError);
+      await expect(spender.spend("key_1", 1.5)).rejects.toBeInstanceOf(RangeError);
       expect(await db.balanceOf("key_1")).toBe(10);
     });
   });
