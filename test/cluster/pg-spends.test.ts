@@ -135,6 +135,28 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     });
   });
 
+  test("spends of one cost in a row are granted while the balance covers each, and the ones after are still decided in turn", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender();
+      const costs = [3, 3, 3, 3, 3, 1, 0, 1, 2, 0];
+      const results = await Promise.all(costs.map((cost) => spender.spend("key_1", cost)));
+      expect(results).toEqual([
+        { outcome: "granted", remaining: 7 },
+        { outcome: "granted", remaining: 4 },
+        { outcome: "granted", remaining: 1 },
+        { outcome: "denied", remaining: 1 },
+        { outcome: "denied", remaining: 1 },
+        { outcome: "granted", remaining: 0 },
+        { outcome: "granted", remaining: 0 },
+        { outcome: "denied", remaining: 0 },
+        { outcome: "denied", remaining: 0 },
+        { outcome: "granted", remaining: 0 },
+      ]);
+      expect(await db.balanceOf("key_1")).toBe(0);
+    });
+  });
+
   test("a spend beyond the balance alone is denied and leaves the balance as it was", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 10);
@@ -195,32 +217,32 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     });
   });
 
-  test("a spend that waited for a row changed by another transaction is decided on the row as committed", async () => {
+  test("spends that waited for a row changed by another transaction are decided on the row as committed", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 100);
       const spender = db.spender();
-      let result: Promise<SpendResult> | undefined;
+      let results: Promise<SpendResult[]> | undefined;
       await db.sql.begin(async (tx) => {
         await tx`UPDATE keys SET remaining = 3 WHERE id = 'key_1'`;
-        result = spender.spend("key_1", 5);
+        results = Promise.all([spender.spend("key_1", 5), spender.spend("key_1", 1)]);
         await untilWaitingForLocks(db.sql, 1);
       });
-      expect(await result).toEqual({ outcome: "denied", remaining: 3 });
-      expect(await db.balanceOf("key_1")).toBe(3);
+      expect(await results).toEqual([{ outcome: "denied", remaining: 3 }, { outcome: "granted", remaining: 2 }]);
+      expect(await db.balanceOf("key_1")).toBe(2);
     });
   });
 
-  test("a key made unlimited while a spend waits for it is answered unlimited, and nothing is written", async () => {
+  test("a key made unlimited while spends wait for it is answered unlimited, and nothing is written", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 100);
       const spender = db.spender();
-      let result: Promise<SpendResult> | undefined;
+      let results: Promise<SpendResult[]> | undefined;
       await db.sql.begin(async (tx) => {
         await tx`UPDATE keys SET remaining = NULL WHERE id = 'key_1'`;
-        result = spender.spend("key_1", 5);
+        results = Promise.all([spender.spend("key_1", 5), spender.spend("key_1", 1)]);
         await untilWaitingForLocks(db.sql, 1);
       });
-      expect(await result).toEqual({ outcome: "unlimited" });
+      expect(await results).toEqual([{ outcome: "unlimited" }, { outcome: "unlimited" }]);
       expect(await db.balanceOf("key_1")).toBeNull();
     });
   });

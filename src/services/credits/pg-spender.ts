@@ -5,28 +5,23 @@
  * committed, so an answered spend is as durable as a PostgreSQL commit (with `synchronous_commit`
  * on, the server's default) and a node's crash loses nothing answered.
  *
- * The spends of one event-loop turn go to PostgreSQL as one statement (SPEND_SQL): it locks the
- * keys it charges (in id order, so that statements of several nodes never deadlock), replays each
- * key's spends in the order they came, granting each only while the balance covers it, and writes
- * each changed balance once. Why one statement per turn and not one per spend: a key's row lock is
+ * The spends of one event-loop turn go to PostgreSQL as one statement (pg-spend-batch.ts): it
+ * locks the keys it charges (in id order, so that statements of several nodes never deadlock),
+ * replays each key's spends in the order they came, granting each only while the balance covers
+ * it, and writes each changed balance once. Why not one statement per spend: a key's row lock is
  * held until commit, so spends of one hot key over separate statements queue behind each other's
  * round trips and commits. One statement is in flight at a time per spender; spends that come
  * meanwhile form the next one, so a node's spends of one key are decided in the order they came.
+ * A turn with one spend first tries a plain conditional decrement, which costs less to plan.
  *
  * Unlimited keys (NULL) and zero costs are read, never locked or written. A key whose row changes
  * between the statement's snapshot and its lock so that it is no longer charged (made unlimited or
  * deleted) cannot be decided from what the statement sees: its spends go again in the next one.
  */
 import { SQL } from "bun";
+import { GRANT_ONE_SQL, SpendBatch, type SpendResult } from "./pg-spend-batch.ts";
 
-/** What one spend came to. `remaining` is the balance after it (after nothing, when denied). */
-export type SpendResult =
-  | { outcome: "granted"; remaining: number }
-  | { outcome: "denied"; remaining: number }
-  /** The key has no limit: granted, nothing written. */
-  | { outcome: "unlimited" }
-  /** No such key, or it is deleted: nothing spent. */
-  | { outcome: "missing" };
+export type { SpendResult };
 
 /**
  * A spend that got no answer from PostgreSQL. `mayHaveCharged` is false when the statement
@@ -62,64 +57,6 @@ interface QueuedSpend {
   reject(error: unknown): void;
 }
 
-/** How the statement decided a key: from its locked row, from its snapshot (no write), or not at all. */
-type KeyMode = "charge" | "read" | "unlimited" | "missing" | "retry";
-
-interface DecidedRow {
-  mode: KeyMode;
-  granted: boolean | null;
-  balance: string | null;
-}
-
-/**
- * $1: the spends as JSON `[[keyId, cost], …]` in the order they came. One row per spend, in that order.
- * `steps` replays each key's spends from its opening balance: turn n is granted iff its cost is at
- * most the balance left by turn n − 1. The UPDATE sees the locked (newest) rows, as the lock did.
- */
-const SPEND_SQL = `
-WITH RECURSIVE
-spends AS MATERIALIZED (
-  SELECT ord, spend->>0 AS key_id, (spend->>1)::int8 AS cost, row_number() OVER (PARTITION BY spend->>0 ORDER BY ord) AS turn
-  FROM jsonb_array_elements($1::text::jsonb) WITH ORDINALITY AS e(spend, ord)
-),
-wanted AS MATERIALIZED (
-  SELECT key_id, bool_or(cost > 0) AS charged FROM spends GROUP BY key_id
-),
-locked AS MATERIALIZED (
-  SELECT id, remaining FROM keys
-  WHERE id IN (SELECT key_id FROM wanted WHERE charged) AND deleted_at IS NULL AND remaining IS NOT NULL
-  ORDER BY id FOR NO KEY UPDATE
-),
-opening AS MATERIALIZED (
-  SELECT w.key_id, coalesce(l.remaining, k.remaining) AS balance,
-    CASE WHEN l.id IS NOT NULL THEN 'charge'
-      WHEN k.id IS NULL THEN 'missing'
-      WHEN k.remaining IS NULL THEN 'unlimited'
-      WHEN w.charged THEN 'retry'
-      ELSE 'read' END AS mode
-  FROM wanted w
-  LEFT JOIN locked l ON l.id = w.key_id
-  LEFT JOIN keys k ON k.id = w.key_id AND k.deleted_at IS NULL
-),
-steps (key_id, turn, ord, granted, balance) AS (
-  SELECT key_id, 0::int8, 0::int8, NULL::boolean, balance FROM opening WHERE mode IN ('charge', 'read')
-  UNION ALL
-  SELECT p.key_id, s.turn, s.ord, s.cost <= p.balance, CASE WHEN s.cost <= p.balance THEN p.balance - s.cost ELSE p.balance END
-  FROM steps p JOIN spends s ON s.key_id = p.key_id AND s.turn = p.turn + 1
-),
-closing AS (
-  SELECT DISTINCT ON (key_id) key_id, balance FROM steps ORDER BY key_id, turn DESC
-),
-written AS (
-  UPDATE keys SET remaining = c.balance
-  FROM closing c JOIN opening o ON o.key_id = c.key_id
-  WHERE keys.id = c.key_id AND o.mode = 'charge' AND c.balance <> o.balance
-  RETURNING keys.id
-)
-SELECT o.mode, st.granted, st.balance
-FROM spends s JOIN opening o ON o.key_id = s.key_id LEFT JOIN steps st ON st.ord = s.ord
-ORDER BY s.ord`;
-
 export class PgCreditSpender {
   private readonly sql: SQL;
   private readonly timeoutMs: number;
@@ -136,7 +73,8 @@ export class PgCreditSpender {
     this.sql = new SQL(options.url, {
       max: options.poolSize ?? DEFAULT_POOL_SIZE,
       connectionTimeout: Math.ceil(this.timeoutMs / 1000),
-      connection: { statement_timeout: this.timeoutMs },
+      // A generic plan, fitted to no batch size, turned a batch of a thousand keys many times slower.
+      connection: { statement_timeout: this.timeoutMs, plan_cache_mode: "force_custom_plan" },
     });
   }
 
@@ -168,29 +106,34 @@ export class PgCreditSpender {
   }
 
   private async sendBatch(): Promise<void> {
-    const batch = this.queue.splice(0, this.maxBatch);
+    const spends = this.queue.splice(0, this.maxBatch);
     this.inFlight = true;
     try {
-      const rows = await this.bounded(this.sql.unsafe<DecidedRow[]>(SPEND_SQL, [JSON.stringify(batch.map((s) => [s.keyId, s.cost]))]));
-      this.answer(batch, rows);
+      const results = await this.decide(spends);
+      for (const s of spends) {
+        const result = results.get(s);
+        if (result !== undefined) s.resolve(result);
+      }
+      this.queue.unshift(...spends.filter((s) => results.get(s) === undefined));
     } catch (error) {
       const failure = asSpendFailure(error, this.timeoutMs);
-      for (const s of batch) s.reject(failure);
+      for (const s of spends) s.reject(failure);
     } finally {
       this.inFlight = false;
       this.schedule();
     }
   }
 
-  /** Resolves each spend from its row; spends of keys to decide again go first in the next statement. */
-  private answer(batch: QueuedSpend[], rows: DecidedRow[]): void {
-    const again: QueuedSpend[] = [];
-    batch.forEach((s, i) => {
-      const row = rows[i]!;
-      if (row.mode === "retry") again.push(s);
-      else s.resolve(resultOf(row));
-    });
-    this.queue.unshift(...again);
+  /** Each spend's result; `undefined` for spends to decide again. A lone spend tries the short way first. */
+  private async decide(spends: QueuedSpend[]): Promise<Map<QueuedSpend, SpendResult | undefined>> {
+    const only = spends.length === 1 ? spends[0]! : undefined;
+    if (only !== undefined && only.cost > 0) {
+      const [granted] = await this.bounded<Array<{ remaining: string }>>(this.sql.unsafe(GRANT_ONE_SQL, [only.keyId, only.cost]));
+      if (granted !== undefined) return new Map([[only, { outcome: "granted", remaining: Number(granted.remaining) }]]);
+    }
+    const batch = new SpendBatch(spends);
+    const [statement, parameters] = batch.statement();
+    return batch.results(await this.bounded(this.sql.unsafe(statement, parameters)));
   }
 
   /** `reply`, or a CreditSpendFailed once twice the statement timeout passed without one. */
@@ -206,12 +149,6 @@ export class PgCreditSpender {
       clearTimeout(timer);
     }
   }
-}
-
-function resultOf(row: DecidedRow): SpendResult {
-  if (row.mode === "unlimited") return { outcome: "unlimited" };
-  if (row.mode === "missing") return { outcome: "missing" };
-  return { outcome: row.granted ? "granted" : "denied", remaining: Number(row.balance) };
 }
 
 /**
