@@ -91,7 +91,39 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     }
   }
 
+  /**
+   * Spends `costs` of key_1 in one turn while another transaction has run `change` and holds the
+   * row, then commits that transaction once the spends wait for it.
+   */
+  async function spendWhileChanged(db: Database, change: string, costs: number[]): Promise<SpendResult[]> {
+    const spender = db.spender();
+    let results: Promise<SpendResult[]> | undefined;
+    await db.sql.begin(async (tx) => {
+      await tx.unsafe(change);
+      results = Promise.all(costs.map((cost) => spender.spend("key_1", cost)));
+      await untilWaitingForLocks(db.sql, 1);
+    });
+    return await results!;
+  }
+
+  /**
+   * What a spend of 3 on key_1 rejects with while another transaction holds the row; `meanwhile`
+   * runs before that transaction ends, given the spend's settled answer.
+   */
+  async function failureWhileHeld(db: Database, spender: PgCreditSpender, meanwhile: (answered: Promise<unknown>) => Promise<void>): Promise<unknown> {
+    let answered: Promise<unknown> | undefined;
+    await db.sql.begin(async (tx) => {
+      await tx`SELECT 1 FROM keys WHERE id = 'key_1' FOR UPDATE`;
+      answered = spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
+      await meanwhile(answered);
+      await answered;
+    });
+    return await answered!;
+  }
+
   const remainingOf = (result: SpendResult) => ("remaining" in result ? result.remaining : undefined);
+  /** "granted 6", "denied 5", "unlimited": a result on one line. */
+  const brief = (result: SpendResult) => ("remaining" in result ? `${result.outcome} ${result.remaining}` : result.outcome);
 
   test("300 concurrent spends of 1 over three spenders on a balance of 100: exactly 100 granted, each balance from 99 to 0 answered once", async () => {
     await withDatabase(async (db) => {
@@ -120,16 +152,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       const spender = db.spender();
       const asked: Array<[string, number]> = [["key_a", 4], ["key_b", 6], ["key_a", 7], ["key_a", 3], ["key_b", 5], ["key_a", 5], ["key_a", 0], ["key_a", 3]];
       const results = await Promise.all(asked.map(([key, cost]) => spender.spend(key, cost)));
-      expect(results).toEqual([
-        { outcome: "granted", remaining: 6 },
-        { outcome: "denied", remaining: 5 },
-        { outcome: "denied", remaining: 6 },
-        { outcome: "granted", remaining: 3 },
-        { outcome: "granted", remaining: 0 },
-        { outcome: "denied", remaining: 3 },
-        { outcome: "granted", remaining: 3 },
-        { outcome: "granted", remaining: 0 },
-      ]);
+      expect(results.map(brief)).toEqual(["granted 6", "denied 5", "denied 6", "granted 3", "granted 0", "denied 3", "granted 3", "granted 0"]);
       expect(await db.balanceOf("key_a")).toBe(0);
       expect(await db.balanceOf("key_b")).toBe(0);
     });
@@ -141,18 +164,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       const spender = db.spender();
       const costs = [3, 3, 3, 3, 3, 1, 0, 1, 2, 0];
       const results = await Promise.all(costs.map((cost) => spender.spend("key_1", cost)));
-      expect(results).toEqual([
-        { outcome: "granted", remaining: 7 },
-        { outcome: "granted", remaining: 4 },
-        { outcome: "granted", remaining: 1 },
-        { outcome: "denied", remaining: 1 },
-        { outcome: "denied", remaining: 1 },
-        { outcome: "granted", remaining: 0 },
-        { outcome: "granted", remaining: 0 },
-        { outcome: "denied", remaining: 0 },
-        { outcome: "denied", remaining: 0 },
-        { outcome: "granted", remaining: 0 },
-      ]);
+      expect(results.map(brief)).toEqual(["granted 7", "granted 4", "granted 1", "denied 1", "denied 1", "granted 0", "granted 0", "denied 0", "denied 0", "granted 0"]);
       expect(await db.balanceOf("key_1")).toBe(0);
     });
   });
@@ -180,11 +192,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     await withDatabase(async (db) => {
       await db.addKey("key_1", 10);
       const spender = db.spender({ timeoutMs: 200 });
-      let failure: unknown;
-      await db.sql.begin(async (tx) => {
-        await tx`SELECT 1 FROM keys WHERE id = 'key_1' FOR UPDATE`;
-        failure = await spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
-      });
+      const failure = await failureWhileHeld(db, spender, async () => {});
       expect(failure).toBeInstanceOf(CreditSpendFailed);
       expect((failure as CreditSpendFailed).mayHaveCharged).toBe(false);
       expect(await db.balanceOf("key_1")).toBe(10);
@@ -195,17 +203,13 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
   test("a spend that gets no answer in time rejects with CreditSpendFailed, saying it may have been charged", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 10);
-      const spender = db.spender({ timeoutMs: 200 });
-      let failure: unknown;
-      await db.sql.begin(async (tx) => {
-        await tx`SELECT 1 FROM keys WHERE id = 'key_1' FOR UPDATE`;
-        const answer = spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
+      const failure = await failureWhileHeld(db, db.spender({ timeoutMs: 200 }), async (answered) => {
         await untilWaitingForLocks(db.sql, 1);
         // A frozen server process answers nothing, not even its own statement timeout.
         const [waiting] = await db.sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
         process.kill(waiting.pid, "SIGSTOP");
         try {
-          failure = await answer;
+          await answered;
         } finally {
           process.kill(waiting.pid, "SIGCONT");
         }
@@ -220,14 +224,8 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
   test("spends that waited for a row changed by another transaction are decided on the row as committed", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 100);
-      const spender = db.spender();
-      let results: Promise<SpendResult[]> | undefined;
-      await db.sql.begin(async (tx) => {
-        await tx`UPDATE keys SET remaining = 3 WHERE id = 'key_1'`;
-        results = Promise.all([spender.spend("key_1", 5), spender.spend("key_1", 1)]);
-        await untilWaitingForLocks(db.sql, 1);
-      });
-      expect(await results).toEqual([{ outcome: "denied", remaining: 3 }, { outcome: "granted", remaining: 2 }]);
+      const results = await spendWhileChanged(db, "UPDATE keys SET remaining = 3 WHERE id = 'key_1'", [5, 1]);
+      expect(results).toEqual([{ outcome: "denied", remaining: 3 }, { outcome: "granted", remaining: 2 }]);
       expect(await db.balanceOf("key_1")).toBe(2);
     });
   });
@@ -235,14 +233,8 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
   test("a key made unlimited while spends wait for it is answered unlimited, and nothing is written", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 100);
-      const spender = db.spender();
-      let results: Promise<SpendResult[]> | undefined;
-      await db.sql.begin(async (tx) => {
-        await tx`UPDATE keys SET remaining = NULL WHERE id = 'key_1'`;
-        results = Promise.all([spender.spend("key_1", 5), spender.spend("key_1", 1)]);
-        await untilWaitingForLocks(db.sql, 1);
-      });
-      expect(await results).toEqual([{ outcome: "unlimited" }, { outcome: "unlimited" }]);
+      const results = await spendWhileChanged(db, "UPDATE keys SET remaining = NULL WHERE id = 'key_1'", [5, 1]);
+      expect(results).toEqual([{ outcome: "unlimited" }, { outcome: "unlimited" }]);
       expect(await db.balanceOf("key_1")).toBeNull();
     });
   });
