@@ -200,6 +200,24 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
     });
   });
 
+  test("spends whose commit fails reject with CreditSpendFailed, nothing charged, and are never answered granted", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      // A deferred check runs at commit, after the statement has returned its rows.
+      await db.sql.unsafe(`CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`);
+      await db.sql.unsafe(`CREATE CONSTRAINT TRIGGER refuse_commit AFTER UPDATE ON keys DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit()`);
+      const spender = db.spender();
+      for (const costs of [[3], [3, 1]]) {
+        const answers = await Promise.all(costs.map((cost) => spender.spend("key_1", cost).then(() => undefined, (error: unknown) => error)));
+        for (const failure of answers) {
+          expect(failure).toBeInstanceOf(CreditSpendFailed);
+          expect((failure as CreditSpendFailed).mayHaveCharged).toBe(false);
+        }
+      }
+      expect(await db.balanceOf("key_1")).toBe(10);
+    });
+  });
+
   test("a spend that gets no answer in time rejects with CreditSpendFailed, saying it may have been charged", async () => {
     await withDatabase(async (db) => {
       await db.addKey("key_1", 10);
@@ -256,6 +274,20 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       expect({ free: await versionOf("key_free"), limited: await versionOf("key_1") }).toEqual(before);
       expect(await db.balanceOf("key_free")).toBeNull();
       expect(await db.balanceOf("key_gone")).toBe(10);
+    });
+  });
+
+  test("closing rejects the spends not sent yet, nothing spent, and any spend after", async () => {
+    await withDatabase(async (db) => {
+      await db.addKey("key_1", 10);
+      const spender = db.spender();
+      const unsent = spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error);
+      await spender.close();
+      for (const failure of [await unsent, await spender.spend("key_1", 3).then(() => undefined, (error: unknown) => error)]) {
+        expect(failure).toBeInstanceOf(CreditSpendFailed);
+        expect((failure as CreditSpendFailed).mayHaveCharged).toBe(false);
+      }
+      expect(await db.balanceOf("key_1")).toBe(10);
     });
   });
 

@@ -64,6 +64,7 @@ export class PgCreditSpender {
   private queue: QueuedSpend[] = [];
   private scheduled = false;
   private inFlight = false;
+  private closed = false;
 
   constructor(options: PgCreditSpenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -81,18 +82,25 @@ export class PgCreditSpender {
   /**
    * Spends `cost` (a non-negative integer) of the key's credits if its balance covers it, deciding
    * in PostgreSQL; resolves after the decision is committed. Cost 0 reports the balance. Rejects
-   * with CreditSpendFailed when PostgreSQL gives no answer, within about 2 × 2 × timeoutMs.
+   * with CreditSpendFailed when PostgreSQL gives no answer: each statement is given up on after
+   * 2 × timeoutMs, and a spend waits for at most the batch in flight and its own, each of at most
+   * two statements (longer only while its key keeps being made unlimited or deleted under it).
    */
   spend(keyId: string, cost: number): Promise<SpendResult> {
     if (!Number.isSafeInteger(cost) || cost < 0) return Promise.reject(new RangeError(`cost must be a non-negative integer, not ${cost}`));
+    if (this.closed) return Promise.reject(new CreditSpendFailed("The credit spender is closed; nothing was spent", false));
     return new Promise((resolve, reject) => {
       this.queue.push({ keyId, cost, resolve, reject });
       this.schedule();
     });
   }
 
-  /** Closes the pool; spends still queued or in flight reject. */
+  /** Rejects the spends not sent yet (nothing spent), waits for the statement in flight, and closes the pool. */
   async close(): Promise<void> {
+    this.closed = true;
+    const unsent = this.queue;
+    this.queue = [];
+    for (const s of unsent) s.reject(new CreditSpendFailed("The credit spender was closed before this spend was sent; nothing was spent", false));
     await this.sql.close();
   }
 
