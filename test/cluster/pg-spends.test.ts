@@ -16,7 +16,6 @@ import { missing, requireTool, skipWithout } from "../support/tools.ts";
 const SERVER_START_TIMEOUT_MS = 30_000;
 
 interface Database {
-  url: string;
   /** A client of the database apart from every spender's pool. */
   sql: SQL;
   /** Inserts a key with this balance (null: unlimited). */
@@ -55,7 +54,6 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       await sql`INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'acme', 1)`;
       await sql`INSERT INTO key_spaces (id, workspace_id, created_at) VALUES ('ks_1', 'ws_1', 1)`;
       await use({
-        url: url.href,
         sql,
         addKey: async (id, remaining) => {
           await sql`INSERT INTO keys (id, workspace_id, key_space_id, hash, start, remaining, created_at)

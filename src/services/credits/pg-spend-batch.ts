@@ -1,6 +1,7 @@
 /**
- * The one statement that decides a batch of credit spends in PostgreSQL (see pg-spender.ts), its
- * parameters built from the spends, and its rows read back into one result per spend.
+ * The statements that decide credit spends in PostgreSQL (see pg-spender.ts): the one for a batch,
+ * its parameters built from the spends and its rows read back into one result per spend, and the
+ * short way for a lone spend.
  * A key's spends travel as runs of equal cost (`[cost, count]`), decided a run per step: first come
  * first served grants a run's first min(count, balance / cost) spends and denies the rest, so a hot
  * key's hundreds of spends of cost 1 are one step, not hundreds of steps each carrying the batch.
