@@ -13,5 +13,8 @@
  * - Anything that writes `keys.remaining` (credit updates, refills) first calls `settle`, which
  *   folds the key's pending total into `keys.remaining` in its own transaction.
  * - Readers of a balance subtract `pendingOf`; the verification cache keeps a balance in step.
+ *
+ * Cluster mode keeps no balance in memory: PgCreditSpender decides each spend in PostgreSQL.
  */
 export { CreditLedger, type CreditBalances } from "./ledger.ts";
+export { CreditSpendFailed, PgCreditSpender, type PgCreditSpenderOptions, type SpendResult } from "./pg-spender.ts";
