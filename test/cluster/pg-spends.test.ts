@@ -5,15 +5,11 @@
  * row changed by another transaction while a spend waits for it decided on its newest state.
  * One server for the file; a fresh, migrated database per test.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { CreditSpendFailed, PgCreditSpender, type SpendResult } from "../../src/services/credits/index.ts";
-import { applyPgMigrations } from "../../src/storage/pg/migrate.ts";
-import { startPostgres, type TestServer } from "../support/servers.ts";
-import { missing, requireTool, skipWithout } from "../support/tools.ts";
-
-/** initdb and start-up take a second or two, more on a busy machine. */
-const SERVER_START_TIMEOUT_MS = 30_000;
+import { postgresForFile } from "./pg-database.ts";
+import { missing, skipWithout } from "../support/tools.ts";
 
 interface Database {
   /** A client of the database apart from every spender's pool. */
@@ -27,30 +23,14 @@ interface Database {
 }
 
 describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))("credit spends in PostgreSQL", () => {
-  let server: TestServer;
-  let admin: SQL;
-
-  beforeAll(async () => {
-    requireTool(missing.postgres());
-    server = await startPostgres();
-    admin = new SQL(server.url, { max: 1 });
-  }, SERVER_START_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await admin?.close();
-    await server?.stop();
-  });
+  const pg = postgresForFile();
 
   /** Runs `use` with a new migrated database holding one workspace and key space. */
   async function withDatabase(use: (db: Database) => Promise<void>): Promise<void> {
-    const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
-    await admin.unsafe(`CREATE DATABASE "${name}"`);
-    const url = new URL(server.url);
-    url.pathname = `/${name}`;
-    const sql = new SQL(url.href, { max: 2 });
+    const url = new URL(await pg.freshDatabase());
+    const sql = pg.client(url.href);
     const spenders: PgCreditSpender[] = [];
     try {
-      await applyPgMigrations(sql);
       await sql`INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'acme', 1)`;
       await sql`INSERT INTO key_spaces (id, workspace_id, created_at) VALUES ('ks_1', 'ws_1', 1)`;
       await use({
@@ -76,7 +56,6 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       });
     } finally {
       await Promise.all(spenders.map((s) => s.close()));
-      await sql.close();
     }
   }
 
