@@ -11,6 +11,9 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SQL } from "bun";
+import { getTableName } from "drizzle-orm";
+import { getTableConfig as pgTableConfig, pgTable, text as pgText } from "drizzle-orm/pg-core";
+import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { sha256Base64 } from "../../src/lib/hashing.ts";
 import { Vault } from "../../src/services/keys/vault.ts";
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
@@ -18,7 +21,7 @@ import { openStorage } from "../../src/storage/db.ts";
 import { DataDirInUseError } from "../../src/storage/instance-lock.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { copyDataDirToPostgres, TargetNotEmptyError } from "../../src/storage/pg/copy-from-sqlite.ts";
-import { planCopy } from "../../src/storage/pg/copy-tables.ts";
+import { pgTables, planCopy } from "../../src/storage/pg/copy-tables.ts";
 import { dataKeys } from "../../src/storage/schema/index.ts";
 import { startHarness } from "../support/harness.ts";
 import { TestClock } from "../support/test-clock.ts";
@@ -171,5 +174,25 @@ describe.skipIf(skipWithout(missing.postgres(), "copying a data dir into Postgre
     } finally {
       await h.stop();
     }
+  });
+});
+
+describe("the copy's plan, read from the two schemas", () => {
+  test("puts every table after the tables its foreign keys point to", () => {
+    const order = planCopy().map((t) => t.name);
+    for (const table of pgTables()) {
+      const name = getTableName(table);
+      if (!order.includes(name)) continue;
+      for (const fk of pgTableConfig(table).foreignKeys) {
+        const parent = getTableName(fk.reference().foreignTable);
+        expect({ name, parentFirst: order.indexOf(parent) < order.indexOf(name) }).toEqual({ name, parentFirst: true });
+      }
+    }
+  });
+
+  test("refuses a SQLite column with no PostgreSQL twin instead of leaving its values behind", () => {
+    const wider = sqliteTable("workspaces", { id: text("id").primaryKey(), name: text("name"), extra: integer("extra") });
+    const narrower = pgTable("workspaces", { id: pgText("id").primaryKey(), name: pgText("name") });
+    expect(() => planCopy([wider], [narrower])).toThrow(/extra have no PostgreSQL twin/);
   });
 });
