@@ -14,6 +14,9 @@
  * mode has no PostgreSQL schema for them yet; the service runs without them, and they can be moved
  * once it has one. Nor are SQLite's own `__drizzle_migrations` rows: PostgreSQL records its own
  * migrations. The cluster-only tables (change versions, job runs) are left as they are.
+ * Recoverable keys' ciphertexts and the workspace data keys are copied byte for byte, but the master
+ * key that opens the data keys is not a record: the operator carries it (TOLLGATE_MASTER_KEY or
+ * `<data dir>/master.key`) to every node.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
