@@ -1,0 +1,200 @@
+/**
+ * Copies every record of a data dir's main database (tollgate.db) into a PostgreSQL database that
+ * applyPgMigrations has brought up to date: the copy behind moving a single box to the cluster
+ * mode. All of it runs in one PostgreSQL transaction, so the target ends with every row or none;
+ * SQLite is read in one read transaction, so the rows copied are one consistent state. Tables,
+ * columns and conversions come from the two drizzle schemas (copy-tables.ts).
+ *
+ * The state a running `serve` holds in memory is in the tables once it has stopped: credit spends
+ * not yet folded into `keys.remaining` are rows of `credit_journal`, the rate-limit windows are
+ * chunks of `ratelimit_log` (both copied as they are). The data dir's lock is taken for the copy:
+ * it refuses while a `serve` runs, and keeps one from starting and writing meanwhile.
+ *
+ * Not copied: analytics.db (verification events, rollups, rate-limit decision counts). The cluster
+ * mode has no PostgreSQL schema for them yet; the service runs without them, and they can be moved
+ * once it has one. Nor are SQLite's own `__drizzle_migrations` rows: PostgreSQL records its own
+ * migrations. The cluster-only tables (change versions, job runs) are left as they are.
+ * Recoverable keys' ciphertexts and the workspace data keys are copied byte for byte, but the master
+ * key that opens the data keys is not a record: the operator carries it (TOLLGATE_MASTER_KEY or
+ * `<data dir>/master.key`) to every node.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { DATABASE_FILE } from "../data-dir.ts";
+import { openStorage, type Storage } from "../db.ts";
+import { lockDataDir } from "../instance-lock.ts";
+import { DatabaseTooNewError, unknownMigrations } from "../migrate.ts";
+import { MIGRATIONS } from "../migrations.ts";
+import { planCopy, type CopiedTable } from "./copy-tables.ts";
+
+/** Rows sent in one INSERT at most: a batch, never a whole table, is held in memory. */
+export const COPY_BATCH_ROWS = 1000;
+/** Text and blob bytes of a batch at most: a rate-limit log chunk can hold hundreds of KB. */
+export const COPY_BATCH_BYTES = 4 * 1024 * 1024;
+/** PostgreSQL's limit on one statement's parameters. */
+const MAX_PARAMETERS = 65_535;
+/** Serializes copies into one database: a second waits, then finds the rows of the first. */
+export const COPY_LOCK_KEY = 0x746f6c6c636f7079n;
+
+export interface CopyOptions {
+  /** Delete the copied tables' rows in the target first (in the same transaction) instead of refusing a target that holds any. */
+  replace?: boolean;
+  /** Rows per INSERT (COPY_BATCH_ROWS unless given). */
+  batchRows?: number;
+}
+
+/** Rows copied per table, in the order copied. */
+export type CopiedRows = Record<string, number>;
+
+/** The target holds records already, and `replace` was not asked for. */
+export class TargetNotEmptyError extends Error {
+  constructor(readonly tables: string[]) {
+    super(`the PostgreSQL database already holds records (in ${tables.join(", ")}); nothing was copied. `
+      + "Copy into an empty database, or ask to replace its records.");
+    this.name = "TargetNotEmptyError";
+  }
+}
+
+/** The main database has migrations still to apply: its tables lack what the schema copies. */
+export class SourceNotMigratedError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} was written by an older tollgate: run \`tollgate migrate\` with this version on its data dir first; nothing was copied`);
+    this.name = "SourceNotMigratedError";
+  }
+}
+
+/**
+ * Copies the main database of `dataDir` into the PostgreSQL database at `postgresUrl`, holding the
+ * data dir's lock meanwhile (DataDirInUseError while a `serve` holds it). Opens tollgate.db read-only.
+ */
+export async function copyDataDirToPostgres(dataDir: string, postgresUrl: string, opts: CopyOptions = {}): Promise<CopiedRows> {
+  const path = join(dataDir, DATABASE_FILE);
+  if (!existsSync(path)) throw new Error(`no ${DATABASE_FILE} in ${dataDir}: nothing to copy`);
+  const lock = lockDataDir(dataDir);
+  try {
+    const source = openStorage(path, { readonly: true });
+    const target = new SQL(postgresUrl, { max: 1 });
+    try {
+      return await copyMainDatabase(source, target, opts);
+    } finally {
+      await target.close();
+      source.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Copies every table of `source` (a main database, fully migrated) through `target`, in one
+ * transaction there. Throws TargetNotEmptyError, writing nothing, when a copied table of the target
+ * holds a row, unless `replace`.
+ */
+export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyOptions = {}, tables: CopiedTable[] = planCopy()): Promise<CopiedRows> {
+  refuseUnmigrated(source.sqlite);
+  const batchRows = opts.batchRows ?? COPY_BATCH_ROWS;
+  if (!Number.isInteger(batchRows) || batchRows < 1) throw new Error(`batchRows must be a positive integer, not ${batchRows}`);
+  // One read transaction: every table is read from the same state of the file.
+  source.sqlite.run("BEGIN");
+  try {
+    return await target.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${COPY_LOCK_KEY})`;
+      const occupied = await tablesWithRows(tx, tables);
+      if (occupied.length > 0) {
+        if (!opts.replace) throw new TargetNotEmptyError(occupied);
+        await tx.unsafe(`TRUNCATE ${tables.map((t) => quote(t.name)).join(", ")}`);
+      }
+      const copied: CopiedRows = {};
+      for (const table of tables) copied[table.name] = await copyTable(source.sqlite, tx, table, batchRows);
+      for (const table of tables) await restartIdentities(tx, table);
+      return copied;
+    });
+  } finally {
+    source.sqlite.run("COMMIT");
+  }
+}
+
+function refuseUnmigrated(sqlite: Database): void {
+  const unknown = unknownMigrations(sqlite, MIGRATIONS);
+  if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
+  const newest = MIGRATIONS.at(-1)?.createdAt ?? -1;
+  const last = sqlite.query<{ created_at: number }, []>(`SELECT max(created_at) AS created_at FROM "__drizzle_migrations"`).get();
+  if (Number(last?.created_at ?? -1) < newest) throw new SourceNotMigratedError(sqlite.filename);
+}
+
+async function tablesWithRows(tx: SQL, tables: CopiedTable[]): Promise<string[]> {
+  const occupied: string[] = [];
+  for (const t of tables) {
+    const rows: unknown[] = await tx.unsafe(`SELECT 1 FROM ${quote(t.name)} LIMIT 1`);
+    if (rows.length > 0) occupied.push(t.name);
+  }
+  return occupied;
+}
+
+/** Streams `table`'s rows out of SQLite and inserts them in batches; the number of rows. */
+async function copyTable(sqlite: Database, tx: SQL, table: CopiedTable, batchRows: number): Promise<number> {
+  const names = table.columns.map((c) => quote(c.name)).join(", ");
+  const rowsPerInsert = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMETERS / table.columns.length)));
+  // prepare, not query: bun:sqlite caches query()'s statements, and this one is read across awaits.
+  const select = sqlite.prepare<Record<string, unknown>, []>(`SELECT ${names} FROM ${quote(table.name)}`);
+  select.safeIntegers(true);
+  let copied = 0;
+  let batch: unknown[][] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await insertBatch(tx, table, batch);
+    copied += batch.length;
+    batch = [];
+    batchBytes = 0;
+  };
+  try {
+    for (const row of select.iterate()) {
+      batch.push(table.columns.map((c) => c.toPg(row[c.name])));
+      batchBytes += rowBytes(row);
+      if (batch.length >= rowsPerInsert || batchBytes >= COPY_BATCH_BYTES) await flush();
+    }
+    await flush();
+  } finally {
+    select.finalize();
+  }
+  return copied;
+}
+
+function rowBytes(row: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const value of Object.values(row)) {
+    if (typeof value === "string") bytes += value.length * 2;
+    else if (value instanceof Uint8Array) bytes += value.length;
+    else bytes += 8;
+  }
+  return bytes;
+}
+
+async function insertBatch(tx: SQL, table: CopiedTable, rows: unknown[][]): Promise<void> {
+  const width = table.columns.length;
+  const tuples = rows.map((_, r) => `(${table.columns.map((c, i) => `$${r * width + i + 1}::${c.pgType}`).join(", ")})`);
+  // The copy keeps identity columns' numbers: other tables or a restore may refer to them.
+  const overriding = table.identityColumns.length > 0 ? " OVERRIDING SYSTEM VALUE" : "";
+  const columns = table.columns.map((c) => quote(c.name)).join(", ");
+  await tx.unsafe(`INSERT INTO ${quote(table.name)} (${columns})${overriding} VALUES ${tuples.join(", ")}`, rows.flat());
+}
+
+/**
+ * Rows inserted with their own identity numbers leave the sequence where it was: the next insert
+ * without a number would collide with a copied row. Moved to just past the largest copied number.
+ */
+async function restartIdentities(tx: SQL, table: CopiedTable): Promise<void> {
+  for (const column of table.identityColumns) {
+    await tx.unsafe(
+      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(column)}) FROM ${quote(table.name)}), 0) + 1, false)`,
+      [quote(table.name), column],
+    );
+  }
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
