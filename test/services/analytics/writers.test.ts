@@ -26,8 +26,14 @@ describe("WorkerEventWriter", () => {
         for (let c = 0; c < 20; c++) {
           await writer.write(packEvents(Array.from({ length: 1_000 }, (_, i) => event({ keyId: `key_${autoCheckpoint}_${c}_${i}`, timeMs: event().timeMs + c * 60_000 }))));
         }
-        // Read while the writer's connection is open: closing it checkpoints on its own.
-        const { log } = db.storage.sqlite.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!;
+        // Read while the writer's connection is open: closing it checkpoints on its own. The writer
+        // thread may still be folding; a checkpoint that could not run (log -1) is tried again.
+        const passive = () => db.storage.sqlite.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log;
+        let log = passive();
+        for (let tries = 0; log < 0 && tries < 100; tries++) {
+          await Bun.sleep(5);
+          log = passive();
+        }
         return log;
       } finally {
         await writer.close();
