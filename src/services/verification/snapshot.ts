@@ -47,7 +47,8 @@ export interface KeySnapshot {
   sizeBytes: number;
 }
 
-interface SnapshotRow {
+/** One row of the snapshot statement: SQLite's here, PostgreSQL's (pg-snapshot.ts) gives the same texts. */
+export interface SnapshotRow {
   id: string;
   workspace_id: string;
   key_space_id: string;
@@ -116,7 +117,7 @@ interface HeldSet {
 }
 
 /** A row as a snapshot; the values many snapshots hold alike come from `shared`. */
-function toSnapshot(row: SnapshotRow, shared: SharedValues): KeySnapshot {
+export function toSnapshot(row: SnapshotRow, shared: SharedValues): KeySnapshot {
   const { permissions, held } = shared.get<HeldSet>(`p${row.permissions}`, () => {
     const list = JSON.parse(row.permissions) as string[];
     return { permissions: list, held: holdPermissions(list) };
