@@ -13,6 +13,8 @@ export interface PostgresForFile {
   admin(): SQL;
   /** Creates an empty database, migrates it, and returns its URL. */
   freshDatabase(): Promise<string>;
+  /** As freshDatabase, sorting text by an ICU locale (e.g. "en-US") where the server's default sorts by bytes. */
+  localeDatabase(icuLocale: string): Promise<string>;
   /** A client of `url` with a pool of `max`, closed after the file's tests. */
   client(url: string, max?: number): SQL;
 }
@@ -43,17 +45,19 @@ export function postgresForFile(beforeStop: () => Promise<void> = async () => un
     if (server === undefined || admin === undefined) throw new Error("the PostgreSQL server is not started");
     return { server, admin };
   };
+  const createDatabase = async (options: string) => {
+    const { server, admin } = started();
+    const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
+    await admin.unsafe(`CREATE DATABASE "${name}" ${options}`);
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    await applyPgMigrations(fixture.client(url.href, 1));
+    return url.href;
+  };
   const fixture: PostgresForFile = {
     admin: () => started().admin,
-    async freshDatabase() {
-      const { server, admin } = started();
-      const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
-      await admin.unsafe(`CREATE DATABASE "${name}"`);
-      const url = new URL(server.url);
-      url.pathname = `/${name}`;
-      await applyPgMigrations(fixture.client(url.href, 1));
-      return url.href;
-    },
+    freshDatabase: () => createDatabase(""),
+    localeDatabase: (icuLocale) => createDatabase(`TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}'`),
     client(url, max = 2) {
       const sql = new SQL(url, { max });
       clients.push(sql);

@@ -18,7 +18,6 @@ import { SnapshotLoader, type KeySnapshot } from "../../src/services/verificatio
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
 import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { copyDataDirToPostgres } from "../../src/storage/pg/copy-from-sqlite.ts";
-import { applyPgMigrations } from "../../src/storage/pg/migrate.ts";
 import { startHarness } from "../support/harness.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 import { buildEmbeddedDataSet, type EmbeddedDataSet } from "./embedded-data-set.ts";
@@ -86,14 +85,9 @@ describe.skipIf(skipWithout(missing.postgres(), "loading key snapshots from Post
   beforeAll(async () => {
     set = await buildEmbeddedDataSet();
     await addSnapshotCases(set);
-    // A database that sorts by an ICU locale: the fixture's server sorts by bytes by default.
-    const url = new URL(await pg.freshDatabase());
-    const name = `l_${crypto.randomUUID().replaceAll("-", "")}`;
-    await pg.admin().unsafe(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
-    url.pathname = `/${name}`;
-    localeSql = pg.client(url.href, 2);
-    await applyPgMigrations(localeSql);
-    await copyDataDirToPostgres(set.dataDir, url.href);
+    const url = await pg.localeDatabase("en-US");
+    localeSql = pg.client(url, 2);
+    await copyDataDirToPostgres(set.dataDir, url);
     pgLoader = new PgSnapshotLoader(localeSql, SHARED_VALUE_BYTES);
     storage = openStorage(join(set.dataDir, DATABASE_FILE), { readonly: true });
     sqliteLoader = new SnapshotLoader(storage.sqlite, { pendingOf: () => 0 }, SHARED_VALUE_BYTES);

@@ -12,7 +12,13 @@ import { requirePermission, type Principal } from "../auth/index.ts";
 import type { AuditResource } from "./record.ts";
 
 const DAY_MS = 86_400_000;
-const DEFAULT_PAGE = 100;
+/** The page size when `limit` is not given. */
+export const DEFAULT_PAGE = 100;
+
+/** The time before which an entry is expired at `nowMs` (Unix ms). */
+export function retentionCutoffMs(nowMs: number, retentionDays: number): number {
+  return nowMs - retentionDays * DAY_MS;
+}
 
 export interface AuditLogView {
   logId: string;
@@ -47,14 +53,15 @@ export interface AuditLogPage {
   cursor: string | undefined;
 }
 
-type AuditRow = typeof auditLogs.$inferSelect;
+/** A stored entry as read; the PostgreSQL reader (pg-audit-log.ts) gives the same shape. */
+export type AuditRow = typeof auditLogs.$inferSelect;
 
 export class AuditService {
   constructor(private readonly deps: { storage: Storage; clock: Clock; retentionDays: number }) {}
 
   /** Entries older than this are expired (Unix ms). */
   private cutoffMs(nowMs: number): number {
-    return nowMs - this.deps.retentionDays * DAY_MS;
+    return retentionCutoffMs(nowMs, this.deps.retentionDays);
   }
 
   /** One entry; 404 `audit_log_not_found` when missing, expired or of another workspace. Needs `audit.*.read_log`. */
@@ -110,7 +117,8 @@ function filters(input: ListLogsInput): SQL[] {
   return out;
 }
 
-function toView(row: AuditRow): AuditLogView {
+/** The API's view of a stored entry. */
+export function toView(row: AuditRow): AuditLogView {
   const view: AuditLogView = {
     logId: row.id,
     time: row.time,
