@@ -21,15 +21,30 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
+/** Of the `recorded` created_at values, those `migrations` lacks: a newer tollgate wrote them (SQLite's and PostgreSQL's migrators alike). */
+export function unknownCreatedAt(recorded: readonly number[], migrations: readonly EmbeddedMigration[]): number[] {
+  const known = new Set(migrations.map((m) => m.createdAt));
+  return recorded.filter((at) => !known.has(at));
+}
+
 /** The recorded migrations (their created_at) that `migrations` lacks: a newer tollgate wrote them. */
 export function unknownMigrations(sqlite: Database, migrations: readonly EmbeddedMigration[]): number[] {
-  const known = new Set(migrations.map((m) => m.createdAt));
   const recorded = sqlite.query<{ created_at: number }, []>(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at`).all();
-  return recorded.map((r) => Number(r.created_at)).filter((at) => !known.has(at));
+  return unknownCreatedAt(recorded.map((r) => Number(r.created_at)), migrations);
+}
+
+/** A migration's statements, as drizzle-kit separates them. */
+export function migrationStatements(m: EmbeddedMigration): string[] {
+  return m.sql.split(BREAKPOINT).filter((stmt) => stmt.trim());
+}
+
+/** The hash drizzle's migrators record for a migration. */
+export function migrationHash(m: EmbeddedMigration): string {
+  return new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
 }
 
 /** Throws DatabaseTooNewError when `__drizzle_migrations` holds entries that `migrations` lacks. */
-function refuseNewerDatabase(sqlite: Database, migrations: EmbeddedMigration[]): void {
+export function refuseNewerDatabase(sqlite: Database, migrations: readonly EmbeddedMigration[]): void {
   const unknown = unknownMigrations(sqlite, migrations);
   if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
 }
@@ -52,11 +67,8 @@ export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[
     sqlite.transaction(() => {
       // Checked again under the write lock: another process may have applied it meanwhile.
       if (isApplied(m)) return;
-      const hash = new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
-      for (const stmt of m.sql.split(BREAKPOINT)) {
-        if (stmt.trim()) sqlite.run(stmt);
-      }
-      sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`, [hash, m.createdAt]);
+      for (const stmt of migrationStatements(m)) sqlite.run(stmt);
+      sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`, [migrationHash(m), m.createdAt]);
       applied.push(m.tag);
     }).immediate();
   }

@@ -25,7 +25,7 @@ import { SQL } from "bun";
 import { DATABASE_FILE } from "../data-dir.ts";
 import { openStorage, type Storage } from "../db.ts";
 import { lockDataDir } from "../instance-lock.ts";
-import { DatabaseTooNewError, unknownMigrations } from "../migrate.ts";
+import { refuseNewerDatabase } from "../migrate.ts";
 import { MIGRATIONS } from "../migrations.ts";
 import { planCopy, type CopiedTable } from "./copy-tables.ts";
 
@@ -117,8 +117,7 @@ export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyO
 }
 
 function refuseUnmigrated(sqlite: Database): void {
-  const unknown = unknownMigrations(sqlite, MIGRATIONS);
-  if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
+  refuseNewerDatabase(sqlite, MIGRATIONS);
   const newest = MIGRATIONS.at(-1)?.createdAt ?? -1;
   const last = sqlite.query<{ created_at: number }, []>(`SELECT max(created_at) AS created_at FROM "__drizzle_migrations"`).get();
   if (Number(last?.created_at ?? -1) < newest) throw new SourceNotMigratedError(sqlite.filename);

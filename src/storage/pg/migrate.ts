@@ -6,11 +6,9 @@
  * runs in one transaction behind a transaction-level advisory lock.
  */
 import { SQL } from "bun";
-import { DatabaseTooNewError } from "../migrate.ts";
+import { DatabaseTooNewError, migrationHash, migrationStatements, unknownCreatedAt } from "../migrate.ts";
 import type { EmbeddedMigration } from "../migrations.ts";
 import { PG_MIGRATIONS } from "./migrations.ts";
-
-const BREAKPOINT = "--> statement-breakpoint";
 
 /** The advisory lock key that serializes migrating: at most one node migrates a database at a time. */
 export const MIGRATION_LOCK_KEY = 0x746f6c6c67617465n;
@@ -28,18 +26,14 @@ export async function applyPgMigrations(sql: SQL, migrations: readonly EmbeddedM
     await tx.unsafe(`CREATE TABLE IF NOT EXISTS "drizzle"."__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
     const rows: { created_at: string }[] = await tx.unsafe(`SELECT created_at FROM "drizzle"."__drizzle_migrations" ORDER BY created_at`);
     const recorded = rows.map((r) => Number(r.created_at));
-    const known = new Set(migrations.map((m) => m.createdAt));
-    const unknown = recorded.filter((at) => !known.has(at));
+    const unknown = unknownCreatedAt(recorded, migrations);
     if (unknown.length > 0) throw new DatabaseTooNewError(unknown);
     const lastApplied = recorded.at(-1) ?? -1;
     const applied: string[] = [];
     for (const m of migrations) {
       if (m.createdAt <= lastApplied) continue;
-      for (const statement of m.sql.split(BREAKPOINT)) {
-        if (statement.trim()) await tx.unsafe(statement);
-      }
-      const hash = new Bun.CryptoHasher("sha256").update(m.sql).digest("hex");
-      await tx`INSERT INTO "drizzle"."__drizzle_migrations" (hash, created_at) VALUES (${hash}, ${m.createdAt})`;
+      for (const statement of migrationStatements(m)) await tx.unsafe(statement);
+      await tx`INSERT INTO "drizzle"."__drizzle_migrations" (hash, created_at) VALUES (${migrationHash(m)}, ${m.createdAt})`;
       applied.push(m.tag);
     }
     return applied;
