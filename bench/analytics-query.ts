@@ -13,6 +13,7 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/lib/logger.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import type { Storage } from "../src/storage/db.ts";
+import { answered } from "../src/storage/work.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import { startServer, startTollgate, tempDir } from "./lib.ts";
 
@@ -38,7 +39,7 @@ function seed(dataDir: string): Seeded {
   const ws = services.workspaces.create({ name: "default", analyticsEnabled: true }, actor);
   const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
   const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-  const spaces = Array.from({ length: 4 }, (_, i) => services.apis.createApi(principal, { name: `bench-${i}` }).apiId)
+  const spaces = Array.from({ length: 4 }, (_, i) => answered(services.apis.createApi(principal, { name: `bench-${i}` })).apiId)
     .map((apiId) => storage.sqlite.query<{ key_space_id: string }, [string]>("SELECT key_space_id FROM apis WHERE id = ?1").get(apiId)!.key_space_id);
   insertRollups(opened.analytics, ws.id, spaces);
   opened.close();

@@ -13,6 +13,7 @@ import { newId, randomKeyPart } from "../src/lib/ids.ts";
 import { silentLogger } from "../src/lib/logger.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import { inTransaction } from "../src/storage/db.ts";
+import { answered } from "../src/storage/work.ts";
 
 export interface SeedOptions {
   /** Credits each key starts with; none (unlimited) when undefined. */
@@ -44,7 +45,7 @@ export function seedKeys(dataDir: string, count: number, opts: SeedOptions = {})
     const workspace = services.workspaces.create({ name: "default" }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-    const { apiId } = services.apis.createApi(principal, { name: "bench" });
+    const { apiId } = answered(services.apis.createApi(principal, { name: "bench" }));
     const templates = Math.min(count, opts.templates ?? 1_000);
     const created = inTransaction(storage, () => Array.from({ length: templates }, (_, i) => services.keys.createKey(principal, {
       apiId, prefix: "bk",

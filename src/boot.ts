@@ -19,6 +19,7 @@ import type { Services } from "./services/index.ts";
 import { RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
+import { embeddedRecords } from "./storage/records/index.ts";
 import { IdentityService } from "./services/identities/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
 import { RbacService } from "./services/rbac/index.ts";
@@ -80,6 +81,7 @@ export function buildServices(
   dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter & DecisionRowWriter } = {},
 ): Services {
   const { storage, analytics } = dataDir;
+  const records = embeddedRecords(storage);
   const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
   // this order: the ledger first, since the key cache reloads balances from it.
@@ -103,7 +105,7 @@ export function buildServices(
   return {
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
-    apis: new ApiService({ storage, clock, cache }),
+    apis: new ApiService({ records, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ storage, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),

@@ -16,6 +16,7 @@ import { silentLogger } from "../../src/lib/logger.ts";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import type { Services } from "../../src/services/index.ts";
 import { inTransaction } from "../../src/storage/db.ts";
+import { answered } from "../../src/storage/work.ts";
 
 export const HOSTILE_NAMESPACE = "hostile";
 const AD_HOC_KEYS = 100;
@@ -50,7 +51,7 @@ export async function seedHostile(dataDir: string): Promise<HostileData> {
     const limits = adminOf(services, "hostile_limits", false);
     services.ratelimits.limit(limits.principal, { namespace: HOSTILE_NAMESPACE, identifier: "seed", limit: 1, duration: 1000 });
     const keysWs = adminOf(services, "hostile_keys", true);
-    const { apiId } = services.apis.createApi(keysWs.principal, { name: "hostile" });
+    const { apiId } = answered(services.apis.createApi(keysWs.principal, { name: "hostile" }));
     const keys = inTransaction(opened.storage, () =>
       Array.from({ length: AD_HOC_KEYS }, () => services.keys.createKey(keysWs.principal, { apiId, prefix: "hostile" }).key));
     const keyOf = { workspaceId: keysWs.workspace.id, keySpaceId: "ks_hostile", keyId: "key_hostile", identityId: "", externalId: "" };

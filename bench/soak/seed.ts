@@ -8,6 +8,7 @@ import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { inTransaction } from "../../src/storage/db.ts";
+import { answered } from "../../src/storage/work.ts";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 
 export const SOAK_NAMESPACE = "soak";
@@ -29,7 +30,7 @@ export function seedSoak(dataDir: string, keyCount: number): SoakData {
     services.workspaces.create({ name: "soak", analyticsEnabled: true }, actor);
     const rootKey = services.workspaces.createRootKey({ workspace: "soak", name: "soak", permissions: [...ALL_GRANTS] }, actor).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
-    const { apiId } = services.apis.createApi(principal, { name: "soak" });
+    const { apiId } = answered(services.apis.createApi(principal, { name: "soak" }));
     services.ratelimits.limit(principal, { namespace: SOAK_NAMESPACE, identifier: "seed", limit: 1000, duration: 60_000 });
     const keys = inTransaction(storage, () => Array.from({ length: keyCount }, (_, i) => {
       const metered = i % 2 === 1;

@@ -4,7 +4,7 @@ import type { Actor } from "../services/auth/index.ts";
 import { parse } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList } from "./output.ts";
-import { allApis, chosenApi, principalIn } from "./scope.ts";
+import { allApis, chosenApi, principalIn, type ServicesCommand } from "./scope.ts";
 
 export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   one API a line, by id: id, name
 tollgate api create <name> [--workspace <id|name>]   prints the API id
@@ -24,14 +24,14 @@ function onePositional(positionals: string[], sub: string, what: string): string
  * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
  * returns the step that runs over the services.
  */
-export function apiCommand(args: string[], actor: Actor, io: CliIo): (services: Services) => number {
+export function apiCommand(args: string[], actor: Actor, io: CliIo): ServicesCommand {
   const [sub, ...rest] = args;
   if (sub === "list") {
     const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG });
     if (positionals.length > 0) throw new UsageError("api list takes no arguments");
-    return (services) => {
+    return async (services) => {
       const principal = principalIn(services, values.workspace as string | undefined, actor);
-      printList(io, values.json === true, allApis(services, principal), (a) => [a.id, a.name]);
+      printList(io, values.json === true, await allApis(services, principal), (a) => [a.id, a.name]);
       return EXIT.ok;
     };
   }
@@ -40,19 +40,19 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): (services: 
     const name = onePositional(positionals, sub, "<name>");
     // As apis.createApi's schema takes it.
     if (name.length < 3 || name.length > 256) throw new UsageError(`an API name is 3 to 256 characters, got '${name}'`);
-    return (services) => {
+    return async (services) => {
       const principal = principalIn(services, values.workspace as string | undefined, actor);
-      io.stdout(services.apis.createApi(principal, { name }).apiId);
+      io.stdout((await services.apis.createApi(principal, { name })).apiId);
       return EXIT.ok;
     };
   }
   if (sub === "delete") {
     const { values, positionals } = parse(rest, WORKSPACE_FLAG);
     const target = onePositional(positionals, sub, "<id|name>");
-    return (services) => {
+    return async (services) => {
       const principal = principalIn(services, values.workspace as string | undefined, actor);
-      const api = chosenApi(services, principal, target);
-      services.apis.deleteApi(principal, { apiId: api.id });
+      const api = await chosenApi(services, principal, target);
+      await services.apis.deleteApi(principal, { apiId: api.id });
       io.stderr(`deleted API ${api.id} (${api.name})`);
       return EXIT.ok;
     };

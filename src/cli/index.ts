@@ -3,6 +3,7 @@
  * written by a newer version). Commands that create something print the new value alone on
  * stdout; messages go to stderr.
  */
+import type { ServicesCommand } from "./scope.ts";
 import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type Config } from "../config.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
@@ -57,13 +58,13 @@ const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
  * first `serve` and a workspace created first does not suppress the bootstrap. The credit journal is
  * loaded as `serve` loads it, so balances shown and changed here count a running server's spends.
  */
-function withServices(config: Config, logger: Logger, run: (s: ReturnType<typeof buildServices>) => number): number {
+async function withServices(config: Config, logger: Logger, run: ServicesCommand): Promise<number> {
   const dataDir = openDataDir(config, logger);
   try {
     const services = buildServices(dataDir, config, systemClock);
     bootstrapDataDir(services, config, logger);
     services.credits.restore();
-    return run(services);
+    return await run(services);
   } finally {
     dataDir.close();
   }

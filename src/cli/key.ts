@@ -6,7 +6,7 @@ import { AppError } from "../errors/app-error.ts";
 import { parse, requireString } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList, printOne } from "./output.ts";
-import { chosenApi, principalIn } from "./scope.ts";
+import { chosenApi, principalIn, type ServicesCommand } from "./scope.ts";
 import { createKeyFields, creditsValue } from "./key-flags.ts";
 
 export const KEY_HELP = `tollgate key create --api <id|name> [--name <name>] [--prefix <p>] [--credits <n>] [--expires <when>] [--permission <p> ...] [--role <r> ...] [--external-id <id>] [--meta <json>] [--recoverable] [--workspace <id|name>]
@@ -26,7 +26,7 @@ const WORKSPACE_FLAG = { workspace: { type: "string" } } as const;
 const DEFAULT_LIST_LIMIT = 100;
 const PAGE_SIZE = 100;
 
-type Step = (services: Services) => number;
+type Step = ServicesCommand;
 
 /** A key's line: id, name, start, state, credits, external id, expires (ISO). */
 function keyColumns(k: KeyView, nowMs: number): Array<string | number | undefined> {
@@ -61,9 +61,9 @@ function createStep(rest: string[], actor: Actor, io: CliIo): Step {
   if (positionals.length > 0) throw new UsageError("key create takes no arguments (the API is --api)");
   const apiFlag = requireString(values, "api");
   const fields = createKeyFields(values, Date.now());
-  return (services) => {
+  return async (services) => {
     const principal = principalIn(services, values.workspace as string | undefined, actor);
-    const api = chosenApi(services, principal, apiFlag);
+    const api = await chosenApi(services, principal, apiFlag);
     const created = services.keys.createKey(principal, { apiId: api.id, ...fields });
     io.stdout(created.key);
     io.stderr(created.keyId);
@@ -93,9 +93,9 @@ function listStep(rest: string[], actor: Actor, io: CliIo): Step {
   const limitText = (values.limit as string | undefined) ?? String(DEFAULT_LIST_LIMIT);
   if (!/^[1-9]\d{0,8}$/.test(limitText)) throw new UsageError(`--limit must be a whole number of 1 or more, got '${limitText}'`);
   const limit = Number(limitText);
-  return (services) => {
+  return async (services) => {
     const principal = principalIn(services, values.workspace as string | undefined, actor);
-    const api = chosenApi(services, principal, apiFlag);
+    const api = await chosenApi(services, principal, apiFlag);
     const nowMs = Date.now();
     printList(io, values.json === true, matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
     return EXIT.ok;

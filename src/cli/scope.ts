@@ -34,11 +34,14 @@ export function principalIn(services: Services, flag: string | undefined, actor:
 }
 
 /** The live APIs of the principal's workspace by id (apis.listApis, page by page); with `search`, those whose id or name contains it. */
-export function allApis(services: Services, principal: Principal, search?: string): Array<{ id: string; name: string; keySpaceId: string }> {
+/** A command run over a data dir's services; its exit code. */
+export type ServicesCommand = (services: Services) => number | Promise<number>;
+
+export async function allApis(services: Services, principal: Principal, search?: string): Promise<Array<{ id: string; name: string; keySpaceId: string }>> {
   const all = [];
   let cursor: string | undefined;
   do {
-    const page = services.apis.listApis(principal, { limit: 1000, ...(search === undefined ? {} : { search }), ...(cursor === undefined ? {} : { cursor }) });
+    const page = await services.apis.listApis(principal, { limit: 1000, ...(search === undefined ? {} : { search }), ...(cursor === undefined ? {} : { cursor }) });
     all.push(...page.items);
     cursor = page.cursor;
   } while (cursor !== undefined);
@@ -46,9 +49,9 @@ export function allApis(services: Services, principal: Principal, search?: strin
 }
 
 /** An API by id, else by its name (case-sensitive, as stored); unknown or ambiguous → failure naming it. */
-export function chosenApi(services: Services, principal: Principal, idOrName: string): { id: string; name: string } {
+export async function chosenApi(services: Services, principal: Principal, idOrName: string): Promise<{ id: string; name: string }> {
   // Only the APIs whose id or name contains it: the exact match is among them.
-  const live = allApis(services, principal, idOrName);
+  const live = await allApis(services, principal, idOrName);
   const byId = live.find((a) => a.id === idOrName);
   if (byId) return byId;
   const named = live.filter((a) => a.name === idOrName);

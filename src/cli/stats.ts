@@ -5,7 +5,7 @@ import type { Actor } from "../services/auth/index.ts";
 import { instantFlag, parse } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG } from "./output.ts";
-import { chosenApi, principalIn } from "./scope.ts";
+import { chosenApi, principalIn, type ServicesCommand } from "./scope.ts";
 
 export const STATS_HELP = `tollgate stats [--workspace <id|name>] [--since <when>] [--api <id|name>] [--json]
                                       verifications since --since (30d, 12h, an ISO date or Unix ms;
@@ -15,19 +15,19 @@ export const STATS_HELP = `tollgate stats [--workspace <id|name>] [--since <when
 
 const DEFAULT_SINCE = "7d";
 
-export function statsCommand(args: string[], config: Config, actor: Actor, io: CliIo): (services: Services) => number {
+export function statsCommand(args: string[], config: Config, actor: Actor, io: CliIo): ServicesCommand {
   const { values, positionals } = parse(args, { ...JSON_FLAG, workspace: { type: "string" }, since: { type: "string" }, api: { type: "string" } });
   if (positionals.length > 0) throw new UsageError("stats takes no arguments");
   const nowMs = Date.now();
   const sinceMs = instantFlag("since", (values.since as string | undefined) ?? DEFAULT_SINCE, nowMs, -1);
   if (sinceMs > nowMs) throw new UsageError(`--since ${values.since} is in the future`);
-  return (services) => {
+  return async (services) => {
     if (!config.recordVerifications) {
       io.stderr("error: verifications are not recorded (TOLLGATE_ANALYTICS=off), so there are no stats");
       return EXIT.failure;
     }
     const principal = principalIn(services, values.workspace as string | undefined, actor);
-    const api = typeof values.api === "string" ? chosenApi(services, principal, values.api) : undefined;
+    const api = typeof values.api === "string" ? await chosenApi(services, principal, values.api) : undefined;
     const summary = services.verificationTotals.since(principal, { sinceMs, ...(api ? { apiId: api.id } : {}) });
     if (values.json === true) {
       io.stdout(JSON.stringify(summary));

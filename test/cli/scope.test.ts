@@ -66,13 +66,13 @@ describe("chosenApi", () => {
   const services = servicesWith([], [{ id: "api_1", name: "shop" }, { id: "api_2", name: "twin" }, { id: "api_3", name: "twin" }]);
   const principal = cliPrincipal("ws_1", ACTOR);
 
-  test("by id, else by name", () => {
-    expect(chosenApi(services, principal, "api_2").name).toBe("twin");
-    expect(chosenApi(services, principal, "shop").id).toBe("api_1");
+  test("by id, else by name", async () => {
+    expect((await chosenApi(services, principal, "api_2")).name).toBe("twin");
+    expect((await chosenApi(services, principal, "shop")).id).toBe("api_1");
   });
 
-  test("an unknown API is not found, naming it; a name two APIs share asks for the id", () => {
-    expect(() => chosenApi(services, principal, "nope")).toThrow("'nope'");
-    expect(() => chosenApi(services, principal, "twin")).toThrow("api_2, api_3");
+  test("an unknown API is not found, naming it; a name two APIs share asks for the id", async () => {
+    await expect(chosenApi(services, principal, "nope")).rejects.toThrow("'nope'");
+    await expect(chosenApi(services, principal, "twin")).rejects.toThrow("api_2, api_3");
   });
 });

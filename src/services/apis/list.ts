@@ -3,11 +3,9 @@
  * without `api.*.read_api` sees only the APIs it holds `api.<id>.read_api` for, so a key scoped to
  * one API can still find it; a key that may read no API at all gets the 403.
  */
-import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { apis } from "../../storage/schema/index.ts";
-import { likeContains } from "../../lib/like.ts";
+import { step, type Work } from "../../storage/work.ts";
 import { permittedIds, type Principal } from "../auth/index.ts";
+import type { Records } from "../../storage/records/index.ts";
 
 export interface ApiPage {
   /** keySpaceId: what the analytics tables' `key_space_id` holds for the API's keys. */
@@ -23,18 +21,15 @@ export interface ListApisInput {
 }
 
 /** Up to `limit` (default 100) live APIs by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
-export function listApis(db: Db, principal: Principal, input: ListApisInput): ApiPage {
-  const conditions: SQL[] = [eq(apis.workspaceId, principal.workspaceId), isNull(apis.deletedAt)];
-  const ids = permittedIds(principal, "api", "read_api");
-  if (ids !== null) conditions.push(inArray(apis.id, ids));
-  if (input.cursor !== undefined) conditions.push(gte(apis.id, input.cursor));
-  const search = input.search?.trim() ?? "";
-  if (search !== "") {
-    const pattern = likeContains(search);
-    const matches = or(sql`${apis.id} LIKE ${pattern} ESCAPE '\\'`, sql`${apis.name} LIKE ${pattern} ESCAPE '\\'`);
-    if (matches) conditions.push(matches);
-  }
+export function* listApis(records: Records, principal: Principal, input: ListApisInput): Work<ApiPage> {
   const limit = input.limit ?? 100;
-  const rows = db.select({ id: apis.id, name: apis.name, keySpaceId: apis.keySpaceId }).from(apis).where(and(...conditions)).orderBy(asc(apis.id)).limit(limit + 1).all();
+  const search = input.search?.trim() ?? "";
+  const rows = yield* step(records.apis.list({
+    workspaceId: principal.workspaceId,
+    ids: permittedIds(principal, "api", "read_api"),
+    ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
+    ...(search !== "" ? { search } : {}),
+    limit: limit + 1,
+  }));
   return { items: rows.slice(0, limit), cursor: rows[limit]?.id };
 }

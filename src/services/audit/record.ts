@@ -4,7 +4,8 @@
  * MAX_USER_AGENT_CHARS, so that no caller grows every entry of its changes by kilobytes.
  */
 import type { Db } from "../../storage/db.ts";
-import { auditLogs } from "../../storage/schema/index.ts";
+import { SqliteAuditStore, type AuditLogRow, type Records } from "../../storage/records/index.ts";
+import { then, type Maybe } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Actor } from "../auth/index.ts";
 
@@ -33,11 +34,10 @@ function cut(text: string, maxChars: number): string {
   return text.slice(0, highSurrogate ? maxChars - 1 : maxChars);
 }
 
-/** Writes one entry; call it inside the transaction that makes the change. Returns the log id. */
-export function recordAudit(db: Db, entry: AuditEntryInput): string {
-  const id = newId("log");
-  db.insert(auditLogs).values({
-    id,
+/** The row of an entry, with a new log id. */
+function auditRow(entry: AuditEntryInput): AuditLogRow & { id: string } {
+  return {
+    id: newId("log"),
     workspaceId: entry.workspaceId,
     time: entry.timeMs,
     event: entry.event,
@@ -48,6 +48,18 @@ export function recordAudit(db: Db, entry: AuditEntryInput): string {
     description: entry.description,
     remoteIp: entry.actor.remoteIp ?? null,
     userAgent: entry.actor.userAgent === undefined ? null : cut(entry.actor.userAgent, MAX_USER_AGENT_CHARS),
-  }).run();
-  return id;
+  };
+}
+
+/** Writes one entry in a unit of work's transaction, the one that makes the change; answers the log id. */
+export function writeAudit(records: Records, entry: AuditEntryInput): Maybe<string> {
+  const row = auditRow(entry);
+  return then(records.audit.insert(row), () => row.id);
+}
+
+/** Writes one entry; call it inside the SQLite transaction that makes the change. Returns the log id. */
+export function recordAudit(db: Db, entry: AuditEntryInput): string {
+  const row = auditRow(entry);
+  new SqliteAuditStore(db).insert(row);
+  return row.id;
 }

@@ -29,8 +29,8 @@ export const listApisRoute = (deps: RouteDeps) => operation({
       paged: true,
     }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body));
+  handle: async (body, request, info) => {
+    const page = await deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body));
     return okPage(page.items, page.cursor);
   },
 });

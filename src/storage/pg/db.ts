@@ -1,0 +1,30 @@
+/**
+ * drizzle over Bun's PostgreSQL client, the way the cluster mode's record stores use it: the types
+ * of a database or a transaction in it, and the text comparisons that answer as SQLite's do.
+ * SQLite compares text by bytes (BINARY) and its LIKE folds ASCII letters only; PostgreSQL follows
+ * the database's collation, so ids and names are compared under COLLATE "C", where both hold.
+ */
+import { SQL as BunSql } from "bun";
+import { sql, type SQL, type SQLWrapper, type TablesRelationalConfig } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sql";
+import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+
+/** A drizzle database or transaction over Bun's client, whatever its schema. */
+export type PgDb = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
+
+/** A drizzle database over a pool of `max` connections to `url`, and what closes the pool. */
+export function openPg(url: string, max: number): { db: PgDb; close(): Promise<void> } {
+  const client = new BunSql(url, { max });
+  return { db: drizzle({ client }) as unknown as PgDb, close: () => client.close() };
+}
+
+/** `value` as text compared and sorted by bytes, as SQLite's BINARY collation does. */
+export function byBytes(value: SQLWrapper): SQL {
+  return sql`${value} COLLATE "C"`;
+}
+
+/** `value LIKE pattern ESCAPE '\'` with SQLite's folding: ASCII letters only. */
+export function likeAscii(value: SQLWrapper, pattern: string): SQL {
+  return sql`${value} COLLATE "C" ILIKE ${pattern} ESCAPE '\\'`;
+}

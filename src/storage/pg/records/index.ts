@@ -1,0 +1,57 @@
+/**
+ * The cluster mode's backend of the storage seam (storage/records): the record stores on PostgreSQL,
+ * each unit of work in one SERIALIZABLE transaction, so that what a unit reads and then writes holds
+ * as it does in the embedded mode, where one process writes at a time. A transaction that PostgreSQL
+ * aborts for racing another (serialization failure, deadlock) is run again from the start, up to
+ * MAX_ATTEMPTS times. A unit that changes a workspace records the change in the same transaction
+ * (storage/pg/changes.ts), so every node drops its caches of it once it commits.
+ */
+import { recordChange, type PgTx } from "../changes.ts";
+import type { PgDb } from "../db.ts";
+import { runAsync, type Work } from "../../work.ts";
+import type { RecordBackend, Records } from "../../records/index.ts";
+import { PgApiStore } from "./apis.ts";
+import { PgAuditStore } from "./audit.ts";
+
+/** Attempts of a unit whose transactions keep racing others, before its error is answered. */
+export const MAX_ATTEMPTS = 5;
+
+/** SQLSTATEs of a transaction aborted for racing another: serialization_failure, deadlock_detected. */
+const RACE_STATES = new Set(["40001", "40P01"]);
+
+function pgStores(db: PgDb): Records {
+  return {
+    apis: new PgApiStore(db),
+    audit: new PgAuditStore(db),
+  };
+}
+
+/** True when PostgreSQL aborted the transaction for racing another (drizzle wraps the driver's error). */
+export function lostRace(error: unknown): boolean {
+  for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
+    const state = (e as { errno?: unknown }).errno;
+    if (typeof state === "string" && RACE_STATES.has(state)) return true;
+  }
+  return false;
+}
+
+export function clusterRecords(db: PgDb): RecordBackend {
+  const attempt = <T>(workspaceId: string | null, unit: (records: Records) => Work<T>) =>
+    db.transaction(async (tx) => {
+      const out = await runAsync(unit(pgStores(tx as unknown as PgDb)));
+      if (workspaceId !== null) await recordChange(tx as unknown as PgTx, workspaceId);
+      return out;
+    }, { isolationLevel: "serializable" });
+  return {
+    async write(workspaceId, unit) {
+      for (let attempts = 1; ; attempts++) {
+        try {
+          return await attempt(workspaceId, unit);
+        } catch (error) {
+          if (attempts >= MAX_ATTEMPTS || !lostRace(error)) throw error;
+        }
+      }
+    },
+    read: (unit) => runAsync(unit(pgStores(db))),
+  };
+}

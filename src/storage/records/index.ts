@@ -1,0 +1,45 @@
+/**
+ * The storage seam: every record store the services use, and the backend that runs their units of
+ * work (storage/work.ts) in a transaction. The embedded backend is drizzle over the SQLite file,
+ * answering synchronously so that an embedded request never waits on a promise; the cluster one
+ * (pg/records) is drizzle over PostgreSQL. A service written against `RecordBackend` does not know
+ * which one it runs on; test/storage/records/ holds both to the same answers.
+ */
+import { inTransaction, type Storage } from "../db.ts";
+import { runNow, type Maybe, type Work } from "../work.ts";
+import { SqliteApiStore, type ApiStore } from "./apis.ts";
+export { SqliteApiStore } from "./apis.ts";
+import { SqliteAuditStore, type AuditStore } from "./audit.ts";
+export { SqliteAuditStore } from "./audit.ts";
+
+export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
+export type { AuditLogRow, AuditStore } from "./audit.ts";
+
+export interface Records {
+  apis: ApiStore;
+  audit: AuditStore;
+}
+
+export interface RecordBackend {
+  /**
+   * Runs `unit` in one transaction, all or nothing, and answers what it returns. `workspaceId`: the
+   * workspace whose records it changes, of which the cluster tells every node (null: none yet).
+   * A unit may run more than once when PostgreSQL aborts a transaction that raced another: it must
+   * not act outside its stores before it returns.
+   */
+  write<T>(workspaceId: string | null, unit: (records: Records) => Work<T>): Maybe<T>;
+  /** Runs `unit`'s reads outside a transaction. */
+  read<T>(unit: (records: Records) => Work<T>): Maybe<T>;
+}
+
+/** The embedded backend: the SQLite file's stores, every unit run to its end at once. */
+export function embeddedRecords(storage: Storage): RecordBackend {
+  const records: Records = {
+    apis: new SqliteApiStore(storage.db),
+    audit: new SqliteAuditStore(storage.db),
+  };
+  return {
+    write: (_workspaceId, unit) => inTransaction(storage, () => runNow(unit(records))),
+    read: (unit) => runNow(unit(records)),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The storage seam's two backends for one contract suite: `eachBackend` declares the suite once
+ * against the embedded backend (a migrated SQLite file in a temporary directory) and once against
+ * the cluster backend (a fresh migrated PostgreSQL database on a server started for the file), a new
+ * database for every test.
+ */
+import { afterEach, describe } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStorage } from "../../../src/storage/db.ts";
+import { applyMigrations } from "../../../src/storage/migrate.ts";
+import { embeddedRecords, type RecordBackend } from "../../../src/storage/records/index.ts";
+import { clusterRecords } from "../../../src/storage/pg/records/index.ts";
+import { openPg } from "../../../src/storage/pg/db.ts";
+import * as sqliteSchema from "../../../src/storage/schema/index.ts";
+import * as pgSchema from "../../../src/storage/pg/schema/index.ts";
+import { postgresForFile } from "../../cluster/pg-database.ts";
+import { missing, skipWithout } from "../../support/tools.ts";
+
+export interface TestBackend {
+  readonly records: RecordBackend;
+  /** Inserts a workspace row, as the records of other domains need one. */
+  workspace(id: string, name?: string): Promise<void>;
+}
+
+export type BackendKind = "embedded" | "cluster";
+
+/** Declares `suite` for each backend; `open()` gives a fresh one inside a test. */
+export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: BackendKind) => void): void {
+  describe("embedded (SQLite)", () => {
+    const closers: Array<() => void> = [];
+    afterEach(() => {
+      for (const close of closers.splice(0)) close();
+    });
+    suite(async () => {
+      const dir = mkdtempSync(join(tmpdir(), "tollgate-records-"));
+      const storage = openStorage(join(dir, "tollgate.db"));
+      applyMigrations(storage.sqlite);
+      closers.push(() => {
+        storage.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+      return {
+        records: embeddedRecords(storage),
+        async workspace(id, name = id) {
+          storage.db.insert(sqliteSchema.workspaces).values({ id, name, createdAt: 1 }).run();
+        },
+      };
+    }, "embedded");
+  });
+
+  describe.skipIf(skipWithout(missing.postgres(), "PostgreSQL"))("cluster (PostgreSQL)", () => {
+    const closers: Array<() => Promise<void>> = [];
+    const pg = postgresForFile(async () => {
+      for (const close of closers.splice(0)) await close();
+    });
+    suite(async () => {
+      const { db, close } = openPg(await pg.freshDatabase(), 4);
+      closers.push(close);
+      return {
+        records: clusterRecords(db),
+        async workspace(id, name = id) {
+          await db.insert(pgSchema.workspaces).values({ id, name, createdAt: 1 });
+        },
+      };
+    }, "cluster");
+  });
+}
