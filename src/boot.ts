@@ -107,7 +107,7 @@ export function buildServices(
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
-    identities: new IdentityService({ storage, clock, cache }),
+    identities: new IdentityService({ records, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, changesElsewhere, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {

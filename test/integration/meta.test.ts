@@ -28,50 +28,43 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 /** Each route that takes meta, called through its service with `meta`; returns what it stored, read back. */
-const writers: Array<[string, (meta: Record<string, unknown>, n: number) => unknown]> = [
-  ["keys.createKey", (meta) => {
-    const { keyId } = h.running.services.keys.createKey(principal, { apiId, meta });
-    return h.running.services.keys.getKey(principal, { keyId }).meta;
+const writers: Array<[string, (meta: Record<string, unknown>, n: number) => Promise<unknown>]> = [
+  ["keys.createKey", async (meta) => {
+    const { keyId } = await h.running.services.keys.createKey(principal, { apiId, meta });
+    return (await h.running.services.keys.getKey(principal, { keyId })).meta;
   }],
-  ["keys.updateKey", (meta, n) => {
-    const { keyId } = h.running.services.keys.createKey(principal, { apiId, name: `update-${n}` });
-    h.running.services.keys.updateKey(principal, { keyId, meta });
-    return h.running.services.keys.getKey(principal, { keyId }).meta;
+  ["keys.updateKey", async (meta, n) => {
+    const { keyId } = await h.running.services.keys.createKey(principal, { apiId, name: `update-${n}` });
+    await h.running.services.keys.updateKey(principal, { keyId, meta });
+    return (await h.running.services.keys.getKey(principal, { keyId })).meta;
   }],
-  ["identities.createIdentity", (meta, n) => {
-    const { identityId } = h.running.services.identities.createIdentity(principal, { externalId: `create_${n}`, meta });
-    return h.running.services.identities.getIdentity(principal, { identity: identityId }).meta;
+  ["identities.createIdentity", async (meta, n) => {
+    const { identityId } = await h.running.services.identities.createIdentity(principal, { externalId: `create_${n}`, meta });
+    return (await h.running.services.identities.getIdentity(principal, { identity: identityId })).meta;
   }],
-  ["identities.updateIdentity", (meta, n) => {
-    const { identityId } = h.running.services.identities.createIdentity(principal, { externalId: `update_${n}` });
-    return h.running.services.identities.updateIdentity(principal, { identity: identityId, meta }).meta;
+  ["identities.updateIdentity", async (meta, n) => {
+    const { identityId } = await h.running.services.identities.createIdentity(principal, { externalId: `update_${n}` });
+    return (await h.running.services.identities.updateIdentity(principal, { identity: identityId, meta })).meta;
   }],
 ];
 
 describe("the 1 MB bound, at the services", () => {
   let n = 0;
-  test.each(writers)("%s: exactly 1,048,576 bytes of JSON is stored", (_, write) => {
+  test.each(writers)("%s: exactly 1,048,576 bytes of JSON is stored", async (_, write) => {
     const meta = metaOfBytes(MAX_META_BYTES);
     expect(JSON.stringify(meta).length).toBe(MAX_META_BYTES);
-    expect(write(meta, n++)).toEqual(meta);
+    expect(await write(meta, n++)).toEqual(meta);
   });
 
-  test.each(writers)("%s: one byte more is 400 with upstream's detail", (_, write) => {
-    const error = (() => {
-      try {
-        write(metaOfBytes(MAX_META_BYTES + 1), n++);
-      } catch (e) {
-        return e as { code?: string; message?: string };
-      }
-      return undefined;
-    })();
+  test.each(writers)("%s: one byte more is 400 with upstream's detail", async (_, write) => {
+    const error = await write(metaOfBytes(MAX_META_BYTES + 1), n++).then(() => undefined, (e: unknown) => e as { code?: string; message?: string });
     expect(error).toMatchObject({ code: "invalid_input", message: TOO_LARGE });
   });
 
-  test.each(writers)("%s: bytes count, not characters (two-byte characters)", (_, write) => {
+  test.each(writers)("%s: bytes count, not characters (two-byte characters)", async (_, write) => {
     const meta = metaOfBytes(MAX_META_BYTES + 1, "é", 2);
     expect(JSON.stringify(meta).length).toBeLessThan(MAX_META_BYTES);
-    expect(() => write(meta, n++)).toThrow(TOO_LARGE);
+    await expect(write(meta, n++)).rejects.toThrow(TOO_LARGE);
   });
 
   test("nothing is stored when the meta is too large", () => {

@@ -1,19 +1,14 @@
 /** identities.*: create, read, list, update and soft-delete identities and their shared limits. */
-import { eq } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { identities } from "../../storage/schema/index.ts";
+import { DuplicateRecord, type RecordBackend, type Records } from "../../storage/records/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
-import { recordAudit } from "../audit/index.ts";
+import { writeAudit } from "../audit/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
-import {
-  findLiveIdentity, listLiveIdentities, loadIdentityRatelimits, replaceRatelimits,
-  type IdentitySummary, type RatelimitConfig, type RatelimitInput,
-} from "./records.ts";
+import { findLiveIdentityIn, replaceRatelimitsIn, type IdentitySummary, type RatelimitConfig, type RatelimitInput } from "./records.ts";
 
 /** An identity as the API returns it: `meta` as stored (`{}` when none), limits by name. */
 export interface IdentityView {
@@ -42,7 +37,7 @@ export interface IdentityPage {
 }
 
 export interface IdentityDeps {
-  storage: Storage;
+  records: RecordBackend;
   clock: Clock;
   cache: KeyCacheInvalidator;
 }
@@ -56,14 +51,6 @@ function assertUniqueNames(limits: readonly RatelimitInput[] | undefined): void 
   }
 }
 
-/** Whether `error` (or its cause) is SQLite refusing a second live identity with one externalId. */
-function isDuplicateExternalId(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e.message.includes("UNIQUE constraint failed: identities.workspace_id, identities.external_id")) return true;
-  }
-  return false;
-}
-
 function identityNotFound(): AppError {
   return new AppError("identity_not_found", { detail: "This identity does not exist." });
 }
@@ -72,27 +59,39 @@ function toView(identity: IdentitySummary, ratelimits: RatelimitConfig[]): Ident
   return { id: identity.id, externalId: identity.externalId, meta: identity.meta ?? {}, ratelimits };
 }
 
+/** The identity with its limits, as the API returns it. */
+function* viewOf(records: Records, identity: IdentitySummary): Work<IdentityView> {
+  const limits = yield* step(records.limits.loadForIdentities([identity.id]));
+  return toView(identity, limits.get(identity.id) ?? []);
+}
+
+/** The live identity `ref` (id or externalId) of the workspace; 404 when there is none. */
+function* liveIdentity(records: Records, workspaceId: string, ref: string): Work<IdentitySummary> {
+  const found = yield* findLiveIdentityIn(records, workspaceId, ref);
+  if (!found) throw identityNotFound();
+  return found;
+}
+
 export class IdentityService {
   constructor(private readonly deps: IdentityDeps) {}
 
   /** Creates an identity with its limits. Needs `identity.*.create_identity`; a live duplicate externalId is 409. */
-  createIdentity(principal: Principal, input: CreateIdentityInput): { identityId: string } {
+  createIdentity(principal: Principal, input: CreateIdentityInput): Maybe<{ identityId: string }> {
     requirePermission(principal, "identity", "*", "create_identity");
     assertMetaSize(input.meta);
     assertUniqueNames(input.ratelimits);
-    const { db } = this.deps.storage;
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    return inTransaction(this.deps.storage, () => {
+    return this.deps.records.write(ws, function* (r) {
       const identityId = newId("id");
       try {
-        db.insert(identities).values({ id: identityId, workspaceId: ws, externalId: input.externalId, meta: input.meta ?? {}, createdAt: now }).run();
+        yield r.identities.insert({ id: identityId, workspaceId: ws, externalId: input.externalId, meta: input.meta ?? {}, createdAt: now });
       } catch (error) {
-        if (!isDuplicateExternalId(error)) throw error;
+        if (!(error instanceof DuplicateRecord)) throw error;
         throw new AppError("identity_already_exists", { detail: `Identity with externalId '${input.externalId}' already exists in this workspace.` });
       }
-      if (input.ratelimits?.length) replaceRatelimits(db, ws, { identityId }, input.ratelimits, now);
-      recordAudit(db, {
+      if (input.ratelimits?.length) yield* replaceRatelimitsIn(r, ws, { identityId }, input.ratelimits, now);
+      yield writeAudit(r, {
         workspaceId: ws, event: "identity.create", actor: principal.actor, timeMs: now,
         resources: [{ type: "identity", id: identityId, name: input.externalId }], description: `Created identity ${identityId}`,
       });
@@ -101,81 +100,89 @@ export class IdentityService {
   }
 
   /** One live identity by id or externalId. Needs `identity.*.read_identity` or `identity.<id>.read_identity`. */
-  getIdentity(principal: Principal, input: { identity: string }): IdentityView {
+  getIdentity(principal: Principal, input: { identity: string }): Maybe<IdentityView> {
     const wildcard = can(principal, "identity", "*", "read_identity");
-    const { db } = this.deps.storage;
-    const found = findLiveIdentity(db, principal.workspaceId, input.identity);
-    // Without the wildcard grant, a missing identity is 403 too, so the answer leaks nothing.
-    if (!wildcard && (!found || !can(principal, "identity", found.id, "read_identity"))) {
-      requirePermission(principal, "identity", "*", "read_identity");
-    }
-    if (!found) throw identityNotFound();
-    return toView(found, loadIdentityRatelimits(db, [found.id]).get(found.id) ?? []);
+    return this.deps.records.read(function* (r) {
+      const found = yield* findLiveIdentityIn(r, principal.workspaceId, input.identity);
+      // Without the wildcard grant, a missing identity is 403 too, so the answer leaks nothing.
+      if (!wildcard && (!found || !can(principal, "identity", found.id, "read_identity"))) {
+        requirePermission(principal, "identity", "*", "read_identity");
+      }
+      if (!found) throw identityNotFound();
+      return yield* viewOf(r, found);
+    });
   }
 
   /**
    * A page of live identities by id ascending (limit 1..100, default 100). Without
    * `identity.*.read_identity`, every row of the page needs `identity.<id>.read_identity` (else 403).
    */
-  listIdentities(principal: Principal, input: { limit?: number; cursor?: string; search?: string }): IdentityPage {
-    const { db } = this.deps.storage;
+  listIdentities(principal: Principal, input: { limit?: number; cursor?: string; search?: string }): Maybe<IdentityPage> {
     const limit = input.limit ?? 100;
-    const rows = listLiveIdentities(db, principal.workspaceId, { ...input, limit: limit + 1 });
-    const page = rows.slice(0, limit);
-    if (!can(principal, "identity", "*", "read_identity")) {
-      if (page.length === 0 || page.some((r) => !can(principal, "identity", r.id, "read_identity"))) {
-        requirePermission(principal, "identity", "*", "read_identity");
+    const search = input.search?.trim() ?? "";
+    return this.deps.records.read(function* (r) {
+      const rows = yield* step(r.identities.list({
+        workspaceId: principal.workspaceId, limit: limit + 1,
+        ...(input.cursor !== undefined ? { cursor: input.cursor } : {}), ...(search !== "" ? { search } : {}),
+      }));
+      const page = rows.slice(0, limit);
+      if (!can(principal, "identity", "*", "read_identity")) {
+        if (page.length === 0 || page.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
+          requirePermission(principal, "identity", "*", "read_identity");
+        }
       }
-    }
-    const limits = loadIdentityRatelimits(db, page.map((r) => r.id));
-    return { items: page.map((r) => toView(r, limits.get(r.id) ?? [])), cursor: rows[limit]?.id };
+      const limits = yield* step(r.limits.loadForIdentities(page.map((row) => row.id)));
+      return { items: page.map((row) => toView(row, limits.get(row.id) ?? [])), cursor: rows[limit]?.id };
+    });
   }
 
   /**
    * Replaces `meta` (`{}` clears) and/or the whole set of limits (by name; `[]` clears) and returns
    * the identity as stored. Needs `identity.*.update_identity`.
    */
-  updateIdentity(principal: Principal, input: UpdateIdentityInput): IdentityView {
+  updateIdentity(principal: Principal, input: UpdateIdentityInput): Maybe<IdentityView> {
     requirePermission(principal, "identity", "*", "update_identity");
     assertMetaSize(input.meta);
     assertUniqueNames(input.ratelimits);
-    const { db } = this.deps.storage;
+    const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    const view = inTransaction(this.deps.storage, () => {
-      const found = findLiveIdentity(db, principal.workspaceId, input.identity);
-      if (!found) throw identityNotFound();
+    const view = this.deps.records.write(ws, function* (r) {
+      const found = yield* liveIdentity(r, ws, input.identity);
       const meta = input.meta ?? found.meta;
-      db.update(identities).set({ updatedAt: now, ...(input.meta !== undefined ? { meta: input.meta } : {}) }).where(eq(identities.id, found.id)).run();
-      if (input.ratelimits !== undefined) replaceRatelimits(db, principal.workspaceId, { identityId: found.id }, input.ratelimits, now);
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "identity.update", actor: principal.actor, timeMs: now,
+      yield r.identities.update(found.id, { updatedAt: now, ...(input.meta !== undefined ? { meta: input.meta } : {}) });
+      if (input.ratelimits !== undefined) yield* replaceRatelimitsIn(r, ws, { identityId: found.id }, input.ratelimits, now);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "identity.update", actor: principal.actor, timeMs: now,
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Updated identity ${found.id}`,
       });
-      return toView({ ...found, meta }, loadIdentityRatelimits(db, [found.id]).get(found.id) ?? []);
+      return yield* viewOf(r, { ...found, meta });
     });
-    this.deps.cache.workspaceChanged(principal.workspaceId);
-    return view;
+    return then(view, (changed) => {
+      this.deps.cache.workspaceChanged(ws);
+      return changed;
+    });
   }
 
   /**
    * Soft-deletes an identity: its externalId is free again at once; its keys keep working, without
    * the identity. Needs `identity.*.delete_identity`.
    */
-  deleteIdentity(principal: Principal, input: { identity: string }): Record<string, never> {
+  deleteIdentity(principal: Principal, input: { identity: string }): Maybe<Record<string, never>> {
     requirePermission(principal, "identity", "*", "delete_identity");
-    const { db } = this.deps.storage;
+    const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    inTransaction(this.deps.storage, () => {
-      const found = findLiveIdentity(db, principal.workspaceId, input.identity);
-      if (!found) throw identityNotFound();
+    const deleted = this.deps.records.write(ws, function* (r) {
+      const found = yield* liveIdentity(r, ws, input.identity);
       // The externalId index covers live rows only, so older deleted rows with this externalId never collide.
-      db.update(identities).set({ deletedAt: now, updatedAt: now }).where(eq(identities.id, found.id)).run();
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "identity.delete", actor: principal.actor, timeMs: now,
+      yield r.identities.markDeleted(found.id, now);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "identity.delete", actor: principal.actor, timeMs: now,
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Deleted identity ${found.id}`,
       });
     });
-    this.deps.cache.workspaceChanged(principal.workspaceId);
-    return {};
+    return then(deleted, () => {
+      this.deps.cache.workspaceChanged(ws);
+      return {};
+    });
   }
 }

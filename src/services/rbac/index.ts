@@ -5,12 +5,17 @@
  * The helpers here take a Db and run inside the caller's transaction; RbacService (service.ts) is
  * the permissions.* API.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../storage/db.ts";
-import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
+import { sqliteRecords, type Records } from "../../storage/records/index.ts";
+import { runNow, step, type Work } from "../../storage/work.ts";
 import { AppError } from "../../errors/app-error.ts";
 
-export { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
+/** `text` with ASCII letters lowered, as SQLite's lower() and the unique indexes of names fold it. */
+function lowerAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+export { ensurePermissions, missingPermissionSlugs, ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
 export { setKeyPermissions, setKeyRoles, setRolePermissionIds } from "./links.ts";
 export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps } from "./service.ts";
 
@@ -18,14 +23,13 @@ export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps }
  * Ids of the roles with these names (case-insensitive), unique, in request order (names differing
  * only in case name one role); 404 `role_not_found` for the first missing one.
  */
-export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {
+export function* findRoleIdsIn(records: Records, workspaceId: string, names: readonly string[]): Work<string[]> {
   const unique = [...new Set(names)];
   if (unique.length === 0) return [];
-  const rows = db.select({ id: roles.id, name: roles.name }).from(roles)
-    .where(and(eq(roles.workspaceId, workspaceId), inArray(sql`lower(${roles.name})`, unique.map((n) => n.toLowerCase())))).all();
-  const byName = new Map(rows.map((r) => [r.name.toLowerCase(), r.id]));
+  const rows = yield* step(records.rbac.rolesNamed(workspaceId, unique.map(lowerAscii)));
+  const byName = new Map(rows.map((r) => [lowerAscii(r.name), r.id]));
   const ids = unique.map((name) => {
-    const id = byName.get(name.toLowerCase());
+    const id = byName.get(lowerAscii(name));
     if (!id) throw new AppError("role_not_found", { detail: `Role '${name}' was not found.` });
     return id;
   });
@@ -33,14 +37,17 @@ export function findRoleIds(db: Db, workspaceId: string, names: readonly string[
 }
 
 /** A key's role names (sorted) and every permission slug it holds, directly or through roles (sorted, unique). */
+export function* loadKeyAccessIn(records: Records, keyId: string): Work<{ roles: string[]; permissions: string[] }> {
+  const roleRows = yield* step(records.rbac.keyRoles(keyId));
+  const direct = yield* step(records.rbac.keyPermissionSlugs(keyId));
+  const viaRoles = yield* step(records.rbac.rolePermissionSlugs(roleRows.map((r) => r.id)));
+  return { roles: roleRows.map((r) => r.name).sort(), permissions: [...new Set([...direct, ...viaRoles])].sort() };
+}
+
+export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {
+  return runNow(findRoleIdsIn(sqliteRecords(db), workspaceId, names));
+}
+
 export function loadKeyAccess(db: Db, keyId: string): { roles: string[]; permissions: string[] } {
-  const roleRows = db.select({ id: roles.id, name: roles.name }).from(keyRoles)
-    .innerJoin(roles, eq(roles.id, keyRoles.roleId)).where(eq(keyRoles.keyId, keyId)).all();
-  const direct = db.select({ slug: permissions.slug }).from(keyPermissions)
-    .innerJoin(permissions, eq(permissions.id, keyPermissions.permissionId)).where(eq(keyPermissions.keyId, keyId)).all();
-  const viaRoles = roleRows.length === 0 ? [] : db.select({ slug: permissions.slug }).from(rolePermissions)
-    .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
-    .where(inArray(rolePermissions.roleId, roleRows.map((r) => r.id))).all();
-  const slugs = new Set([...direct, ...viaRoles].map((p) => p.slug));
-  return { roles: roleRows.map((r) => r.name).sort(), permissions: [...slugs].sort() };
+  return runNow(loadKeyAccessIn(sqliteRecords(db), keyId));
 }

@@ -1,25 +1,22 @@
-/** The link tables of keys and roles: each setter replaces one owner's whole set, in the caller's transaction. */
-import { eq } from "drizzle-orm";
+/**
+ * The link tables of keys and roles, for callers not yet on the record stores (the stores' own
+ * setters: records.rbac.setKeyPermissions, setKeyRoles, setRolePermissions). Each replaces one
+ * owner's whole set, in the caller's transaction.
+ */
 import type { Db } from "../../storage/db.ts";
-import { keyPermissions, keyRoles, rolePermissions } from "../../storage/schema/index.ts";
+import { SqliteRbacStore } from "../../storage/records/index.ts";
 
 /** Replaces a key's direct permissions. */
 export function setKeyPermissions(db: Db, workspaceId: string, keyId: string, permissionIds: readonly string[], nowMs: number): void {
-  db.delete(keyPermissions).where(eq(keyPermissions.keyId, keyId)).run();
-  if (permissionIds.length === 0) return;
-  db.insert(keyPermissions).values(permissionIds.map((permissionId) => ({ keyId, permissionId, workspaceId, createdAt: nowMs }))).run();
+  new SqliteRbacStore(db).setKeyPermissions(workspaceId, keyId, permissionIds, nowMs);
 }
 
 /** Replaces a role's permissions. */
 export function setRolePermissionIds(db: Db, workspaceId: string, roleId: string, permissionIds: readonly string[], nowMs: number): void {
-  db.delete(rolePermissions).where(eq(rolePermissions.roleId, roleId)).run();
-  if (permissionIds.length === 0) return;
-  db.insert(rolePermissions).values(permissionIds.map((permissionId) => ({ roleId, permissionId, workspaceId, createdAt: nowMs }))).run();
+  new SqliteRbacStore(db).setRolePermissions(workspaceId, roleId, permissionIds, nowMs);
 }
 
 /** Replaces a key's roles. */
 export function setKeyRoles(db: Db, workspaceId: string, keyId: string, roleIds: readonly string[], nowMs: number): void {
-  db.delete(keyRoles).where(eq(keyRoles.keyId, keyId)).run();
-  if (roleIds.length === 0) return;
-  db.insert(keyRoles).values(roleIds.map((roleId) => ({ keyId, roleId, workspaceId, createdAt: nowMs }))).run();
+  new SqliteRbacStore(db).setKeyRoles(workspaceId, keyId, roleIds, nowMs);
 }

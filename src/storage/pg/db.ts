@@ -9,6 +9,7 @@ import { sql, type SQL, type SQLWrapper, type TablesRelationalConfig } from "dri
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
 import type { PgDatabase } from "drizzle-orm/pg-core";
+import { DuplicateRecord } from "../records/errors.ts";
 
 /** A drizzle database or transaction over Bun's client, whatever its schema. */
 export type PgDb = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
@@ -27,4 +28,16 @@ export function byBytes(value: SQLWrapper): SQL {
 /** `value LIKE pattern ESCAPE '\'` with SQLite's folding: ASCII letters only. */
 export function likeAscii(value: SQLWrapper, pattern: string): SQL {
   return sql`${value} COLLATE "C" ILIKE ${pattern} ESCAPE '\\'`;
+}
+
+/** Awaits `write`; PostgreSQL's refusal of a duplicate in a unique index (23505) becomes DuplicateRecord. */
+export async function rethrowPgDuplicate<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
+      if ((e as { errno?: unknown }).errno === "23505") throw new DuplicateRecord({ cause: error });
+    }
+    throw error;
+  }
 }

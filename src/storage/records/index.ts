@@ -5,19 +5,32 @@
  * (pg/records) is drizzle over PostgreSQL. A service written against `RecordBackend` does not know
  * which one it runs on; test/storage/records/ holds both to the same answers.
  */
-import { inTransaction, type Storage } from "../db.ts";
+import { inTransaction, type Db, type Storage } from "../db.ts";
 import { runNow, type Maybe, type Work } from "../work.ts";
 import { SqliteApiStore, type ApiStore } from "./apis.ts";
 export { SqliteApiStore } from "./apis.ts";
 import { SqliteAuditStore, type AuditStore } from "./audit.ts";
 export { SqliteAuditStore } from "./audit.ts";
+import { SqliteIdentityStore, SqliteRatelimitConfigStore, type IdentityStore, type RatelimitConfigStore } from "./identities.ts";
+import { SqliteRbacStore, type RbacStore } from "./rbac.ts";
+export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts";
+export { SqliteRbacStore } from "./rbac.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogRow, AuditStore } from "./audit.ts";
+export type {
+  IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
+} from "./identities.ts";
+export type { PermissionRow, RbacStore } from "./rbac.ts";
+export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
   apis: ApiStore;
   audit: AuditStore;
+  identities: IdentityStore;
+  /** The named rate limits of keys and identities. */
+  limits: RatelimitConfigStore;
+  rbac: RbacStore;
 }
 
 export interface RecordBackend {
@@ -32,12 +45,20 @@ export interface RecordBackend {
   read<T>(unit: (records: Records) => Work<T>): Maybe<T>;
 }
 
+/** The stores over one SQLite database, answering synchronously. */
+export function sqliteRecords(db: Db): Records {
+  return {
+    apis: new SqliteApiStore(db),
+    audit: new SqliteAuditStore(db),
+    identities: new SqliteIdentityStore(db),
+    limits: new SqliteRatelimitConfigStore(db),
+    rbac: new SqliteRbacStore(db),
+  };
+}
+
 /** The embedded backend: the SQLite file's stores, every unit run to its end at once. */
 export function embeddedRecords(storage: Storage): RecordBackend {
-  const records: Records = {
-    apis: new SqliteApiStore(storage.db),
-    audit: new SqliteAuditStore(storage.db),
-  };
+  const records = sqliteRecords(storage.db);
   return {
     write: (_workspaceId, unit) => inTransaction(storage, () => runNow(unit(records))),
     read: (unit) => runNow(unit(records)),

@@ -18,9 +18,9 @@ export const listIdentitiesRoute = (deps: RouteDeps) => operation({
     summary: "List identities", tags: ["identities"], description: "Live identities, paginated by id. Needs `identity.*.read_identity` (or a per-identity grant for every row).",
     ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const query = optionalObjectBody(body);
-    const page = deps.services.identities.listIdentities(deps.principal(request, info), query);
+    const page = await deps.services.identities.listIdentities(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },
 });

@@ -12,6 +12,8 @@ import { runAsync, type Work } from "../../work.ts";
 import type { RecordBackend, Records } from "../../records/index.ts";
 import { PgApiStore } from "./apis.ts";
 import { PgAuditStore } from "./audit.ts";
+import { PgIdentityStore, PgRatelimitConfigStore } from "./identities.ts";
+import { PgRbacStore } from "./rbac.ts";
 
 /** Attempts of a unit whose transactions keep racing others, before its error is answered. */
 export const MAX_ATTEMPTS = 5;
@@ -23,6 +25,9 @@ function pgStores(db: PgDb): Records {
   return {
     apis: new PgApiStore(db),
     audit: new PgAuditStore(db),
+    identities: new PgIdentityStore(db),
+    limits: new PgRatelimitConfigStore(db),
+    rbac: new PgRbacStore(db),
   };
 }
 
