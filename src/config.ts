@@ -67,6 +67,24 @@ export interface Config {
   trustedProxies: AddressRange[];
   /** Bounds of every connection and request (http/body-reader.ts, http/in-flight.ts, boot.ts). */
   http: HttpBounds;
+  /** The cluster mode's servers (TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL); undefined: the embedded mode. */
+  cluster: ClusterConfig | undefined;
+}
+
+export interface ClusterConfig {
+  /** postgres:// URL of the database that holds every record. */
+  databaseUrl: string;
+  /** Connections this node keeps to PostgreSQL. */
+  databasePoolSize: number;
+  /** redis:// URL of the server that holds the rate-limit windows. */
+  redisUrl: string;
+  /**
+   * What a rate limit answers while Redis cannot be reached: `open` lets the request through (as
+   * if under its limit), `closed` refuses it (as if limited).
+   */
+  redisUnreachable: "open" | "closed";
+  /** How often a node looks for changes whose notice it missed (storage/pg/changes.ts). */
+  changePollMs: number;
 }
 
 export interface HttpBounds {
@@ -182,6 +200,35 @@ function url(r: Reader, name: string): string | undefined {
   }
 }
 
+/** A URL whose scheme is one of `protocols` (e.g. "postgres:"), or undefined when unset. */
+function serverUrl(r: Reader, name: string, protocols: readonly string[]): string | undefined {
+  const raw = r.env[name];
+  if (raw === undefined || raw === "") return took(r, name, undefined);
+  const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!parsed || !protocols.includes(parsed.protocol) || parsed.hostname === "") {
+    // Not echoed: the value may hold a password.
+    r.problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(" or ")} URL with a host`);
+    return undefined;
+  }
+  return took(r, name, raw);
+}
+
+/** The cluster mode: both servers or neither. */
+function cluster(r: Reader): ClusterConfig | undefined {
+  const databaseUrl = serverUrl(r, "TOLLGATE_DATABASE_URL", ["postgres:", "postgresql:"]);
+  const redisUrl = serverUrl(r, "TOLLGATE_REDIS_URL", ["redis:", "rediss:"]);
+  const databasePoolSize = int(r, "TOLLGATE_DATABASE_POOL", 10, 1, 1000);
+  const redisUnreachable = oneOf(r, "TOLLGATE_REDIS_UNREACHABLE", "open", ["open", "closed"] as const);
+  const changePollMs = int(r, "TOLLGATE_CLUSTER_CHANGE_POLL_MS", 100, 10, 60_000);
+  const setDatabase = (r.env.TOLLGATE_DATABASE_URL ?? "") !== "";
+  const setRedis = (r.env.TOLLGATE_REDIS_URL ?? "") !== "";
+  if (setDatabase !== setRedis) {
+    r.problems.push(`the cluster mode needs both TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL (${setDatabase ? "TOLLGATE_REDIS_URL" : "TOLLGATE_DATABASE_URL"} is unset); set neither for the embedded mode`);
+  }
+  if (databaseUrl === undefined || redisUrl === undefined) return undefined;
+  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs };
+}
+
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
   const raw = str(r, name, fallback);
   if (raw.trim() === "none") return took(r, name, [], "none");
@@ -217,7 +264,7 @@ export function loadConfig(env: Env): Config {
 }
 
 /** Variables whose values are secrets: `effectiveSettings` shows only whether they are set. */
-export const SECRET_VARIABLES: ReadonlySet<string> = new Set(["TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY"]);
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set(["TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY", "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL"]);
 
 /**
  * Every variable of CONFIG_VARIABLES and the value it takes in `env` (defaults included), secrets
@@ -276,6 +323,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
       // At least 10 MiB, so that one body at the largest route limit always fits.
       bodyBufferBytes: int(r, "TOLLGATE_BODY_BUFFER_MIB", DEFAULT_HTTP_BOUNDS.bodyBufferBytes / MiB, 10, 65_536) * MiB,
     },
+    cluster: cluster(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return { config, effective: r.effective };
@@ -320,4 +368,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
   ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],
   ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
+  ["TOLLGATE_DATABASE_URL", "postgres:// URL: the cluster mode keeps every record in this PostgreSQL database (with TOLLGATE_REDIS_URL; neither: the embedded SQLite mode)"],
+  ["TOLLGATE_REDIS_URL", "redis:// URL: the cluster mode keeps its rate-limit windows in this Redis (with TOLLGATE_DATABASE_URL)"],
+  ["TOLLGATE_DATABASE_POOL", "connections one node keeps to PostgreSQL in the cluster mode (default 10)"],
+  ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
+  ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
 ];

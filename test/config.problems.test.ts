@@ -117,6 +117,35 @@ describe("TOLLGATE_MASTER_KEY must be base64 of exactly 32 bytes", () => {
   });
 });
 
+describe("the cluster mode's servers", () => {
+  test("one server without the other is a problem naming the missing one", () => {
+    expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg" })).toEqual([expect.stringContaining("TOLLGATE_REDIS_URL")]);
+    expect(problemsOf({ TOLLGATE_REDIS_URL: "redis://localhost" })).toEqual([expect.stringContaining("TOLLGATE_DATABASE_URL")]);
+  });
+
+  test.each([
+    ["TOLLGATE_DATABASE_URL", "mysql://u:hunter2@localhost/tg"],
+    ["TOLLGATE_DATABASE_URL", "localhost:5432"],
+    ["TOLLGATE_REDIS_URL", "http://u:hunter2@localhost:6379"],
+    ["TOLLGATE_REDIS_URL", "redis://"],
+  ])("%s=%s is refused without echoing the URL (it may hold a password)", (name, value) => {
+    const other: Record<string, string> = name === "TOLLGATE_DATABASE_URL" ? { TOLLGATE_REDIS_URL: "redis://localhost" } : { TOLLGATE_DATABASE_URL: "postgres://localhost/tg" };
+    const problems = problemsOf({ ...other, [name]: value });
+    expect(problems).toEqual([expect.stringContaining(name)]);
+    expect(problems.join("\n")).not.toContain("hunter2");
+    expect(problems.join("\n")).not.toContain("localhost");
+  });
+
+  test.each([
+    ["TOLLGATE_DATABASE_POOL", "0"],
+    ["TOLLGATE_REDIS_UNREACHABLE", "maybe"],
+    ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "5"],
+  ])("rejects %s=%s", (name, value) => {
+    expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg", TOLLGATE_REDIS_URL: "redis://localhost", [name]: value }))
+      .toEqual([expect.stringContaining(name)]);
+  });
+});
+
 describe("several problems at once", () => {
   test("every bad variable is reported in one ConfigError, in a stable order", () => {
     const problems = problemsOf({

@@ -35,6 +35,7 @@ describe("defaults", () => {
       metricsMaxApis: 1000,
       trustedProxies: [],
       http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * 1024 * 1024 },
+      cluster: undefined,
     });
   });
 
@@ -57,6 +58,7 @@ describe("defaults", () => {
       "TOLLGATE_RATELIMIT_MEMORY_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "TOLLGATE_ROOT_KEY",
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
+      "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
     ].sort());
   });
 });
@@ -101,6 +103,11 @@ describe("valid values", () => {
       TOLLGATE_BODY_TIMEOUT_MS: "100",
       TOLLGATE_MAX_REQUESTS_IN_FLIGHT: "1",
       TOLLGATE_BODY_BUFFER_MIB: "10",
+      TOLLGATE_DATABASE_URL: "postgres://tollgate:secret@db.internal:5432/tollgate",
+      TOLLGATE_REDIS_URL: "redis://cache.internal:6379/0",
+      TOLLGATE_DATABASE_POOL: "25",
+      TOLLGATE_REDIS_UNREACHABLE: "closed",
+      TOLLGATE_CLUSTER_CHANGE_POLL_MS: "250",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -135,6 +142,13 @@ describe("valid values", () => {
       metricsMaxApis: 0,
       trustedProxies: [{ address: "10.0.0.1", prefix: 32, family: "ipv4" }],
       http: { idleTimeoutSeconds: 255, bodyTimeoutMs: 100, maxRequestsInFlight: 1, bodyBufferBytes: 10 * 1024 * 1024 },
+      cluster: {
+        databaseUrl: "postgres://tollgate:secret@db.internal:5432/tollgate",
+        databasePoolSize: 25,
+        redisUrl: "redis://cache.internal:6379/0",
+        redisUnreachable: "closed",
+        changePollMs: 250,
+      },
     });
   });
 
@@ -159,6 +173,12 @@ describe("valid values", () => {
 
   test.each(["debug", "info", "warn", "error"])("log level %s", (level) => {
     expect(loadConfig({ TOLLGATE_LOG_LEVEL: level }).logLevel).toBe(level as "debug");
+  });
+
+  test("the cluster mode: both servers set, with defaults for the rest (pool 10, fail open, poll 100 ms)", () => {
+    expect(loadConfig({ TOLLGATE_DATABASE_URL: "postgresql://localhost/tg", TOLLGATE_REDIS_URL: "rediss://localhost" }).cluster).toEqual({
+      databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100,
+    });
   });
 
   test("the master key is the 32 decoded bytes", () => {

@@ -60,7 +60,7 @@ describe("config print", () => {
 
   test("every variable has its effective value: only those without a default are unset in an empty environment", () => {
     const unset = effectiveSettings({}).filter(([, value]) => value === undefined).map(([name]) => name);
-    expect(unset).toEqual(["TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY", "TOLLGATE_DOCS_URL"]);
+    expect(unset).toEqual(["TOLLGATE_ROOT_KEY", "TOLLGATE_MASTER_KEY", "TOLLGATE_DOCS_URL", "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL"]);
   });
 
   test("2 for an unknown subcommand or a stray argument", async () => {

@@ -88,6 +88,14 @@ describe("configuration errors (exit 78)", () => {
     expect(r.stderr).not.toContain(badKey);
   });
 
+  test("TOLLGATE_DATABASE_URL without TOLLGATE_REDIS_URL stops serve before it touches anything", async () => {
+    const r = await run(["serve"], { TOLLGATE_DATABASE_URL: "postgres://tollgate:hunter2@127.0.0.1:1/tg" });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain("TOLLGATE_REDIS_URL");
+    expect(r.stderr).not.toContain("hunter2");
+    expect(existsSync(data.dir)).toBe(false);
+  });
+
   test("a bad TOLLGATE_LOG_FORMAT is named on stderr", async () => {
     const r = await run(["migrate"], { TOLLGATE_LOG_FORMAT: "logfmt" });
     expect(r.code).toBe(78);
