@@ -23,7 +23,7 @@ import { embeddedRecords } from "./storage/records/index.ts";
 import { IdentityService } from "./services/identities/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
 import { RbacService } from "./services/rbac/index.ts";
-import { VerificationService, type KeySnapshot } from "./services/verification/index.ts";
+import { LedgerCredits, SnapshotLoader, VerificationService, type KeySnapshot } from "./services/verification/index.ts";
 import { KeyCache } from "./services/key-cache/index.ts";
 import { CreditLedger } from "./services/credits/index.ts";
 import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
@@ -109,7 +109,12 @@ export function buildServices(
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ records, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
-    verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, changesElsewhere, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
+    verification: new VerificationService({
+      clock, limiter, cache, changesElsewhere,
+      snapshots: new SnapshotLoader(storage.sqlite, credits, keyCacheBytes / 8),
+      credits: new LedgerCredits(credits, (keyId) => cache.keyChanged(keyId)),
+      maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
+    }),
     ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },

@@ -49,6 +49,7 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
   private readonly hashByKeyId = new Map<string, string>();
   private readonly hashesByWorkspace = new Map<string, Set<string>>();
   private readonly unknown = new LRUCache<string, true>({ max: NEGATIVE_CACHE_SIZE });
+  private dropCount = 0;
   /** Lookups answered from the cache (known or known-unknown) and those that had to read SQLite, for /metrics. */
   hits = 0;
   misses = 0;
@@ -104,12 +105,19 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     this.unknown.delete(hash);
   }
 
+  /** Counts drops (of a key, a workspace, everything): a load that began before one must not be cached. */
+  get drops(): number {
+    return this.dropCount;
+  }
+
   keyChanged(keyId: string): void {
+    this.dropCount++;
     const hash = this.hashByKeyId.get(keyId);
     if (hash !== undefined) this.byHash?.delete(hash);
   }
 
   workspaceChanged(workspaceId: string): void {
+    this.dropCount++;
     const hashes = this.hashesByWorkspace.get(workspaceId);
     if (hashes === undefined) return;
     // Each delete disposes of its snapshot, which takes the hash out of `hashes`: walk a copy.
@@ -118,6 +126,7 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
 
   /** Anything stored may have changed (another process committed): drop every snapshot and every unknown hash. */
   clear(): void {
+    this.dropCount++;
     this.byHash?.clear();
     this.hashByKeyId.clear();
     this.hashesByWorkspace.clear();

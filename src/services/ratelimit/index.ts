@@ -26,5 +26,6 @@ export { RatelimitService, DEFAULT_OVERRIDE_PAGE, DEFAULT_NAMESPACE_CACHE_CAPS, 
 export type { RatelimitDecisionRecorder, LimitInput, LimitOutcome, MultiLimitCheck, OverrideView, OverridePage } from "./views.ts";
 export { type NamespacePage, type ListNamespacesInput } from "./namespace-list.ts";
 export { RatelimitStore } from "./store.ts";
+export { tolerateUnreachable, type UnreachablePolicy, type WindowLimiter } from "./window-limiter.ts";
 export { decodeChunk } from "./window-log.ts";
 export { OverrideIndex, matchesPattern, type OverrideRecord } from "./overrides.ts";

@@ -8,22 +8,25 @@
  *   → credits → USAGE_EXCEEDED → VALID.
  */
 import { LRUCache } from "lru-cache";
-import type { Storage } from "../../storage/db.ts";
 import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { can, type Principal } from "../auth/index.ts";
-import type { SlidingWindowLimiter } from "../ratelimit/index.ts";
+import type { WindowLimiter } from "../ratelimit/index.ts";
+import type { Maybe } from "../../storage/work.ts";
 import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
-import { SnapshotLoader, type KeySnapshot, type Meta } from "./snapshot.ts";
+import type { KeySnapshot, Meta } from "./snapshot.ts";
 import { evaluatePermissionQuery, parsePermissionQuery, type PermissionQuery } from "./permission-query.ts";
-import { applyRatelimits, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
+import { applyRatelimits, type RatelimitOutcome, type RatelimitState, type RequestedLimit } from "./ratelimits.ts";
 import type { KeyCache } from "../key-cache/index.ts";
 import type { VerificationRecorder } from "./events.ts";
-import type { CreditLedger } from "../credits/index.ts";
 import { VerificationCountsByApi } from "./api-counts.ts";
+import type { CreditDecision, CreditTaker } from "./credits.ts";
 
 export type { KeySnapshot, Meta } from "./snapshot.ts";
+export { SnapshotLoader } from "./snapshot.ts";
+export { PgSnapshotLoader } from "./pg-snapshot.ts";
+export { LedgerCredits, PostgresCredits, type CreditTaker } from "./credits.ts";
 export { OTHER_APIS, VerificationCountsByApi } from "./api-counts.ts";
 export type { VerificationEvent, VerificationRecorder } from "./events.ts";
 
@@ -63,14 +66,17 @@ export interface VerifyKeyResult {
   ratelimits?: RatelimitState[];
 }
 
+/** Where a key's snapshot comes from on a cache miss: SQLite at once (SnapshotLoader), PostgreSQL with a promise (PgSnapshotLoader). */
+export interface KeySnapshotSource {
+  load(hash: string): Maybe<KeySnapshot | undefined>;
+}
+
 export interface VerificationDeps {
-  storage: Storage;
   clock: Clock;
-  limiter: SlidingWindowLimiter;
+  snapshots: KeySnapshotSource;
+  limiter: WindowLimiter;
   cache: KeyCache<KeySnapshot>;
-  /** The budget of the values snapshots share (verification/shared-values.ts), in estimated bytes. */
-  sharedValueBytes: number;
-  credits: CreditLedger;
+  credits: CreditTaker;
   /**
    * Looked at before the cache answers: once another process (a CLI command beside `serve`) has
    * committed, the credit ledger is reloaded and the cache dropped (boot.ts), so a key it disabled
@@ -89,24 +95,33 @@ const NO_TAGS: readonly string[] = [];
 const QUERY_CACHE_SIZE = 1000;
 
 export class VerificationService {
-  private readonly snapshots: SnapshotLoader;
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
   /** Verifications of keys of an API, by API and code (for /metrics). */
   readonly countsByApi: VerificationCountsByApi;
 
   constructor(private readonly deps: VerificationDeps) {
-    this.snapshots = new SnapshotLoader(deps.storage.sqlite, deps.credits, deps.sharedValueBytes);
     this.countsByApi = new VerificationCountsByApi(deps.maxApisCounted ?? 1000);
   }
 
-  /** The key's snapshot from the cache, else from SQLite (then cached, also when unknown). */
-  private snapshot(hash: string): KeySnapshot | undefined {
+  /**
+   * The key's snapshot from the cache, else from its source (then cached, also when unknown). A
+   * load that a change overtook while it was in flight is used but not cached.
+   */
+  private snapshot(hash: string): Maybe<KeySnapshot | undefined> {
     this.deps.changesElsewhere.look();
-    const cached = this.deps.cache.get(hash);
+    const { cache } = this.deps;
+    const cached = cache.get(hash);
     if (cached !== undefined) return cached ?? undefined;
-    const loaded = this.snapshots.load(hash);
-    this.deps.cache.set(hash, loaded);
-    return loaded;
+    const loaded = this.deps.snapshots.load(hash);
+    if (!(loaded instanceof Promise)) {
+      cache.set(hash, loaded);
+      return loaded;
+    }
+    const drops = cache.drops;
+    return loaded.then((snap) => {
+      if (cache.drops === drops) cache.set(hash, snap);
+      return snap;
+    });
   }
 
   /** The parsed query (400 `permissions_query_syntax_error` for a malformed one, which is not cached). */
@@ -123,9 +138,14 @@ export class VerificationService {
    * Verifies a key; resolves after any credit spend is committed. Every verification of a key of
    * the caller's workspace is recorded for analytics, whatever its outcome.
    */
-  verifyKey(principal: Principal, input: VerifyKeyInput): VerifyKeyResult | Promise<VerifyKeyResult> {
+  verifyKey(principal: Principal, input: VerifyKeyInput): Maybe<VerifyKeyResult> {
     const startedMs = performance.now();
     const snap = this.snapshot(sha256Base64(input.key));
+    if (snap instanceof Promise) return snap.then((loaded) => this.verifySnapshot(principal, input, loaded, startedMs));
+    return this.verifySnapshot(principal, input, snap, startedMs);
+  }
+
+  private verifySnapshot(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot | undefined, startedMs: number): Maybe<VerifyKeyResult> {
     // An unknown key, or one of another workspace, has no key to attribute an event to.
     if (!snap || snap.workspaceId !== principal.workspaceId) return { valid: false, code: "NOT_FOUND" };
     const result = this.check(principal, input, snap);
@@ -136,7 +156,7 @@ export class VerificationService {
   }
 
   /** The answer for a key of the caller's workspace: checks in upstream's order, the first failure wins. */
-  private check(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot): VerifyKeyResult | Promise<VerifyKeyResult> {
+  private check(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot): Maybe<VerifyKeyResult> {
     if (snap.apiDeleted || snap.apiId === null) return { valid: false, code: "NOT_FOUND" };
     if (!can(principal, "api", snap.apiId, "verify_key")) return { valid: false, code: "NOT_FOUND" };
     const query = input.permissions === undefined ? undefined : this.query(input.permissions);
@@ -147,27 +167,18 @@ export class VerificationService {
       return describe(snap, "INSUFFICIENT_PERMISSIONS");
     }
     const limits = applyRatelimits(this.deps.limiter, snap, input.ratelimits ?? []);
+    if (limits instanceof Promise) return limits.then((outcome) => this.afterLimits(snap, input, outcome));
+    return this.afterLimits(snap, input, limits);
+  }
+
+  /** Rate limits decided: RATE_LIMITED, or the credits' answer. */
+  private afterLimits(snap: KeySnapshot, input: VerifyKeyInput, limits: RatelimitOutcome | undefined): Maybe<VerifyKeyResult> {
     if (limits && !limits.passed) return describe(snap, "RATE_LIMITED", { ratelimits: limits.states });
     const ratelimits = limits?.states;
     if (snap.remaining === null) return describe(snap, "VALID", { ratelimits });
-    const cost = input.credits?.cost ?? 1;
-    if (snap.remaining < cost) return describe(snap, "USAGE_EXCEEDED", { ratelimits, credits: snap.remaining });
-    if (cost === 0) return describe(snap, "VALID", { ratelimits, credits: snap.remaining });
-    return this.spend(snap, cost).then((credits) => describe(snap, "VALID", { ratelimits, credits }));
-  }
-
-  /**
-   * Takes `cost` from the cached balance at once (so concurrent verifications see it) and resolves
-   * with the balance after it once the spend is committed. A failed commit drops the snapshot, so
-   * the next verification reloads the balance, and fails this verification.
-   */
-  private spend(snap: KeySnapshot, cost: number): Promise<number> {
-    const after = snap.remaining! - cost;
-    snap.remaining = after;
-    return this.deps.credits.spend(snap.keyId, cost).then(() => after, (error: unknown) => {
-      this.deps.cache.keyChanged(snap.keyId);
-      throw error;
-    });
+    const decision = this.deps.credits.take(snap, input.credits?.cost ?? 1);
+    if (decision instanceof Promise) return decision.then((decided) => creditOutcome(snap, decided, ratelimits));
+    return creditOutcome(snap, decision, ratelimits);
   }
 
   /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
@@ -189,6 +200,14 @@ export class VerificationService {
     });
     return result;
   }
+}
+
+/** USAGE_EXCEEDED with the balance, or VALID with the balance after the spend. */
+function creditOutcome(snap: KeySnapshot, decision: CreditDecision, ratelimits: RatelimitState[] | undefined): VerifyKeyResult {
+  if (decision === "missing") return describe(snap, "NOT_FOUND");
+  if (!decision.granted) return describe(snap, "USAGE_EXCEEDED", { ratelimits, credits: decision.remaining });
+  if (decision.remaining === null) return describe(snap, "VALID", { ratelimits });
+  return describe(snap, "VALID", { ratelimits, credits: decision.remaining });
 }
 
 /** The result for a key that was found: its fields, optional ones only when set; marked when it holds a meta as text. */

@@ -6,7 +6,8 @@
  */
 import { AppError } from "../../errors/app-error.ts";
 import type { RatelimitConfig } from "../identities/index.ts";
-import { effectiveDurationMs, type LimitRequest, type SlidingWindowLimiter } from "../ratelimit/index.ts";
+import { effectiveDurationMs, type BatchResult, type LimitRequest, type WindowLimiter } from "../ratelimit/index.ts";
+import type { Maybe } from "../../storage/work.ts";
 import type { KeySnapshot } from "./snapshot.ts";
 
 export interface RequestedLimit {
@@ -63,8 +64,13 @@ function unknownLimit(snap: KeySnapshot, name: string): AppError {
   return new AppError("precondition_failed", { detail });
 }
 
+export interface RatelimitOutcome {
+  passed: boolean;
+  states: RatelimitState[];
+}
+
 /** Checks and (when all pass) charges the limits; undefined when the key has none to check. */
-export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot, requested: readonly RequestedLimit[]): { passed: boolean; states: RatelimitState[] } | undefined {
+export function applyRatelimits(limiter: WindowLimiter, snap: KeySnapshot, requested: readonly RequestedLimit[]): Maybe<RatelimitOutcome | undefined> {
   if (requested.length === 0 && snap.ratelimits.length === 0 && !snap.identity?.ratelimits.length) return undefined;
   const checks = plan(snap, requested);
   if (checks.length === 0) return undefined;
@@ -80,6 +86,11 @@ export function applyRatelimits(limiter: SlidingWindowLimiter, snap: KeySnapshot
     cost: c.cost,
   }));
   const batch = limiter.checkAll(requests);
+  if (batch instanceof Promise) return batch.then((decided) => outcomeOf(checks, requests, decided));
+  return outcomeOf(checks, requests, batch);
+}
+
+function outcomeOf(checks: readonly PlannedCheck[], requests: readonly LimitRequest[], batch: BatchResult): RatelimitOutcome {
   const states = checks.map((c, i) => {
     const r = batch.results[i]!;
     return {
