@@ -24,7 +24,7 @@ import { jsonResponse } from "./http/json.ts";
 import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { documented } from "./http/responses.ts";
-import { RequestContexts } from "./http/request-context.ts";
+import { RequestContexts, type RequestInfo } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { v2Operations } from "./routes/v2/index.ts";
 import { Pipeline } from "./http/pipeline.ts";
@@ -82,11 +82,17 @@ export function createApp(opts: AppOptions) {
     build: { version: pkg.version, commit: BUILD_COMMIT },
   };
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
-  const authenticate = (request: Request) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
+  const authenticate = (request: Request, info: RequestInfo) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
     // `app` is assigned below, long before a request arrives.
     remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
     userAgent: request.headers.get("user-agent") ?? undefined,
-  }));
+  }), info.preparedRootKey);
+  const prepare = (request: Request, info: RequestInfo): Promise<void> | undefined => {
+    const preparing = opts.services.auth.prepare(request.headers.get("authorization"));
+    return preparing?.then((prepared) => {
+      info.preparedRootKey = prepared;
+    });
+  };
   // The principal found before a large body was read is kept on the request's info: the route gets that one.
   const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, authenticate);
   // Learnt once every route is registered (below).
@@ -94,10 +100,10 @@ export function createApp(opts: AppOptions) {
   const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path));
   const deps: RouteDeps = {
     services: opts.services,
-    principal: (request, info) => (info.principal ??= authenticate(request)),
+    principal: (request, info) => (info.principal ??= authenticate(request, info)),
   };
   const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf };
-  const pipeline = new Pipeline({ errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight });
+  const pipeline = new Pipeline({ errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight, prepare });
   const operations = v2Operations(deps);
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.

@@ -16,7 +16,7 @@ import { ANALYTICS_MIGRATIONS, MIGRATIONS } from "./storage/migrations.ts";
 import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
-import { RootKeyAuthenticator } from "./services/auth/index.ts";
+import { RootKeyAuthenticator, sqliteRootKeyLookup } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
@@ -90,7 +90,7 @@ export function buildServices(
     cache.clear();
     auth.invalidate();
   });
-  const auth = new RootKeyAuthenticator({ storage, clock, changesElsewhere });
+  const auth = new RootKeyAuthenticator({ lookup: sqliteRootKeyLookup(storage), clock, changesElsewhere });
   // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });

@@ -72,13 +72,13 @@ export class BodyReader {
   private turnEnd: Promise<typeof NOT_YET> | undefined;
 
   /** `authenticate` throws the root key's 400/401/403 AppError; it runs before a large body is read, and its principal is the route's. */
-  constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request) => Principal) {}
+  constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request, info: RequestInfo) => Principal) {}
 
   /** The body as text (empty when there is none), or a 408/413/499/503 AppError, or the root key's error. */
   async text(request: Request, read: BodyRead): Promise<string> {
     const declared = declaredLength(request);
     if (declared !== undefined && declared > read.limitBytes) throw tooLarge(read.limitBytes);
-    if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request);
+    if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request, read.info);
     if (declared === 0) return "";
     const reserved = { bytes: 0 };
     try {
@@ -152,7 +152,7 @@ export class BodyReader {
         const before = total;
         total += next.value.byteLength;
         if (total > read.limitBytes) throw tooLarge(read.limitBytes);
-        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request);
+        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request, read.info);
         this.reserve(reserved, next.value.byteLength);
         chunks.push(next.value);
         if (timer === undefined) {

@@ -16,7 +16,7 @@ import { jsonTextResponse } from "./json.ts";
 import { jsonText } from "../lib/raw-json.ts";
 import type { MetricsRegistry } from "./metrics.ts";
 import type { AnsweredRequest } from "./access-log.ts";
-import { newRequestInfo } from "./request-context.ts";
+import { newRequestInfo, type RequestInfo } from "./request-context.ts";
 import { bodyLimitOf, type Operation } from "./operation.ts";
 
 export interface PipelineParts {
@@ -25,6 +25,8 @@ export interface PipelineParts {
   log(answered: AnsweredRequest): void;
   bodies: BodyReader;
   maxRequestsInFlight: number;
+  /** Work to wait for before a request is read (the cluster mode's root-key lookup); undefined when there is none. */
+  prepare?(request: Request, info: RequestInfo): Promise<void> | undefined;
 }
 
 type Handler = (request: Request, server: PendingRequests) => Promise<Response>;
@@ -84,6 +86,8 @@ export class Pipeline {
       let response: Response;
       try {
         admitRequest(server, maxRequestsInFlight);
+        const preparing = this.parts.prepare?.(request, info);
+        if (preparing !== undefined) await preparing;
         // The answer waits for the end of the turn anyway: an await more or less costs nothing.
         const body = await parseJsonBody(bodies, request, { limitBytes, info });
         (validator ??= new BodyValidator(op.body)).check(body);

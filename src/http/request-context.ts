@@ -4,13 +4,15 @@
  * share theirs through a WeakMap owned by one app, so it goes away with the request.
  */
 import { newId } from "../lib/ids.ts";
-import type { Principal } from "../services/auth/index.ts";
+import type { PreparedRootKey, Principal } from "../services/auth/index.ts";
 
 export interface RequestInfo {
   requestId: string;
   startedAtMs: number;
   /** Who the request was authenticated as, once it was (for its access-log line). */
   principal: Principal | undefined;
+  /** The root key found before the request was handled, where root keys are looked up asynchronously (the cluster mode). */
+  preparedRootKey?: PreparedRootKey;
 }
 
 /** A new request's facts: its id and the time it started. */

@@ -7,10 +7,13 @@
  * service) or in another process such as the CLI (storage/external-commits.ts: seen by every
  * request that starts a millisecond or more after the commit). Expiry is checked against the clock
  * on every request.
+ * Where root keys are looked up is given (`RootKeyLookup`): SQLite answers at once; PostgreSQL (the
+ * cluster mode) with a promise, which `prepare` awaits before the request is handled, so that
+ * `authenticate` stays synchronous for the routes.
  */
 import { LRUCache } from "lru-cache";
-import type { Statement } from "bun:sqlite";
 import type { Storage } from "../../storage/db.ts";
+import type { Maybe } from "../../storage/work.ts";
 import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
@@ -26,7 +29,8 @@ export interface RequestOrigin {
   userAgent?: string;
 }
 
-interface RootKeyRow {
+/** A root key as authentication reads it, with its workspace's state. */
+export interface RootKeyRow {
   id: string;
   name: string;
   workspace_id: string;
@@ -42,18 +46,30 @@ interface CachedRootKey {
   permissions: ReadonlySet<string>;
 }
 
+/** The root key with this hash (base64 of its SHA-256), if any. */
+export type RootKeyLookup = (hash: string) => Maybe<RootKeyRow | undefined>;
+
+/** What `prepare` found for one request's header: the root key, or none. */
+export interface PreparedRootKey {
+  authorization: string;
+  entry: CachedRootKey | undefined;
+}
+
+/** The embedded mode's lookup: one prepared SQLite statement. */
+export function sqliteRootKeyLookup(storage: Storage): RootKeyLookup {
+  const statement = storage.sqlite.query<RootKeyRow, [string]>(
+    `SELECT rk.id, rk.name, rk.workspace_id, rk.permissions, rk.enabled, rk.expires_at, rk.revoked_at, w.enabled AS workspace_enabled
+     FROM root_keys rk JOIN workspaces w ON w.id = rk.workspace_id WHERE rk.hash = ?1`,
+  );
+  return (hash) => statement.get(hash) ?? undefined;
+}
+
 const PRINCIPAL_CACHE_SIZE = 10_000;
 
 export class RootKeyAuthenticator {
   private readonly byHeader = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
-  private readonly lookup: Statement<RootKeyRow, [string]>;
   /** `changesElsewhere` calls invalidate() once another process committed (boot.ts). */
-  constructor(private readonly deps: { storage: Storage; clock: Clock; changesElsewhere: ChangesElsewhere }) {
-    this.lookup = deps.storage.sqlite.query<RootKeyRow, [string]>(
-      `SELECT rk.id, rk.name, rk.workspace_id, rk.permissions, rk.enabled, rk.expires_at, rk.revoked_at, w.enabled AS workspace_enabled
-       FROM root_keys rk JOIN workspaces w ON w.id = rk.workspace_id WHERE rk.hash = ?1`,
-    );
-  }
+  constructor(private readonly deps: { lookup: RootKeyLookup; clock: Clock; changesElsewhere: ChangesElsewhere }) {}
 
   /** Principals cached, for tests. */
   get cachedPrincipals(): number {
@@ -70,8 +86,8 @@ export class RootKeyAuthenticator {
    * `origin` may be a function: it is then called only if the principal's actor is read (an audited
    * change), since finding a request's peer address costs more than the rest of a cached lookup.
    */
-  authenticate(authorization: string | null | undefined, origin: RequestOrigin | (() => RequestOrigin) = {}): Principal {
-    const cached = this.cached(authorization);
+  authenticate(authorization: string | null | undefined, origin: RequestOrigin | (() => RequestOrigin) = {}, prepared?: PreparedRootKey): Principal {
+    const cached = prepared !== undefined && prepared.authorization === authorization ? known(prepared.entry) : this.cached(authorization);
     const row = cached.row;
     if (row.revoked_at !== null) throw unknownRootKey();
     if (!row.enabled) throw new AppError("key_disabled", { detail: "The root key is disabled." });
@@ -91,12 +107,38 @@ export class RootKeyAuthenticator {
     const hit = authorization ? this.byHeader.get(authorization) : undefined;
     if (hit) return hit;
     const token = parseBearer(authorization);
-    const row = this.lookup.get(sha256Base64(token));
-    if (!row) throw unknownRootKey();
+    const row = this.deps.lookup(sha256Base64(token));
+    if (row instanceof Promise) throw new Error("a root key looked up with a promise must be prepared before it authenticates");
+    return known(this.remember(authorization!, token, row));
+  }
+
+  /**
+   * For a lookup that answers with a promise: finds the header's root key before the request is
+   * handled; undefined when nothing needs waiting for (cached, answered at once, or a header that
+   * will not parse). Never rejects for a bad header: `authenticate` answers that.
+   */
+  prepare(authorization: string | null | undefined): Promise<PreparedRootKey> | undefined {
+    this.deps.changesElsewhere.look();
+    if (!authorization || this.byHeader.has(authorization)) return undefined;
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) return undefined;
+    const row = this.deps.lookup(sha256Base64(token));
+    if (!(row instanceof Promise)) return undefined;
+    return row.then((found) => ({ authorization, entry: this.remember(authorization, token, found) }));
+  }
+
+  /** The entry of a row found, cached by its header when that is the canonical one. */
+  private remember(authorization: string, token: string, row: RootKeyRow | undefined): CachedRootKey | undefined {
+    if (!row) return undefined;
     const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
-    if (authorization!.length === CANONICAL_PREFIX.length + token.length && authorization!.startsWith(CANONICAL_PREFIX)) this.byHeader.set(authorization!, entry);
+    if (authorization.length === CANONICAL_PREFIX.length + token.length && authorization.startsWith(CANONICAL_PREFIX)) this.byHeader.set(authorization, entry);
     return entry;
   }
+}
+
+function known(entry: CachedRootKey | undefined): CachedRootKey {
+  if (!entry) throw unknownRootKey();
+  return entry;
 }
 
 /** A root key's principal; its actor is built on first read, with the request's origin. */
