@@ -9,7 +9,8 @@ export interface ScheduledJob {
   name: string;
   /** Cron pattern, evaluated in UTC. */
   pattern: string;
-  run(): void | Promise<void>;
+  /** `scheduledMs`: the tick's time by the pattern (the same on every node), not when it fired. */
+  run(scheduledMs: number): void | Promise<void>;
 }
 
 export interface Scheduler {
@@ -19,9 +20,10 @@ export interface Scheduler {
 export function startScheduler(jobs: readonly ScheduledJob[], logger: Logger): Scheduler {
   // No croner `name`: croner keeps named jobs in a process-wide registry, so a second instance in
   // one process (tests, a restart in place) would collide with the first.
-  const crons = jobs.map((job) => new Cron(job.pattern, { timezone: "UTC", protect: true }, async () => {
+  const crons = jobs.map((job) => new Cron(job.pattern, { timezone: "UTC", protect: true }, async (self: Cron) => {
     try {
-      await job.run();
+      // Whole seconds: croner's patterns have no finer field, and fires land a few ms after the tick.
+      await job.run(Math.floor((self.currentRun()?.getTime() ?? Date.now()) / 1000) * 1000);
     } catch (e) {
       logger.error("scheduled job failed", { job: job.name, error: (e as Error).message });
     }

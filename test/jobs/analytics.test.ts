@@ -139,7 +139,7 @@ describe("retention prune", () => {
       { clock: new TestClock(now), logger: silentLogger, flushMs: 1000, every: manualTimer() },
     );
     expect(pipeline.pruneJob.pattern).toBe("20 0 * * *");
-    await pipeline.pruneJob.run();
+    await pipeline.pruneJob.run(0);
     expect(count(db.storage, TABLES.raw)).toBe(1);
   });
 

@@ -43,6 +43,6 @@ test("runs daily on the scheduler (UTC), pruning at the clock's time", () => {
   const job = auditPruneJob({ audit: h.running.services.audit }, h.clock);
   expect(job.pattern).toBe("10 0 * * *");
   h.clock.advance(91 * DAY_MS);
-  job.run();
+  job.run(h.clock.now());
   expect(stored()).toEqual([]);
 });

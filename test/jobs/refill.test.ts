@@ -132,7 +132,7 @@ describe("runRefillOnce", () => {
     const next = new Cron(job.pattern, { timezone: "UTC", paused: true }).nextRun(new Date(utc(2026, 5, 1, 12)));
     expect(next?.getTime()).toBe(utc(2026, 5, 2));
     h.clock.set(utc(2026, 5, 2));
-    await job.run();
+    await job.run(h.clock.now());
     expect(await verify(key, 0)).toMatchObject({ valid: true, credits: 7 });
   });
 

@@ -8,16 +8,12 @@
  * A run taken over may have been half done by the claimant that lost it: jobs must be idempotent
  * (the refills and prunes are: each does what is due at its time).
  */
-import { and, eq, isNotNull, isNull, lt, sql, type TablesRelationalConfig } from "drizzle-orm";
-import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
-import type { PgDatabase } from "drizzle-orm/pg-core";
+import { and, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import type { PgDb } from "./db.ts";
 import { jobRuns } from "./schema/cluster.ts";
 
 /** Finished runs are kept this long after their tick; older ticks are refused, since their record may be gone. */
 export const RUN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** A drizzle database (or transaction) over Bun's PostgreSQL client, whatever its schema. */
-export type PgDb = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
 
 /** The server's time in Unix ms. */
 const serverNowMs = sql`(extract(epoch from clock_timestamp()) * 1000)::int8`;
@@ -90,4 +86,16 @@ export class JobLeases {
 
 function checkLeaseMs(leaseMs: number): void {
   if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive integer, not ${leaseMs}`);
+}
+
+/** Claims of runs as a scheduler's leased jobs take them (jobs/leased.ts): leases of `leaseMs`, renewed every third of it. */
+export function leaseClaims(leases: JobLeases, leaseMs: number) {
+  checkLeaseMs(leaseMs);
+  return {
+    renewEveryMs: Math.max(1, Math.floor(leaseMs / 3)),
+    async claim(job: string, scheduledMs: number) {
+      const lease = await leases.claimRun(job, scheduledMs, leaseMs);
+      return lease === undefined ? undefined : { renew: () => lease.renew(leaseMs), finish: () => lease.finish() };
+    },
+  };
 }
