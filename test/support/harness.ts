@@ -1,6 +1,8 @@
 /**
  * startHarness(): the real boot() on port 0 against a fresh temporary data dir, with a TestClock.
- * Every test file (or test) gets its own instance; nothing is shared between them.
+ * Every test file (or test) gets its own instance; nothing is shared between them. With
+ * TOLLGATE_TEST_BACKEND=cluster it boots a cluster node on a fresh PostgreSQL database and a Redis
+ * of its own (cluster-backend.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { TestClock } from "./test-clock.ts";
+import { clusterServers, TEST_BACKEND, type ClusterServers } from "./cluster-backend.ts";
 
 export interface Harness {
   url: string;
@@ -39,7 +42,8 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-"));
   const lines = opts.logLines;
   const rootKey = `tg_test_${randomKeyPart(24)}`;
-  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
+  const servers: ClusterServers | undefined = TEST_BACKEND === "cluster" ? await clusterServers() : undefined;
+  const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...servers?.env, ...opts.env });
   const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), config.logFormat) : silentLogger;
   const clock = new TestClock(opts.startMs);
   const actor = { type: "cli" as const, id: "test" };
@@ -75,6 +79,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     },
     async stop() {
       await h.running.stop();
+      await servers?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,61 @@
+/**
+ * The servers of a harness in the cluster mode (TOLLGATE_TEST_BACKEND=cluster): one PostgreSQL
+ * server for the whole test process, started on first use and stopped when the process exits, a
+ * fresh migrated database for every harness, and a Redis server of its own for every harness, so
+ * that no two harnesses share a record or a window.
+ */
+import { SQL } from "bun";
+import { startPostgres, startRedis, type TestServer } from "./servers.ts";
+import { missing, requireTool } from "./tools.ts";
+
+/** Which backend the harness boots: the embedded SQLite unless TOLLGATE_TEST_BACKEND=cluster. */
+export const TEST_BACKEND: "embedded" | "cluster" = process.env.TOLLGATE_TEST_BACKEND === "cluster" ? "cluster" : "embedded";
+
+interface SharedPostgres {
+  server: TestServer;
+  admin: SQL;
+}
+
+const postgres: { started?: Promise<SharedPostgres> } = {};
+
+function sharedPostgres(): Promise<SharedPostgres> {
+  postgres.started ??= (async () => {
+    requireTool(missing.postgres());
+    const server = await startPostgres();
+    // The process may end without an afterAll of ours: stop the server by its PID then.
+    process.once("exit", () => {
+      try {
+        process.kill(server.pid, "SIGINT");
+      } catch {
+        // Already gone.
+      }
+    });
+    return { server, admin: new SQL(server.url, { max: 2 }) };
+  })();
+  return postgres.started;
+}
+
+export interface ClusterServers {
+  /** TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL of this harness. */
+  env: Record<string, string>;
+  /** Stops the harness's Redis and drops its database. */
+  stop(): Promise<void>;
+}
+
+/** A fresh database on the process's PostgreSQL and a new Redis, for one harness. */
+export async function clusterServers(): Promise<ClusterServers> {
+  const { server, admin } = await sharedPostgres();
+  requireTool(missing.redis());
+  const name = `h_${crypto.randomUUID().replaceAll("-", "")}`;
+  await admin.unsafe(`CREATE DATABASE "${name}"`);
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  const redis = await startRedis();
+  return {
+    env: { TOLLGATE_DATABASE_URL: url.href, TOLLGATE_REDIS_URL: redis.url },
+    async stop() {
+      await redis.stop();
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
