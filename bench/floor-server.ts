@@ -28,7 +28,7 @@ const turnEnd = new TurnEnd();
 
 /** The answer as the pipeline makes it: its envelope and headers, sent at the end of the turn. */
 async function answer(requestId: string, data: unknown): Promise<Response> {
-  const json = envelopeJson(requestId, ok(data));
+  const json = envelopeJson(requestId, await ok(data));
   await turnEnd.next();
   return jsonTextResponse(json, 200, requestId);
 }

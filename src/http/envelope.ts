@@ -3,8 +3,9 @@ export class Ok {
   constructor(readonly data: unknown, readonly extra?: Record<string, unknown>) {}
 }
 
-export function ok(data: unknown): Ok {
-  return new Ok(data);
+/** The success body of `data`, once it is there: a service answers with a promise in the cluster mode. */
+export function ok(data: unknown): Ok | Promise<Ok> {
+  return data instanceof Promise ? data.then((resolved: unknown) => new Ok(resolved)) : new Ok(data);
 }
 
 /** A list page: `data` plus `pagination {cursor?, hasMore}`, the cursor left out on the last page. */
