@@ -8,7 +8,7 @@
  * validation, no authentication, no SQLite, no credit spend committed, no analytics, no limits.
  * Whatever tollgate adds can only cost more: bench/floor.ts measures this against the echo.
  */
-import { ok } from "../src/http/envelope.ts";
+import { Ok } from "../src/http/envelope.ts";
 import { envelopeJson, TurnEnd } from "../src/http/pipeline.ts";
 import { jsonTextResponse } from "../src/http/json.ts";
 import { sha256Base64 } from "../src/lib/hashing.ts";
@@ -28,7 +28,7 @@ const turnEnd = new TurnEnd();
 
 /** The answer as the pipeline makes it: its envelope and headers, sent at the end of the turn. */
 async function answer(requestId: string, data: unknown): Promise<Response> {
-  const json = envelopeJson(requestId, await ok(data));
+  const json = envelopeJson(requestId, new Ok(data));
   await turnEnd.next();
   return jsonTextResponse(json, 200, requestId);
 }
