@@ -23,6 +23,8 @@ export interface TestBackend {
   readonly records: RecordBackend;
   /** Inserts a workspace row, as the records of other domains need one. */
   workspace(id: string, name?: string): Promise<void>;
+  /** Inserts a bare key row in an existing key space, as records that belong to a key need one. */
+  key(row: { id: string; workspaceId: string; keySpaceId: string }): Promise<void>;
 }
 
 export type BackendKind = "embedded" | "cluster";
@@ -47,6 +49,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         async workspace(id, name = id) {
           storage.db.insert(sqliteSchema.workspaces).values({ id, name, createdAt: 1 }).run();
         },
+        async key(row) {
+          storage.db.insert(sqliteSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 }).run();
+        },
       };
     }, "embedded");
   });
@@ -63,6 +68,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         records: clusterRecords(db),
         async workspace(id, name = id) {
           await db.insert(pgSchema.workspaces).values({ id, name, createdAt: 1 });
+        },
+        async key(row) {
+          await db.insert(pgSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 });
         },
       };
     }, "cluster");
