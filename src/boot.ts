@@ -119,7 +119,7 @@ export function buildServices(
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),
-    audit: new AuditService({ storage, clock, retentionDays: config.auditRetentionDays }),
+    audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
       storage, clock,
       // Query processes start on the first query, so CLI commands that build services start none.

@@ -22,27 +22,27 @@ test("deletes exactly the entries older than retention (90 days by default), in 
   expect(kept).toHaveLength(1);
 
   h.clock.set(Date.UTC(2026, 0, 1) + 90 * DAY_MS);
-  expect(prune()).toBe(0);
+  expect(await prune()).toBe(0);
   h.clock.advance(1);
-  expect(prune()).toBe(bootstrap.length);
+  expect(await prune()).toBe(bootstrap.length);
   expect(stored()).toEqual(kept);
-  expect(prune()).toBe(0);
+  expect(await prune()).toBe(0);
 });
 
 test("a pruned entry is 404 like any expired one", async () => {
   await h.post("/v2/apis.createApi", { name: "gone" });
   const logId = (await h.post("/v2/audit.listLogs", { event: "api.create" })).body.data[0].logId;
   h.clock.advance(91 * DAY_MS);
-  prune();
+  await prune();
   h.clock.set(Date.UTC(2026, 0, 1));
   // Even with the clock set back, the entry is gone for good.
   expect((await h.post("/v2/audit.getLog", { logId })).status).toBe(404);
 });
 
-test("runs daily on the scheduler (UTC), pruning at the clock's time", () => {
+test("runs daily on the scheduler (UTC), pruning at the clock's time", async () => {
   const job = auditPruneJob({ audit: h.running.services.audit }, h.clock);
   expect(job.pattern).toBe("10 0 * * *");
   h.clock.advance(91 * DAY_MS);
-  job.run(h.clock.now());
+  await job.run(h.clock.now());
   expect(stored()).toEqual([]);
 });

@@ -1,11 +1,11 @@
 /**
- * Reading the audit log (audit.getLog, audit.listLogs) and pruning it. An entry is visible only to
- * its own workspace and only while it is within retention by the injected clock, so an expired
- * entry that the daily prune has not removed yet is already gone for readers.
+ * Reading the audit log (audit.getLog, audit.listLogs) and pruning it, as units of work on either
+ * backend. An entry is visible only to its own workspace and only while it is within retention by
+ * the injected clock, so an expired entry that the daily prune has not removed yet is already gone
+ * for readers.
  */
-import { and, desc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { auditLogs } from "../../storage/schema/index.ts";
+import type { AuditLogFilters, AuditLogRecord, RecordBackend } from "../../storage/records/index.ts";
+import { step, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
@@ -13,10 +13,10 @@ import type { AuditResource } from "./record.ts";
 
 const DAY_MS = 86_400_000;
 /** The page size when `limit` is not given. */
-export const DEFAULT_PAGE = 100;
+const DEFAULT_PAGE = 100;
 
 /** The time before which an entry is expired at `nowMs` (Unix ms). */
-export function retentionCutoffMs(nowMs: number, retentionDays: number): number {
+function retentionCutoffMs(nowMs: number, retentionDays: number): number {
   return nowMs - retentionDays * DAY_MS;
 }
 
@@ -53,11 +53,14 @@ export interface AuditLogPage {
   cursor: string | undefined;
 }
 
-/** A stored entry as read; the PostgreSQL reader (pg-audit-log.ts) gives the same shape. */
-export type AuditRow = typeof auditLogs.$inferSelect;
+export interface AuditDeps {
+  records: RecordBackend;
+  clock: Clock;
+  retentionDays: number;
+}
 
 export class AuditService {
-  constructor(private readonly deps: { storage: Storage; clock: Clock; retentionDays: number }) {}
+  constructor(private readonly deps: AuditDeps) {}
 
   /** Entries older than this are expired (Unix ms). */
   private cutoffMs(nowMs: number): number {
@@ -65,60 +68,62 @@ export class AuditService {
   }
 
   /** One entry; 404 `audit_log_not_found` when missing, expired or of another workspace. Needs `audit.*.read_log`. */
-  getLog(principal: Principal, input: { logId: string }): AuditLogView {
+  getLog(principal: Principal, input: { logId: string }): Maybe<AuditLogView> {
     requirePermission(principal, "audit", "*", "read_log");
-    const row = this.deps.storage.db.select().from(auditLogs)
-      .where(and(eq(auditLogs.id, input.logId), eq(auditLogs.workspaceId, principal.workspaceId), this.live())).get();
-    if (!row) throw new AppError("audit_log_not_found", { detail: "The requested audit log entry does not exist." });
-    return toView(row);
+    const liveFromMs = this.cutoffMs(this.deps.clock.now());
+    return this.deps.records.read(function* (r) {
+      const row = yield* step(r.audit.find(principal.workspaceId, input.logId, liveFromMs));
+      if (!row) throw new AppError("audit_log_not_found", { detail: "The requested audit log entry does not exist." });
+      return toView(row);
+    });
   }
 
   /**
-   * A page of entries, newest first (by time, then log id), filtered by every field given. An
-   * unknown or expired cursor gives an empty last page: everything after it has expired too, or it
-   * never belonged to this workspace. Needs `audit.*.read_log`.
+   * A page of entries, newest first (by time, then log id in byte order), filtered by every field
+   * given. An unknown or expired cursor gives an empty last page: everything after it has expired
+   * too, or it never belonged to this workspace. Needs `audit.*.read_log`.
    */
-  listLogs(principal: Principal, input: ListLogsInput): AuditLogPage {
+  listLogs(principal: Principal, input: ListLogsInput): Maybe<AuditLogPage> {
     requirePermission(principal, "audit", "*", "read_log");
-    const { db } = this.deps.storage;
-    const ws = principal.workspaceId;
+    const workspaceId = principal.workspaceId;
+    const liveFromMs = this.cutoffMs(this.deps.clock.now());
     const limit = input.limit ?? DEFAULT_PAGE;
-    const conditions = [eq(auditLogs.workspaceId, ws), this.live(), ...filters(input)];
-    if (input.cursor !== undefined) {
-      const at = db.select({ time: auditLogs.time }).from(auditLogs)
-        .where(and(eq(auditLogs.id, input.cursor), eq(auditLogs.workspaceId, ws), this.live())).get();
-      if (!at) return { items: [], cursor: undefined };
-      conditions.push(or(lt(auditLogs.time, at.time), and(eq(auditLogs.time, at.time), lte(auditLogs.id, input.cursor)))!);
-    }
-    const rows = db.select().from(auditLogs).where(and(...conditions))
-      .orderBy(desc(auditLogs.time), desc(auditLogs.id)).limit(limit + 1).all();
-    return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+    return this.deps.records.read(function* (r): Work<AuditLogPage> {
+      let from: { time: number; id: string } | undefined;
+      if (input.cursor !== undefined) {
+        const at = yield* step(r.audit.find(workspaceId, input.cursor, liveFromMs));
+        if (!at) return { items: [], cursor: undefined };
+        from = { time: at.time, id: at.id };
+      }
+      const rows = yield* step(r.audit.list({
+        workspaceId, liveFromMs, limit: limit + 1, ...filters(input), ...(from !== undefined ? { from } : {}),
+      }));
+      return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+    });
   }
 
-  /** Deletes every entry past retention at `nowMs`; returns how many. */
-  prune(nowMs: number): number {
-    return this.deps.storage.sqlite.run("DELETE FROM audit_logs WHERE time < ?1", [this.cutoffMs(nowMs)]).changes;
-  }
-
-  private live(): SQL {
-    return gte(auditLogs.time, this.cutoffMs(this.deps.clock.now()));
+  /** Deletes every entry past retention at `nowMs`, of every workspace; returns how many. */
+  prune(nowMs: number): Maybe<number> {
+    const cutoffMs = this.cutoffMs(nowMs);
+    return this.deps.records.write(null, function* (r) {
+      return yield* step(r.audit.deleteBefore(cutoffMs));
+    });
   }
 }
 
-function filters(input: ListLogsInput): SQL[] {
-  const out: SQL[] = [];
-  if (input.event !== undefined) out.push(eq(auditLogs.event, input.event));
-  if (input.actorId !== undefined) out.push(eq(auditLogs.actorId, input.actorId));
-  if (input.since !== undefined) out.push(gte(auditLogs.time, input.since));
-  if (input.until !== undefined) out.push(lte(auditLogs.time, input.until));
-  if (input.resourceId !== undefined) {
-    out.push(sql`exists (select 1 from json_each(${auditLogs.resources}) where json_extract(value, '$.id') = ${input.resourceId})`);
-  }
+/** The filters of `input` that are given. */
+function filters(input: ListLogsInput): AuditLogFilters {
+  const out: AuditLogFilters = {};
+  if (input.event !== undefined) out.event = input.event;
+  if (input.actorId !== undefined) out.actorId = input.actorId;
+  if (input.resourceId !== undefined) out.resourceId = input.resourceId;
+  if (input.since !== undefined) out.since = input.since;
+  if (input.until !== undefined) out.until = input.until;
   return out;
 }
 
 /** The API's view of a stored entry. */
-export function toView(row: AuditRow): AuditLogView {
+function toView(row: AuditLogRecord): AuditLogView {
   const view: AuditLogView = {
     logId: row.id,
     time: row.time,

@@ -17,7 +17,7 @@ export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts
 export { SqliteRbacStore } from "./rbac.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
-export type { AuditLogRow, AuditStore } from "./audit.ts";
+export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
 export type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";

@@ -2,7 +2,8 @@
  * The storage seam's two backends for one contract suite: `eachBackend` declares the suite once
  * against the embedded backend (a migrated SQLite file in a temporary directory) and once against
  * the cluster backend (a fresh migrated PostgreSQL database on a server started for the file), a new
- * database for every test.
+ * database for every test. The PostgreSQL databases sort text by an ICU locale, as a server set up
+ * for people's languages does, so that only an explicit byte order gives SQLite's answers.
  */
 import { afterEach, describe } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,6 +23,8 @@ export interface TestBackend {
   readonly records: RecordBackend;
   /** Inserts a workspace row, as the records of other domains need one. */
   workspace(id: string, name?: string): Promise<void>;
+  /** Inserts a bare key row in an existing key space, as records that belong to a key need one. */
+  key(row: { id: string; workspaceId: string; keySpaceId: string }): Promise<void>;
 }
 
 export type BackendKind = "embedded" | "cluster";
@@ -46,6 +49,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         async workspace(id, name = id) {
           storage.db.insert(sqliteSchema.workspaces).values({ id, name, createdAt: 1 }).run();
         },
+        async key(row) {
+          storage.db.insert(sqliteSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 }).run();
+        },
       };
     }, "embedded");
   });
@@ -56,12 +62,15 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
       for (const close of closers.splice(0)) await close();
     });
     suite(async () => {
-      const { db, close } = openPg(await pg.freshDatabase(), 4);
+      const { db, close } = openPg(await pg.localeDatabase("en-US"), 4);
       closers.push(close);
       return {
         records: clusterRecords(db),
         async workspace(id, name = id) {
           await db.insert(pgSchema.workspaces).values({ id, name, createdAt: 1 });
+        },
+        async key(row) {
+          await db.insert(pgSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 });
         },
       };
     }, "cluster");

@@ -18,5 +18,5 @@ export const getLogRoute = (deps: RouteDeps) => operation({
     description: "One entry of the caller's workspace. A missing entry, one past retention or one of another workspace is 404 `audit_log_not_found`. Needs `audit.*.read_log`.",
     ...documented({ data: AuditLogData, errors: ["audit_log_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.audit.getLog(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.audit.getLog(deps.principal(request, info), body)),
 });

@@ -27,8 +27,8 @@ export const listLogsRoute = (deps: RouteDeps) => operation({
     description: "Entries of the caller's workspace within retention, newest first, paginated. Needs `audit.*.read_log`.",
     ...documented({ data: ListOf(AuditLogData, "Entries, newest first"), paged: true }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.audit.listLogs(deps.principal(request, info), body);
+  handle: async (body, request, info) => {
+    const page = await deps.services.audit.listLogs(deps.principal(request, info), body);
     return okPage(page.items, page.cursor);
   },
 });

@@ -1,9 +1,9 @@
 /**
- * The audit log read and pruned on PostgreSQL (src/services/audit/pg-audit-log.ts) gives exactly
- * the SQLite service's answers, for a data dir filled through the real API and copied into
- * PostgreSQL: every filter alone and combined, every page size walked to the end through the
- * cursor, unknown, expired and cross-workspace cursors and log ids, since/until edges, retention
- * by the clock, and the rows a prune deletes. The data set gets, through the API, batches of
+ * The audit log read and pruned by AuditService on the cluster backend (PostgreSQL) gives exactly
+ * its answers on the embedded backend (SQLite), for a data dir filled through the real API and
+ * copied into PostgreSQL: every filter alone and combined, every page size walked to the end
+ * through the cursor, unknown, expired and cross-workspace cursors and log ids, since/until
+ * edges, retention by the clock, and the rows a prune deletes. The data set gets, through the API, batches of
  * entries sharing one time (so that the log id decides their order; base58 ids sort differently
  * by bytes and by locale), from several root keys and events, a day apart. The PostgreSQL database
  * sorts by an ICU locale, so that only an explicit byte order gives SQLite's order.
@@ -13,12 +13,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SQL } from "bun";
 import { AppError } from "../../src/errors/app-error.ts";
-import { AuditService, type ListLogsInput } from "../../src/services/audit/service.ts";
-import { PgAuditLog } from "../../src/services/audit/pg-audit-log.ts";
+import { AuditService, type ListLogsInput } from "../../src/services/audit/index.ts";
 import type { Principal } from "../../src/services/auth/index.ts";
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
 import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { copyDataDirToPostgres } from "../../src/storage/pg/copy-from-sqlite.ts";
+import { openPg } from "../../src/storage/pg/db.ts";
+import { clusterRecords } from "../../src/storage/pg/records/index.ts";
+import { embeddedRecords } from "../../src/storage/records/index.ts";
 import { startHarness } from "../support/harness.ts";
 import { TestClock } from "../support/test-clock.ts";
 import { missing, skipWithout } from "../support/tools.ts";
@@ -70,13 +72,16 @@ async function outcome<T>(run: () => T | Promise<T>): Promise<{ value: T } | { e
   }
 }
 
-describe.skipIf(skipWithout(missing.postgres(), "the audit log on PostgreSQL"))("the audit log on PostgreSQL", () => {
-  const pg = postgresForFile();
+describe.skipIf(skipWithout(missing.postgres(), "the audit log on PostgreSQL"))("the audit log on both backends", () => {
+  let closePg: (() => Promise<void>) | undefined;
+  const pg = postgresForFile(async () => {
+    await closePg?.();
+  });
   const clock = new TestClock();
   let set: EmbeddedDataSet | undefined;
   let storage: Storage | undefined;
   let sqliteAudit: AuditService;
-  let pgAudit: PgAuditLog;
+  let pgAudit: AuditService;
   let localeSql: SQL;
   let entries: StoredEntry[];
   let principals: Principal[];
@@ -88,8 +93,10 @@ describe.skipIf(skipWithout(missing.postgres(), "the audit log on PostgreSQL"))(
     localeSql = pg.client(url, 2);
     await copyDataDirToPostgres(set.dataDir, url);
     storage = openStorage(join(set.dataDir, DATABASE_FILE));
-    sqliteAudit = new AuditService({ storage, clock, retentionDays: RETENTION_DAYS });
-    pgAudit = new PgAuditLog({ sql: localeSql, clock, retentionDays: RETENTION_DAYS });
+    sqliteAudit = new AuditService({ records: embeddedRecords(storage), clock, retentionDays: RETENTION_DAYS });
+    const cluster = openPg(url, 2);
+    closePg = cluster.close;
+    pgAudit = new AuditService({ records: clusterRecords(cluster.db), clock, retentionDays: RETENTION_DAYS });
     entries = storage.sqlite.query<StoredEntry, []>(
       "SELECT id, workspace_id AS workspaceId, time, event, actor_id AS actorId, resources FROM audit_logs ORDER BY time, id",
     ).all();
@@ -199,7 +206,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the audit log on PostgreSQL"))(
     const before = await ids();
     expect(before.pg).toEqual(before.sqlite);
     const nowMs = entries.at(-1)!.time - DAY_MS + RETENTION_DAYS * DAY_MS;
-    const deleted = sqliteAudit.prune(nowMs);
+    const deleted = await sqliteAudit.prune(nowMs);
     expect(deleted).toBeGreaterThan(0);
     expect(deleted).toBeLessThan(entries.length);
     expect(await pgAudit.prune(nowMs)).toBe(deleted);
