@@ -22,6 +22,8 @@ export interface TestBackend {
   readonly records: RecordBackend;
   /** Inserts a workspace row, as the records of other domains need one. */
   workspace(id: string, name?: string): Promise<void>;
+  /** Inserts a bare key row (hash = its id) in a key space, for records that link to keys. */
+  key(id: string, workspaceId: string, keySpaceId: string): Promise<void>;
 }
 
 export type BackendKind = "embedded" | "cluster";
@@ -46,6 +48,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         async workspace(id, name = id) {
           storage.db.insert(sqliteSchema.workspaces).values({ id, name, createdAt: 1 }).run();
         },
+        async key(id, workspaceId, keySpaceId) {
+          storage.db.insert(sqliteSchema.keys).values({ id, workspaceId, keySpaceId, hash: id, start: "", createdAt: 1 }).run();
+        },
       };
     }, "embedded");
   });
@@ -62,6 +67,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         records: clusterRecords(db),
         async workspace(id, name = id) {
           await db.insert(pgSchema.workspaces).values({ id, name, createdAt: 1 });
+        },
+        async key(id, workspaceId, keySpaceId) {
+          await db.insert(pgSchema.keys).values({ id, workspaceId, keySpaceId, hash: id, start: "", createdAt: 1 });
         },
       };
     }, "cluster");
