@@ -1,8 +1,10 @@
 /**
  * RbacService: the permissions.* operations on a workspace's permissions and roles. Permission
- * names and slugs, and role names, are unique per workspace ignoring case; a duplicate is 409 even
- * when only the unique index notices it (a concurrent create from another process). Permissions and
- * roles are hard-deleted; their links to roles and keys go with them (FK cascade).
+ * names and slugs, and role names, are unique per workspace ignoring case. The holder of a name is
+ * looked up before the insert, which tells a name clash from a slug clash on both backends (their
+ * transactions keep what a unit read true until it commits); a duplicate only the unique index
+ * notices (a concurrent create) is still the same 409. Permissions and roles are hard-deleted;
+ * their links to roles and keys go with them (FK cascade).
  * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
  * that cached key access can be dropped.
  */
