@@ -108,7 +108,7 @@ export function buildServices(
     apis: new ApiService({ records, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ records, clock, cache }),
-    rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
       clock, limiter, cache, changesElsewhere,
       snapshots: new SnapshotLoader(storage.sqlite, credits, keyCacheBytes / 8),

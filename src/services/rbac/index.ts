@@ -2,21 +2,17 @@
  * Permissions and roles of end-user keys. Permission names and slugs, and role names, are unique
  * per workspace compared case-insensitively. Permissions named on a key that do not exist yet are
  * created on the fly (name = slug); roles must exist before they are assigned.
- * The helpers here take a Db and run inside the caller's transaction; RbacService (service.ts) is
- * the permissions.* API.
+ * The units here run in the caller's unit of work (the Db-taking adapters, in its SQLite
+ * transaction); RbacService (service.ts) is the permissions.* API.
  */
 import type { Db } from "../../storage/db.ts";
 import { sqliteRecords, type Records } from "../../storage/records/index.ts";
 import { runNow, step, type Work } from "../../storage/work.ts";
 import { AppError } from "../../errors/app-error.ts";
-
-/** `text` with ASCII letters lowered, as SQLite's lower() and the unique indexes of names fold it. */
-function lowerAscii(text: string): string {
-  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
+import { lowerAscii } from "./views.ts";
 
 export { ensurePermissions, missingPermissionSlugs, ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
-export { setKeyPermissions, setKeyRoles, setRolePermissionIds } from "./links.ts";
+export { setKeyPermissions, setKeyRoles } from "./links.ts";
 export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps } from "./service.ts";
 
 /**

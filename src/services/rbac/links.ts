@@ -1,7 +1,7 @@
 /**
- * The link tables of keys and roles, for callers not yet on the record stores (the stores' own
- * setters: records.rbac.setKeyPermissions, setKeyRoles, setRolePermissions). Each replaces one
- * owner's whole set, in the caller's transaction.
+ * The link tables of keys, for callers not yet on the record stores (the stores' own setters:
+ * records.rbac.setKeyPermissions, setKeyRoles). Each replaces one key's whole set, in the caller's
+ * transaction.
  */
 import type { Db } from "../../storage/db.ts";
 import { SqliteRbacStore } from "../../storage/records/index.ts";
@@ -9,11 +9,6 @@ import { SqliteRbacStore } from "../../storage/records/index.ts";
 /** Replaces a key's direct permissions. */
 export function setKeyPermissions(db: Db, workspaceId: string, keyId: string, permissionIds: readonly string[], nowMs: number): void {
   new SqliteRbacStore(db).setKeyPermissions(workspaceId, keyId, permissionIds, nowMs);
-}
-
-/** Replaces a role's permissions. */
-export function setRolePermissionIds(db: Db, workspaceId: string, roleId: string, permissionIds: readonly string[], nowMs: number): void {
-  new SqliteRbacStore(db).setRolePermissions(workspaceId, roleId, permissionIds, nowMs);
 }
 
 /** Replaces a key's roles. */

@@ -1,31 +1,30 @@
 /**
  * RbacService: the permissions.* operations on a workspace's permissions and roles. Permission
- * names and slugs, and role names, are unique per workspace ignoring case; a duplicate is 409 even
- * when only the unique index notices it (a concurrent create from another process). Permissions and
- * roles are hard-deleted; their links to roles and keys go with them (FK cascade).
+ * names and slugs, and role names, are unique per workspace ignoring case. The holder of a name is
+ * looked up before the insert, which tells a name clash from a slug clash on both backends (their
+ * transactions keep what a unit read true until it commits); a duplicate only the unique index
+ * notices (a concurrent create) is still the same 409. Permissions and roles are hard-deleted;
+ * their links to roles and keys go with them (FK cascade).
  * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
  * that cached key access can be dropped.
  */
-import { eq } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { permissions, roles } from "../../storage/schema/index.ts";
+import { DuplicateRecord, type RecordBackend } from "../../storage/records/index.ts";
+import { step, then, type Maybe } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
-import { recordAudit } from "../audit/index.ts";
+import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { ensurePermissions, missingPermissionSlugs } from "./slugs.ts";
-import { setRolePermissionIds } from "./links.ts";
+import { ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
 import {
-  findPermission, findPermissionConflict, findRole, findRoleRow, listPermissionPage, listRolePage, roleNameTaken, rolePermissionList,
+  findPermissionIn, findRoleIn, listPermissionPageIn, listRolePageIn, permissionClashIn, roleNameTakenIn, rolePermissionListIn,
   type ListInput, type Page, type PermissionView, type RoleView,
 } from "./views.ts";
 
 export type { ListInput, Page, PermissionView, RoleView } from "./views.ts";
 
 export interface RbacServiceDeps {
-  storage: Storage;
+  records: RecordBackend;
   clock: Clock;
   /** Called after a committed change that can alter which permissions the workspace's keys hold. */
   onAccessChanged?: (workspaceId: string) => void;
@@ -44,12 +43,15 @@ export interface CreateRoleInput {
   permissions?: string[];
 }
 
-/** The message of the SQLite unique-constraint error in `error` or its causes, if any. */
-function uniqueViolation(error: unknown): string | undefined {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if ("code" in e && typeof e.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT_UNIQUE")) return e.message;
+/** `attempt()`'s answer, or `recover(error)`'s when it throws or its promise rejects. */
+function orElse<T>(attempt: () => Maybe<T>, recover: (error: unknown) => Maybe<T>): Maybe<T> {
+  let answer: Maybe<T>;
+  try {
+    answer = attempt();
+  } catch (error) {
+    return recover(error);
   }
-  return undefined;
+  return answer instanceof Promise ? answer.catch(recover) : answer;
 }
 
 const permissionExists = (field: "name" | "slug", value: string) =>
@@ -65,63 +67,66 @@ export class RbacService {
   constructor(private readonly deps: RbacServiceDeps) {}
 
   /** Creates a permission. 409 when its name or slug exists (ignoring case). Needs `rbac.*.create_permission`. */
-  createPermission(principal: Principal, input: CreatePermissionInput): { permissionId: string } {
+  createPermission(principal: Principal, input: CreatePermissionInput): Maybe<{ permissionId: string }> {
     requirePermission(principal, "rbac", "*", "create_permission");
     const now = this.deps.clock.now();
-    const { db } = this.deps.storage;
     const ws = principal.workspaceId;
-    try {
-      return inTransaction(this.deps.storage, () => {
-        const clash = findPermissionConflict(db, ws, input.name, input.slug);
-        if (clash) throw permissionExists(clash, clash === "name" ? input.name : input.slug);
-        const permissionId = newId("perm");
-        db.insert(permissions).values({
-          id: permissionId, workspaceId: ws, name: input.name, slug: input.slug, description: input.description ?? null, createdAt: now,
-        }).run();
-        recordAudit(db, {
-          workspaceId: ws, event: "permission.create", actor: principal.actor, timeMs: now,
-          resources: [{ type: "permission", id: permissionId, name: input.name }], description: `Created permission ${input.slug}`,
-        });
-        return { permissionId };
+    const { records } = this.deps;
+    const created = () => records.write(ws, function* (r) {
+      const clash = yield* permissionClashIn(r, ws, input.name, input.slug);
+      if (clash) throw permissionExists(clash, clash === "name" ? input.name : input.slug);
+      const permissionId = newId("perm");
+      yield r.rbac.insertPermission({
+        id: permissionId, workspaceId: ws, name: input.name, slug: input.slug, description: input.description ?? null, createdAt: now,
       });
-    } catch (error) {
-      const violated = uniqueViolation(error);
-      if (violated?.includes("permissions_slug_uq")) throw permissionExists("slug", input.slug);
-      if (violated?.includes("permissions_name_uq")) throw permissionExists("name", input.name);
-      throw error;
-    }
+      yield writeAudit(r, {
+        workspaceId: ws, event: "permission.create", actor: principal.actor, timeMs: now,
+        resources: [{ type: "permission", id: permissionId, name: input.name }], description: `Created permission ${input.slug}`,
+      });
+      return { permissionId };
+    });
+    // A create that committed between the check and the insert: its row, read now, tells which of
+    // the two clashed; when it is gone again, the name, checked first, is answered.
+    return orElse(created, (error) => {
+      if (!(error instanceof DuplicateRecord)) throw error;
+      return then(records.read((r) => permissionClashIn(r, ws, input.name, input.slug)), (clash) => {
+        if (clash === "slug") throw permissionExists("slug", input.slug);
+        throw permissionExists("name", input.name);
+      });
+    });
   }
 
   /** A permission by id or slug; 404 when missing or of another workspace. Needs `rbac.*.read_permission`. */
-  getPermission(principal: Principal, input: { permission: string }): PermissionView {
+  getPermission(principal: Principal, input: { permission: string }): Maybe<PermissionView> {
     requirePermission(principal, "rbac", "*", "read_permission");
-    const found = findPermission(this.deps.storage.db, principal.workspaceId, input.permission);
-    if (!found) throw permissionNotFound();
-    return found;
+    return this.deps.records.read(function* (r) {
+      const found = yield* findPermissionIn(r, principal.workspaceId, input.permission);
+      if (!found) throw permissionNotFound();
+      return found;
+    });
   }
 
   /** One page of permissions sorted by id (limit 1..100, default 100). Needs `rbac.*.read_permission`. */
-  listPermissions(principal: Principal, input: ListInput): Page<PermissionView> {
+  listPermissions(principal: Principal, input: ListInput): Maybe<Page<PermissionView>> {
     requirePermission(principal, "rbac", "*", "read_permission");
-    return listPermissionPage(this.deps.storage.db, principal.workspaceId, input);
+    return this.deps.records.read((r) => listPermissionPageIn(r, principal.workspaceId, input));
   }
 
   /** Deletes a permission by id or slug, and with it its links to roles and keys. Needs `rbac.*.delete_permission`. */
-  deletePermission(principal: Principal, input: { permission: string }): Record<string, never> {
+  deletePermission(principal: Principal, input: { permission: string }): Maybe<Record<string, never>> {
     requirePermission(principal, "rbac", "*", "delete_permission");
     const now = this.deps.clock.now();
-    const { db } = this.deps.storage;
-    inTransaction(this.deps.storage, () => {
-      const found = findPermission(db, principal.workspaceId, input.permission);
+    const ws = principal.workspaceId;
+    const deleted = this.deps.records.write(ws, function* (r) {
+      const found = yield* findPermissionIn(r, ws, input.permission);
       if (!found) throw permissionNotFound();
-      db.delete(permissions).where(eq(permissions.id, found.id)).run();
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "permission.delete", actor: principal.actor, timeMs: now,
+      yield r.rbac.deletePermission(found.id);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "permission.delete", actor: principal.actor, timeMs: now,
         resources: [{ type: "permission", id: found.id, name: found.name }], description: `Deleted permission ${found.slug}`,
       });
     });
-    this.deps.onAccessChanged?.(principal.workspaceId);
-    return {};
+    return then(deleted, () => this.accessChanged(ws));
   }
 
   /**
@@ -129,34 +134,31 @@ export class RbacService {
    * exists (ignoring case). Needs `rbac.*.create_role`, plus `add_permission_to_role` when
    * `permissions` is non-empty and `create_permission` when one of them does not exist yet.
    */
-  createRole(principal: Principal, input: CreateRoleInput): { roleId: string } {
+  createRole(principal: Principal, input: CreateRoleInput): Maybe<{ roleId: string }> {
     requirePermission(principal, "rbac", "*", "create_role");
     const slugs = input.permissions ?? [];
     if (slugs.length > 0) requirePermission(principal, "rbac", "*", "add_permission_to_role");
-    try {
-      return inTransaction(this.deps.storage, () => this.insertRole(principal, input, slugs));
-    } catch (error) {
-      if (uniqueViolation(error)?.includes("roles_name_uq")) throw roleExists(input.name);
-      throw error;
-    }
-  }
-
-  /** createRole's transaction body. */
-  private insertRole(principal: Principal, input: CreateRoleInput, slugs: string[]): { roleId: string } {
     const now = this.deps.clock.now();
-    const { db } = this.deps.storage;
     const ws = principal.workspaceId;
-    if (missingPermissionSlugs(db, ws, slugs).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
-    if (roleNameTaken(db, ws, input.name)) throw roleExists(input.name);
-    const roleId = newId("role");
-    db.insert(roles).values({ id: roleId, workspaceId: ws, name: input.name, description: input.description ?? null, createdAt: now }).run();
-    setRolePermissionIds(db, ws, roleId, ensurePermissions(db, ws, slugs, now), now);
-    recordAudit(db, {
-      workspaceId: ws, event: "role.create", actor: principal.actor, timeMs: now,
-      resources: [{ type: "role", id: roleId, name: input.name }, ...rolePermissionList(db, roleId).map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
-      description: `Created role ${input.name}`,
+    return this.deps.records.write(ws, function* (r) {
+      if ((yield* missingPermissionSlugsIn(r, ws, slugs)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
+      if (yield* roleNameTakenIn(r, ws, input.name)) throw roleExists(input.name);
+      const roleId = newId("role");
+      try {
+        yield r.rbac.insertRole({ id: roleId, workspaceId: ws, name: input.name, description: input.description ?? null, createdAt: now });
+      } catch (error) {
+        if (error instanceof DuplicateRecord) throw roleExists(input.name);
+        throw error;
+      }
+      yield r.rbac.setRolePermissions(ws, roleId, yield* ensurePermissionsIn(r, ws, slugs, now), now);
+      const perms = yield* rolePermissionListIn(r, roleId);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "role.create", actor: principal.actor, timeMs: now,
+        resources: [{ type: "role", id: roleId, name: input.name }, ...perms.map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
+        description: `Created role ${input.name}`,
+      });
+      return { roleId };
     });
-    return { roleId };
   }
 
   /**
@@ -165,59 +167,67 @@ export class RbacService {
    * verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`,
    * and `create_permission` when a slug does not exist yet. 404 for an unknown role.
    */
-  setRolePermissions(principal: Principal, input: { role: string; permissions: string[] }): PermissionView[] {
+  setRolePermissions(principal: Principal, input: { role: string; permissions: string[] }): Maybe<PermissionView[]> {
     requirePermission(principal, "rbac", "*", "add_permission_to_role");
     requirePermission(principal, "rbac", "*", "remove_permission_from_role");
     const now = this.deps.clock.now();
-    const { db } = this.deps.storage;
     const ws = principal.workspaceId;
-    const result = inTransaction(this.deps.storage, () => {
-      const found = findRoleRow(db, ws, input.role);
+    const result = this.deps.records.write(ws, function* (r) {
+      const found = yield* step(r.rbac.findRole(ws, input.role));
       if (!found) throw roleNotFound();
-      if (missingPermissionSlugs(db, ws, input.permissions).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
-      setRolePermissionIds(db, ws, found.id, ensurePermissions(db, ws, input.permissions, now), now);
-      db.update(roles).set({ updatedAt: now }).where(eq(roles.id, found.id)).run();
-      const perms = rolePermissionList(db, found.id);
-      recordAudit(db, {
+      if ((yield* missingPermissionSlugsIn(r, ws, input.permissions)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
+      yield r.rbac.setRolePermissions(ws, found.id, yield* ensurePermissionsIn(r, ws, input.permissions, now), now);
+      yield r.rbac.markRoleUpdated(found.id, now);
+      const perms = yield* rolePermissionListIn(r, found.id);
+      yield writeAudit(r, {
         workspaceId: ws, event: "role.set_permissions", actor: principal.actor, timeMs: now,
         resources: [{ type: "role", id: found.id, name: found.name }, ...perms.map((p) => ({ type: "permission", id: p.id, name: p.slug }))],
         description: `Set the permissions of role ${found.name} to [${input.permissions.join(", ")}]`,
       });
       return perms;
     });
-    this.deps.onAccessChanged?.(principal.workspaceId);
-    return result;
+    return then(result, (perms) => {
+      this.accessChanged(ws);
+      return perms;
+    });
   }
 
   /** A role by id or name, with its permissions; 404 when missing or of another workspace. Needs `rbac.*.read_role`. */
-  getRole(principal: Principal, input: { role: string }): RoleView {
+  getRole(principal: Principal, input: { role: string }): Maybe<RoleView> {
     requirePermission(principal, "rbac", "*", "read_role");
-    const found = findRole(this.deps.storage.db, principal.workspaceId, input.role);
-    if (!found) throw roleNotFound();
-    return found;
+    return this.deps.records.read(function* (r) {
+      const found = yield* findRoleIn(r, principal.workspaceId, input.role);
+      if (!found) throw roleNotFound();
+      return found;
+    });
   }
 
   /** One page of roles with their permissions, sorted by id (limit 1..100, default 100). Needs `rbac.*.read_role`. */
-  listRoles(principal: Principal, input: ListInput): Page<RoleView> {
+  listRoles(principal: Principal, input: ListInput): Maybe<Page<RoleView>> {
     requirePermission(principal, "rbac", "*", "read_role");
-    return listRolePage(this.deps.storage.db, principal.workspaceId, input);
+    return this.deps.records.read((r) => listRolePageIn(r, principal.workspaceId, input));
   }
 
   /** Deletes a role by id or name, and with it its links to permissions and keys. Needs `rbac.*.delete_role`. */
-  deleteRole(principal: Principal, input: { role: string }): Record<string, never> {
+  deleteRole(principal: Principal, input: { role: string }): Maybe<Record<string, never>> {
     requirePermission(principal, "rbac", "*", "delete_role");
     const now = this.deps.clock.now();
-    const { db } = this.deps.storage;
-    inTransaction(this.deps.storage, () => {
-      const found = findRoleRow(db, principal.workspaceId, input.role);
+    const ws = principal.workspaceId;
+    const deleted = this.deps.records.write(ws, function* (r) {
+      const found = yield* step(r.rbac.findRole(ws, input.role));
       if (!found) throw roleNotFound();
-      db.delete(roles).where(eq(roles.id, found.id)).run();
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "role.delete", actor: principal.actor, timeMs: now,
+      yield r.rbac.deleteRole(found.id);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "role.delete", actor: principal.actor, timeMs: now,
         resources: [{ type: "role", id: found.id, name: found.name }], description: `Deleted role ${found.name}`,
       });
     });
-    this.deps.onAccessChanged?.(principal.workspaceId);
+    return then(deleted, () => this.accessChanged(ws));
+  }
+
+  /** Tells `onAccessChanged` of a committed change to the workspace's access; answers the deletes' `{}`. */
+  private accessChanged(workspaceId: string): Record<string, never> {
+    this.deps.onAccessChanged?.(workspaceId);
     return {};
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Read side of permissions and roles: lookups by id, slug or name, list pages, and the shapes the
- * API returns (upstream's `Permission` and `Role`; optional fields left out, never null).
+ * Read side of permissions and roles, as units of work over the records: lookups by id, slug or
+ * name, list pages, and the shapes the API returns (upstream's `Permission` and `Role`; optional
+ * fields left out, never null).
  */
-import { and, asc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { permissions, rolePermissions, roles } from "../../storage/schema/index.ts";
+import type { PermissionRecord, Records, RoleRecord } from "../../storage/records/index.ts";
+import { step, type Work } from "../../storage/work.ts";
 
 export interface PermissionView {
   id: string;
@@ -35,17 +35,16 @@ export interface ListInput {
 
 export const DEFAULT_PAGE_LIMIT = 100;
 
-type PermissionRow = { id: string; name: string; slug: string; description: string | null };
-type RoleRow = { id: string; name: string; description: string | null };
+/** `text` with ASCII letters lowered, as SQLite's lower() and the unique indexes of names fold it. */
+export function lowerAscii(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
 
-const permissionColumns = { id: permissions.id, name: permissions.name, slug: permissions.slug, description: permissions.description };
-const roleColumns = { id: roles.id, name: roles.name, description: roles.description };
-
-export function toPermissionView(row: PermissionRow): PermissionView {
+export function toPermissionView(row: PermissionRecord): PermissionView {
   return { id: row.id, name: row.name, slug: row.slug, ...(row.description ? { description: row.description } : {}) };
 }
 
-function toRoleView(row: RoleRow, perms: PermissionView[]): RoleView {
+function toRoleView(row: RoleRecord, perms: PermissionView[]): RoleView {
   return {
     id: row.id,
     name: row.name,
@@ -55,55 +54,42 @@ function toRoleView(row: RoleRow, perms: PermissionView[]): RoleView {
 }
 
 /** The permission with this id, or else with this slug (case-insensitive), in the workspace. */
-export function findPermission(db: Db, workspaceId: string, idOrSlug: string): PermissionView | undefined {
-  const row = db.select(permissionColumns).from(permissions)
-    .where(and(eq(permissions.workspaceId, workspaceId), sql`(${permissions.id} = ${idOrSlug} or lower(${permissions.slug}) = lower(${idOrSlug}))`))
-    .orderBy(sql`${permissions.id} = ${idOrSlug} desc`).limit(1).get();
+export function* findPermissionIn(records: Records, workspaceId: string, idOrSlug: string): Work<PermissionView | undefined> {
+  const row = yield* step(records.rbac.findPermission(workspaceId, idOrSlug));
   return row ? toPermissionView(row) : undefined;
 }
 
-/** The permission whose name or slug equals `name` / `slug` ignoring case, with which of the two clashed. */
-export function findPermissionConflict(db: Db, workspaceId: string, name: string, slug: string): "name" | "slug" | undefined {
-  // Compared with SQLite's lower(), exactly as the unique indexes compare.
-  const nameClash = sql<number>`lower(${permissions.name}) = lower(${name})`;
-  const row = db.select({ nameClash }).from(permissions)
-    .where(and(eq(permissions.workspaceId, workspaceId), sql`(${nameClash} or lower(${permissions.slug}) = lower(${slug}))`))
-    .orderBy(sql`${nameClash} desc`).limit(1).get();
-  if (!row) return undefined;
-  return row.nameClash ? "name" : "slug";
-}
-
-/** The role with this id, or else with this name (case-insensitive), in the workspace, with its permissions. */
-export function findRole(db: Db, workspaceId: string, idOrName: string): RoleView | undefined {
-  const row = findRoleRow(db, workspaceId, idOrName);
-  return row ? toRoleView(row, rolePermissionViews(db, [row.id]).get(row.id) ?? []) : undefined;
-}
-
-export function findRoleRow(db: Db, workspaceId: string, idOrName: string): RoleRow | undefined {
-  return db.select(roleColumns).from(roles)
-    .where(and(eq(roles.workspaceId, workspaceId), sql`(${roles.id} = ${idOrName} or lower(${roles.name}) = lower(${idOrName}))`))
-    .orderBy(sql`${roles.id} = ${idOrName} desc`).limit(1).get();
+/**
+ * Which of `name` and `slug` another permission of the workspace already carries, ignoring case as
+ * the unique indexes compare; the name first.
+ */
+export function* permissionClashIn(records: Records, workspaceId: string, name: string, slug: string): Work<"name" | "slug" | undefined> {
+  if ((yield* step(records.rbac.permissionNamed(workspaceId, name))) !== undefined) return "name";
+  if ((yield* step(records.rbac.permissionIdBySlug(workspaceId, slug))) !== undefined) return "slug";
+  return undefined;
 }
 
 /** Whether a role with this name (ignoring case, as the unique index compares) exists in the workspace. */
-export function roleNameTaken(db: Db, workspaceId: string, name: string): boolean {
-  return db.select({ id: roles.id }).from(roles)
-    .where(and(eq(roles.workspaceId, workspaceId), sql`lower(${roles.name}) = lower(${name})`)).limit(1).get() !== undefined;
+export function* roleNameTakenIn(records: Records, workspaceId: string, name: string): Work<boolean> {
+  return (yield* step(records.rbac.rolesNamed(workspaceId, [lowerAscii(name)]))).length > 0;
+}
+
+/** The role with this id, or else with this name (case-insensitive), in the workspace, with its permissions. */
+export function* findRoleIn(records: Records, workspaceId: string, idOrName: string): Work<RoleView | undefined> {
+  const row = yield* step(records.rbac.findRole(workspaceId, idOrName));
+  if (!row) return undefined;
+  return toRoleView(row, yield* rolePermissionListIn(records, row.id));
 }
 
 /** One role's permissions, ordered by permission id. */
-export function rolePermissionList(db: Db, roleId: string): PermissionView[] {
-  return rolePermissionViews(db, [roleId]).get(roleId) ?? [];
+export function* rolePermissionListIn(records: Records, roleId: string): Work<PermissionView[]> {
+  return (yield* rolePermissionViews(records, [roleId])).get(roleId) ?? [];
 }
 
 /** Each role's permissions, ordered by permission id. */
-function rolePermissionViews(db: Db, roleIds: string[]): Map<string, PermissionView[]> {
+function* rolePermissionViews(records: Records, roleIds: string[]): Work<Map<string, PermissionView[]>> {
   const out = new Map<string, PermissionView[]>();
-  if (roleIds.length === 0) return out;
-  const rows = db.select({ roleId: rolePermissions.roleId, ...permissionColumns }).from(rolePermissions)
-    .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
-    .where(inArray(rolePermissions.roleId, roleIds)).orderBy(asc(permissions.id)).all();
-  for (const { roleId, ...perm } of rows) {
+  for (const { roleId, ...perm } of yield* step(records.rbac.rolePermissions(roleIds))) {
     const list = out.get(roleId) ?? [];
     list.push(toPermissionView(perm));
     out.set(roleId, list);
@@ -111,38 +97,32 @@ function rolePermissionViews(db: Db, roleIds: string[]): Map<string, PermissionV
   return out;
 }
 
-/** Case-insensitive substring match on any of `columns`; `%` and `_` are literal. Blank search matches all. */
-function searchCondition(search: string | undefined, columns: SQL[]): SQL | undefined {
-  if (search === undefined || search.trim() === "") return undefined;
-  return sql`(${sql.join(columns.map((c) => sql`instr(lower(coalesce(${c}, '')), lower(${search})) > 0`), sql` or `)})`;
+/** The store's list query for a page of `limit` rows and the next page's first id; a blank search matches all. */
+function listQuery(workspaceId: string, input: ListInput, limit: number) {
+  return {
+    workspaceId, limit: limit + 1,
+    ...(input.cursor ? { cursor: input.cursor } : {}),
+    ...(input.search !== undefined && input.search.trim() !== "" ? { search: input.search } : {}),
+  };
 }
 
 /** Splits `limit + 1` rows into a page and the next page's first id. */
-function toPage<R extends { id: string }, V>(rows: R[], limit: number, view: (rows: R[]) => V[]): Page<V> {
-  return { items: view(rows.slice(0, limit)), cursor: rows.length > limit ? rows[limit]?.id : undefined };
+function toPage<R extends { id: string }, V>(rows: R[], limit: number, items: V[]): Page<V> {
+  return { items, cursor: rows.length > limit ? rows[limit]?.id : undefined };
 }
 
 /** One page of the workspace's permissions, sorted by id. Search covers id, name, slug and description. */
-export function listPermissionPage(db: Db, workspaceId: string, input: ListInput): Page<PermissionView> {
+export function* listPermissionPageIn(records: Records, workspaceId: string, input: ListInput): Work<Page<PermissionView>> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
-  const conditions = [eq(permissions.workspaceId, workspaceId)];
-  if (input.cursor) conditions.push(gte(permissions.id, input.cursor));
-  const search = searchCondition(input.search, [sql`${permissions.id}`, sql`${permissions.name}`, sql`${permissions.slug}`, sql`${permissions.description}`]);
-  if (search) conditions.push(search);
-  const rows = db.select(permissionColumns).from(permissions).where(and(...conditions)).orderBy(asc(permissions.id)).limit(limit + 1).all();
-  return toPage(rows, limit, (page) => page.map(toPermissionView));
+  const rows = yield* step(records.rbac.listPermissions(listQuery(workspaceId, input, limit)));
+  return toPage(rows, limit, rows.slice(0, limit).map(toPermissionView));
 }
 
 /** One page of the workspace's roles with their permissions, sorted by id. Search covers id, name and description. */
-export function listRolePage(db: Db, workspaceId: string, input: ListInput): Page<RoleView> {
+export function* listRolePageIn(records: Records, workspaceId: string, input: ListInput): Work<Page<RoleView>> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
-  const conditions = [eq(roles.workspaceId, workspaceId)];
-  if (input.cursor) conditions.push(gte(roles.id, input.cursor));
-  const search = searchCondition(input.search, [sql`${roles.id}`, sql`${roles.name}`, sql`${roles.description}`]);
-  if (search) conditions.push(search);
-  const rows = db.select(roleColumns).from(roles).where(and(...conditions)).orderBy(asc(roles.id)).limit(limit + 1).all();
-  return toPage(rows, limit, (page) => {
-    const perms = rolePermissionViews(db, page.map((r) => r.id));
-    return page.map((r) => toRoleView(r, perms.get(r.id) ?? []));
-  });
+  const rows = yield* step(records.rbac.listRoles(listQuery(workspaceId, input, limit)));
+  const page = rows.slice(0, limit);
+  const perms = yield* rolePermissionViews(records, page.map((r) => r.id));
+  return toPage(rows, limit, page.map((r) => toRoleView(r, perms.get(r.id) ?? [])));
 }

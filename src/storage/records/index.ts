@@ -21,7 +21,7 @@ export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, Audit
 export type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";
-export type { PermissionRow, RbacStore } from "./rbac.ts";
+export type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRecord, RoleRow } from "./rbac.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {

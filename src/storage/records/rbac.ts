@@ -2,7 +2,7 @@
  * The records of permissions, roles and their links to keys (embedded: drizzle over SQLite). Names
  * and slugs compare as the unique indexes compare them: lower(), which folds ASCII letters only.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import type { Maybe } from "../work.ts";
 import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../schema/index.ts";
@@ -17,7 +17,55 @@ export interface PermissionRow {
   createdAt: number;
 }
 
+/** A permission as the API shows it. */
+export interface PermissionRecord {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+}
+
+/** A role as the API shows it, without its permissions. */
+export interface RoleRecord {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+export interface RoleRow extends RoleRecord {
+  workspaceId: string;
+  createdAt: number;
+}
+
+export interface RbacListQuery {
+  workspaceId: string;
+  /** From this id (inclusive), in byte order. */
+  cursor?: string;
+  /** A substring of one of the searched columns, ASCII case-insensitively; `%` and `_` are literal. Non-blank. */
+  search?: string;
+  /** Rows to return at most. */
+  limit: number;
+}
+
 export interface RbacStore {
+  /** The permission with this id, or else the one whose slug equals `idOrSlug` ignoring ASCII case. */
+  findPermission(workspaceId: string, idOrSlug: string): Maybe<PermissionRecord | undefined>;
+  /** Permissions by id in byte order; the search covers id, name, slug and description. */
+  listPermissions(query: RbacListQuery): Maybe<PermissionRecord[]>;
+  /** Deletes a permission and, by cascade, its links to roles and keys. */
+  deletePermission(permissionId: string): Maybe<void>;
+  /** The role with this id, or else the one whose name equals `idOrName` ignoring ASCII case. */
+  findRole(workspaceId: string, idOrName: string): Maybe<RoleRecord | undefined>;
+  /** Roles by id in byte order; the search covers id, name and description. */
+  listRoles(query: RbacListQuery): Maybe<RoleRecord[]>;
+  /** Inserts a role; a name taken (ignoring ASCII case) throws DuplicateRecord. */
+  insertRole(row: RoleRow): Maybe<void>;
+  /** Sets a role's updatedAt. */
+  markRoleUpdated(roleId: string, nowMs: number): Maybe<void>;
+  /** Deletes a role and, by cascade, its links to permissions and keys. */
+  deleteRole(roleId: string): Maybe<void>;
+  /** The permissions of these roles, by permission id in byte order. */
+  rolePermissions(roleIds: readonly string[]): Maybe<Array<PermissionRecord & { roleId: string }>>;
   /** Roles of the workspace whose lower(name) is one of `lowerNames`. */
   rolesNamed(workspaceId: string, lowerNames: readonly string[]): Maybe<Array<{ id: string; name: string }>>;
   /** The id of the permission whose slug equals `slug` ignoring ASCII case. */
@@ -40,8 +88,65 @@ export interface RbacStore {
   setRolePermissions(workspaceId: string, roleId: string, permissionIds: readonly string[], nowMs: number): Maybe<void>;
 }
 
+const permissionColumns = { id: permissions.id, name: permissions.name, slug: permissions.slug, description: permissions.description };
+const roleColumns = { id: roles.id, name: roles.name, description: roles.description };
+
+/** `search` as a substring of any of `columns`, ASCII case-insensitively (instr: `%` and `_` are literal). */
+function contains(search: string, columns: SQL[]): SQL {
+  return sql`(${sql.join(columns.map((c) => sql`instr(lower(coalesce(${c}, '')), lower(${search})) > 0`), sql` or `)})`;
+}
+
 export class SqliteRbacStore implements RbacStore {
   constructor(private readonly db: Db) {}
+
+  findPermission(workspaceId: string, idOrSlug: string): PermissionRecord | undefined {
+    return this.db.select(permissionColumns).from(permissions)
+      .where(and(eq(permissions.workspaceId, workspaceId), sql`(${permissions.id} = ${idOrSlug} or lower(${permissions.slug}) = lower(${idOrSlug}))`))
+      .orderBy(sql`${permissions.id} = ${idOrSlug} desc`).limit(1).get();
+  }
+
+  listPermissions(query: RbacListQuery): PermissionRecord[] {
+    const conditions = [eq(permissions.workspaceId, query.workspaceId)];
+    if (query.cursor !== undefined) conditions.push(gte(permissions.id, query.cursor));
+    if (query.search !== undefined) conditions.push(contains(query.search, [sql`${permissions.id}`, sql`${permissions.name}`, sql`${permissions.slug}`, sql`${permissions.description}`]));
+    return this.db.select(permissionColumns).from(permissions).where(and(...conditions)).orderBy(asc(permissions.id)).limit(query.limit).all();
+  }
+
+  deletePermission(permissionId: string): void {
+    this.db.delete(permissions).where(eq(permissions.id, permissionId)).run();
+  }
+
+  findRole(workspaceId: string, idOrName: string): RoleRecord | undefined {
+    return this.db.select(roleColumns).from(roles)
+      .where(and(eq(roles.workspaceId, workspaceId), sql`(${roles.id} = ${idOrName} or lower(${roles.name}) = lower(${idOrName}))`))
+      .orderBy(sql`${roles.id} = ${idOrName} desc`).limit(1).get();
+  }
+
+  listRoles(query: RbacListQuery): RoleRecord[] {
+    const conditions = [eq(roles.workspaceId, query.workspaceId)];
+    if (query.cursor !== undefined) conditions.push(gte(roles.id, query.cursor));
+    if (query.search !== undefined) conditions.push(contains(query.search, [sql`${roles.id}`, sql`${roles.name}`, sql`${roles.description}`]));
+    return this.db.select(roleColumns).from(roles).where(and(...conditions)).orderBy(asc(roles.id)).limit(query.limit).all();
+  }
+
+  insertRole(row: RoleRow): void {
+    rethrowDuplicate(() => this.db.insert(roles).values(row).run());
+  }
+
+  markRoleUpdated(roleId: string, nowMs: number): void {
+    this.db.update(roles).set({ updatedAt: nowMs }).where(eq(roles.id, roleId)).run();
+  }
+
+  deleteRole(roleId: string): void {
+    this.db.delete(roles).where(eq(roles.id, roleId)).run();
+  }
+
+  rolePermissions(roleIds: readonly string[]): Array<PermissionRecord & { roleId: string }> {
+    if (roleIds.length === 0) return [];
+    return this.db.select({ roleId: rolePermissions.roleId, ...permissionColumns }).from(rolePermissions)
+      .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
+      .where(inArray(rolePermissions.roleId, [...roleIds])).orderBy(asc(permissions.id)).all();
+  }
 
   rolesNamed(workspaceId: string, lowerNames: readonly string[]): Array<{ id: string; name: string }> {
     if (lowerNames.length === 0) return [];

@@ -18,5 +18,5 @@ export const createPermissionRoute = (deps: RouteDeps) => operation({
     summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
     ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
   },
-  handle: (body, request, info) => ok(deps.services.rbac.createPermission(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.rbac.createPermission(deps.principal(request, info), body)),
 });

@@ -13,5 +13,5 @@ export const deletePermissionRoute = (deps: RouteDeps) => operation({
     summary: "Delete a permission", tags: ["permissions"], description: "By id or slug; also removes it from every role and key. Needs `rbac.*.delete_permission`.",
     ...documented({ data: EmptyData, errors: ["permission_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.rbac.deletePermission(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.rbac.deletePermission(deps.principal(request, info), body)),
 });

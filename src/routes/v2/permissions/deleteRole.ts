@@ -13,5 +13,5 @@ export const deleteRoleRoute = (deps: RouteDeps) => operation({
     summary: "Delete a role", tags: ["permissions"], description: "By id or name; also removes it from every key. Needs `rbac.*.delete_role`.",
     ...documented({ data: EmptyData, errors: ["role_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.rbac.deleteRole(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.rbac.deleteRole(deps.principal(request, info), body)),
 });

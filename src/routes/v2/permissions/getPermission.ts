@@ -14,5 +14,5 @@ export const getPermissionRoute = (deps: RouteDeps) => operation({
     summary: "Get a permission", tags: ["permissions"], description: "By id or slug. Needs `rbac.*.read_permission`.",
     ...documented({ data: PermissionData, errors: ["permission_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.rbac.getPermission(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.rbac.getPermission(deps.principal(request, info), body)),
 });

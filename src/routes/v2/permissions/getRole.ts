@@ -14,5 +14,5 @@ export const getRoleRoute = (deps: RouteDeps) => operation({
     summary: "Get a role", tags: ["permissions"], description: "By id or name, with its permissions. Needs `rbac.*.read_role`.",
     ...documented({ data: RoleData, errors: ["role_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.rbac.getRole(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.rbac.getRole(deps.principal(request, info), body)),
 });

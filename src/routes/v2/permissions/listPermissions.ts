@@ -15,9 +15,9 @@ export const listPermissionsRoute = (deps: RouteDeps) => operation({
     summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",
     ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const query = optionalObjectBody(body);
-    const page = deps.services.rbac.listPermissions(deps.principal(request, info), query);
+    const page = await deps.services.rbac.listPermissions(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },
 });

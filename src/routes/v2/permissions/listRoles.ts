@@ -15,9 +15,9 @@ export const listRolesRoute = (deps: RouteDeps) => operation({
     summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`.",
     ...documented({ data: ListOf(RoleData, "Roles with their permissions, by id"), paged: true }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const query = optionalObjectBody(body);
-    const page = deps.services.rbac.listRoles(deps.principal(request, info), query);
+    const page = await deps.services.rbac.listRoles(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },
 });

@@ -25,12 +25,12 @@ export const setRolePermissionsRoute = (deps: RouteDeps) => operation({
     description: "Answers the role's permissions; keys holding the role see the change at their next verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`.",
     ...documented({ data: ListOf(PermissionData, "The role's permissions afterwards"), errors: ["role_not_found", "permission_already_exists"] }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const principal = deps.principal(request, info);
     const role = body.role ?? body.roleId;
     if (role === undefined || (body.role !== undefined && body.roleId !== undefined)) {
       throw invalidInput("body.role", "Give the role as `role` (or `roleId`, its older name), exactly once.");
     }
-    return ok(deps.services.rbac.setRolePermissions(principal, { role, permissions: body.permissions }));
+    return ok(await deps.services.rbac.setRolePermissions(principal, { role, permissions: body.permissions }));
   },
 });

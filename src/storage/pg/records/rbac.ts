@@ -3,16 +3,79 @@
  * answers: names and slugs compared by lower() under COLLATE "C", which folds ASCII letters only,
  * as SQLite's lower() and the unique indexes do.
  */
-import { and, eq, inArray, sql, type SQLWrapper } from "drizzle-orm";
-import { rethrowPgDuplicate, type PgDb } from "../db.ts";
+import { and, asc, eq, gte, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { byBytes, rethrowPgDuplicate, type PgDb } from "../db.ts";
 import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../schema/index.ts";
-import type { PermissionRow, RbacStore } from "../../records/rbac.ts";
+import type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRecord, RoleRow } from "../../records/rbac.ts";
 
 /** lower() of text folding ASCII letters only, as SQLite's. */
 const lowerAscii = (value: SQLWrapper | string) => sql`lower(${value} COLLATE "C")`;
 
+const permissionColumns = { id: permissions.id, name: permissions.name, slug: permissions.slug, description: permissions.description };
+const roleColumns = { id: roles.id, name: roles.name, description: roles.description };
+
+/** `search` as a substring of any of `columns`, folding ASCII letters only (strpos: `%` and `_` are literal). */
+function contains(search: string, columns: SQLWrapper[]): SQL {
+  return sql`(${sql.join(columns.map((c) => sql`strpos(${lowerAscii(sql`coalesce(${c}, '')`)}, ${lowerAscii(search)}) > 0`), sql` or `)})`;
+}
+
 export class PgRbacStore implements RbacStore {
   constructor(private readonly db: PgDb) {}
+
+  async findPermission(workspaceId: string, idOrSlug: string): Promise<PermissionRecord | undefined> {
+    const [row] = await this.db.select(permissionColumns).from(permissions)
+      .where(and(eq(permissions.workspaceId, workspaceId),
+        sql`(${byBytes(permissions.id)} = ${idOrSlug} or ${lowerAscii(permissions.slug)} = ${lowerAscii(idOrSlug)})`))
+      .orderBy(sql`${byBytes(permissions.id)} = ${idOrSlug} desc`).limit(1);
+    return row;
+  }
+
+  async listPermissions(query: RbacListQuery): Promise<PermissionRecord[]> {
+    const conditions = [eq(permissions.workspaceId, query.workspaceId)];
+    if (query.cursor !== undefined) conditions.push(gte(byBytes(permissions.id), query.cursor));
+    if (query.search !== undefined) conditions.push(contains(query.search, [permissions.id, permissions.name, permissions.slug, permissions.description]));
+    return this.db.select(permissionColumns).from(permissions).where(and(...conditions)).orderBy(asc(byBytes(permissions.id))).limit(query.limit);
+  }
+
+  async deletePermission(permissionId: string): Promise<void> {
+    await this.db.delete(permissions).where(eq(permissions.id, permissionId));
+  }
+
+  async findRole(workspaceId: string, idOrName: string): Promise<RoleRecord | undefined> {
+    const [row] = await this.db.select(roleColumns).from(roles)
+      .where(and(eq(roles.workspaceId, workspaceId),
+        sql`(${byBytes(roles.id)} = ${idOrName} or ${lowerAscii(roles.name)} = ${lowerAscii(idOrName)})`))
+      .orderBy(sql`${byBytes(roles.id)} = ${idOrName} desc`).limit(1);
+    return row;
+  }
+
+  async listRoles(query: RbacListQuery): Promise<RoleRecord[]> {
+    const conditions = [eq(roles.workspaceId, query.workspaceId)];
+    if (query.cursor !== undefined) conditions.push(gte(byBytes(roles.id), query.cursor));
+    if (query.search !== undefined) conditions.push(contains(query.search, [roles.id, roles.name, roles.description]));
+    return this.db.select(roleColumns).from(roles).where(and(...conditions)).orderBy(asc(byBytes(roles.id))).limit(query.limit);
+  }
+
+  async insertRole(row: RoleRow): Promise<void> {
+    await rethrowPgDuplicate(async () => {
+      await this.db.insert(roles).values(row);
+    });
+  }
+
+  async markRoleUpdated(roleId: string, nowMs: number): Promise<void> {
+    await this.db.update(roles).set({ updatedAt: nowMs }).where(eq(roles.id, roleId));
+  }
+
+  async deleteRole(roleId: string): Promise<void> {
+    await this.db.delete(roles).where(eq(roles.id, roleId));
+  }
+
+  async rolePermissions(roleIds: readonly string[]): Promise<Array<PermissionRecord & { roleId: string }>> {
+    if (roleIds.length === 0) return [];
+    return this.db.select({ roleId: rolePermissions.roleId, ...permissionColumns }).from(rolePermissions)
+      .innerJoin(permissions, eq(permissions.id, rolePermissions.permissionId))
+      .where(inArray(rolePermissions.roleId, [...roleIds])).orderBy(asc(byBytes(permissions.id)));
+  }
 
   async rolesNamed(workspaceId: string, lowerNames: readonly string[]): Promise<Array<{ id: string; name: string }>> {
     if (lowerNames.length === 0) return [];

@@ -1,4 +1,7 @@
-/** PostgreSQL twin of storage/schema/rbac.ts: permissions, roles and their links to keys. */
+/**
+ * PostgreSQL twin of storage/schema/rbac.ts: permissions, roles and their links to keys. Names fold
+ * by lower() under COLLATE "C", ASCII letters only, as SQLite's lower() folds them.
+ */
 import { sql } from "drizzle-orm";
 import { index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { int8 } from "./columns.ts";
@@ -15,8 +18,8 @@ export const permissions = pgTable("permissions", {
   createdAt: int8("created_at").notNull(),
   updatedAt: int8("updated_at"),
 }, (t) => [
-  uniqueIndex("permissions_name_uq").on(t.workspaceId, sql`lower(${t.name})`),
-  uniqueIndex("permissions_slug_uq").on(t.workspaceId, sql`lower(${t.slug})`),
+  uniqueIndex("permissions_name_uq").on(t.workspaceId, sql`lower(${t.name} COLLATE "C")`),
+  uniqueIndex("permissions_slug_uq").on(t.workspaceId, sql`lower(${t.slug} COLLATE "C")`),
 ]);
 
 /** A named set of permissions. Names are unique per workspace, case-insensitively. */
@@ -27,7 +30,7 @@ export const roles = pgTable("roles", {
   description: text("description"),
   createdAt: int8("created_at").notNull(),
   updatedAt: int8("updated_at"),
-}, (t) => [uniqueIndex("roles_name_uq").on(t.workspaceId, sql`lower(${t.name})`)]);
+}, (t) => [uniqueIndex("roles_name_uq").on(t.workspaceId, sql`lower(${t.name} COLLATE "C")`)]);
 
 export const rolePermissions = pgTable("role_permissions", {
   roleId: text("role_id").notNull().references(() => roles.id, { onDelete: "cascade" }),

@@ -1,4 +1,7 @@
-/** PostgreSQL twin of storage/schema/workspaces.ts: workspaces and their root keys. */
+/**
+ * PostgreSQL twin of storage/schema/workspaces.ts: workspaces and their root keys. Names fold by
+ * lower() under COLLATE "C", ASCII letters only, as SQLite's lower() folds them.
+ */
 import { sql } from "drizzle-orm";
 import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { int8, jsonText } from "./columns.ts";
@@ -11,7 +14,7 @@ export const workspaces = pgTable("workspaces", {
   enabled: boolean("enabled").notNull().default(true),
   createdAt: int8("created_at").notNull(),
   updatedAt: int8("updated_at"),
-}, (t) => [uniqueIndex("workspaces_name_uq").on(sql`lower(${t.name})`)]);
+}, (t) => [uniqueIndex("workspaces_name_uq").on(sql`lower(${t.name} COLLATE "C")`)]);
 
 /** Keys that authenticate calls to the service. Stored only as base64(SHA-256). */
 export const rootKeys = pgTable("root_keys", {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
+import { embeddedRecords } from "../../../../src/storage/records/index.ts";
 import { auditRows } from "../../../support/key-management.ts";
 import { countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
 
@@ -52,12 +53,13 @@ describe("200", () => {
 
   test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
     let calls = 0;
-    const svc = new RbacService({ storage: h.running.storage, clock: h.clock, onAccessChanged: () => { calls++; } });
+    const svc = new RbacService({ records: embeddedRecords(h.running.storage), clock: h.clock, onAccessChanged: () => { calls++; } });
     const principal = h.running.services.auth.authenticate(`Bearer ${h.rootKey}`);
     const id = await createRole(h, "callback-role");
-    svc.deleteRole(principal, { role: id });
+    await svc.deleteRole(principal, { role: id });
     expect(calls).toBe(1);
-    expect(() => svc.deleteRole(principal, { role: id })).toThrow(NOT_FOUND_DETAIL);
+    const again = async () => svc.deleteRole(principal, { role: id });
+    await expect(again()).rejects.toThrow(NOT_FOUND_DETAIL);
     expect(calls).toBe(1);
   });
 });
