@@ -36,8 +36,8 @@ function seed(dataDir: string): Seeded {
   const { storage } = opened;
   const services = buildServices(opened, config, systemClock);
   const actor = { type: "cli" as const, id: "bench" };
-  const ws = services.workspaces.create({ name: "default", analyticsEnabled: true }, actor);
-  const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
+  const ws = answered(services.workspaces.create({ name: "default", analyticsEnabled: true }, actor));
+  const rootKey = answered(services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor)).key;
   const principal = services.auth.authenticate(`Bearer ${rootKey}`);
   const spaces = Array.from({ length: 4 }, (_, i) => answered(services.apis.createApi(principal, { name: `bench-${i}` })).apiId)
     .map((apiId) => storage.sqlite.query<{ key_space_id: string }, [string]>("SELECT key_space_id FROM apis WHERE id = ?1").get(apiId)!.key_space_id);

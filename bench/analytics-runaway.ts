@@ -18,6 +18,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { childProcesses, cpuMs, formatMeasured, measure, MEASURED_HEADER, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type Measured } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
 import { verifyBody } from "./verify.ts";
+import { answered } from "../src/storage/work.ts";
 
 const WORKSPACES = Number(process.env.BENCH_RUNAWAY_WORKSPACES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -41,8 +42,8 @@ async function seedRunawayWorkspaces(dataDir: string): Promise<string[]> {
     const actor = { type: "cli" as const, id: "bench" };
     const keys: string[] = [];
     for (let w = 0; w < WORKSPACES; w++) {
-      const workspace = services.workspaces.create({ name: `runaway_${w}`, analyticsEnabled: true }, actor);
-      keys.push(services.workspaces.createRootKey({ workspace: workspace.name, name: "runaway", permissions: ["api.*.read_analytics"] }, actor).key);
+      const workspace = answered(services.workspaces.create({ name: `runaway_${w}`, analyticsEnabled: true }, actor));
+      keys.push(answered(services.workspaces.createRootKey({ workspace: workspace.name, name: "runaway", permissions: ["api.*.read_analytics"] }, actor)).key);
       const keyOf = { workspaceId: workspace.id, keySpaceId: "ks_runaway", keyId: "key_runaway", identityId: "", externalId: "" };
       for (let i = 0; i < EVENTS_PER_WORKSPACE; i++) {
         services.verificationEvents.record({ timeMs: Date.now() - i, ...keyOf, outcome: "VALID", tags: [], spentCredits: 0, latencyMs: 1 });

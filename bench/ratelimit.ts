@@ -21,6 +21,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import type { LimitInput } from "../src/services/ratelimit/index.ts";
+import { answered } from "../src/storage/work.ts";
 import { cpuMs, formatRow, median, medianRatio, ratelimitLua, startServer, startTollgate, TABLE_HEADER, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 
 export interface RatelimitBenchOptions {
@@ -128,8 +129,8 @@ export async function measureMemory(identifiers: number): Promise<RatelimitBench
   try {
     const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "bench" };
-    services.workspaces.create({ name: "default" }, actor);
-    const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
+    answered(services.workspaces.create({ name: "default" }, actor));
+    const rootKey = answered(services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor)).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
     // Each body parsed as the pipeline parses it: the identifier is a fresh string, kept by the limiter.
     const limit = (i: number) => services.ratelimits.limit(principal, JSON.parse(

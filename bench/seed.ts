@@ -42,8 +42,8 @@ export function seedKeys(dataDir: string, count: number, opts: SeedOptions = {})
   try {
     const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "bench" };
-    const workspace = services.workspaces.create({ name: "default" }, actor);
-    const rootKey = services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor).key;
+    const workspace = answered(services.workspaces.create({ name: "default" }, actor));
+    const rootKey = answered(services.workspaces.createRootKey({ workspace: "default", name: "bench", permissions: [...ALL_GRANTS] }, actor)).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
     const { apiId } = answered(services.apis.createApi(principal, { name: "bench" }));
     const templates = Math.min(count, opts.templates ?? 1_000);

@@ -20,6 +20,7 @@ import { RootKeyAuthenticator, sqliteRootKeyLookup } from "./services/auth/index
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
+import { answered } from "./storage/work.ts";
 import { IdentityService } from "./services/identities/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
 import { RbacService } from "./services/rbac/index.ts";
@@ -104,7 +105,7 @@ export function buildServices(
   const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
-    workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
+    workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
     keys: new KeyService({ storage, clock, vault, cache, credits }),
     identities: new IdentityService({ records, clock, cache }),
@@ -143,7 +144,8 @@ export function buildServices(
  * workspace `default` and its bootstrap root key. A no-op once any workspace exists.
  */
 export function bootstrapDataDir(services: Services, config: Config, logger: Logger): void {
-  const first = bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
+  // The embedded start-up stays synchronous: its backend answers at once.
+  const first = answered(bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey));
   if (first.created) {
     logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
   }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createFileOnce, replaceFile } from "./storage/private-files.ts";
 import type { WorkspaceService } from "./services/workspaces/index.ts";
+import { then, type Maybe } from "./storage/work.ts";
 import { ALL_GRANTS } from "./services/auth/index.ts";
 
 export const BOOTSTRAP_KEY_FILE = "bootstrap-root-key";
@@ -23,13 +24,15 @@ const SYSTEM_ACTOR = { type: "system" as const, id: "bootstrap", name: "first st
  * Creates the default workspace and bootstrap root key when no workspace exists (atomically, so a
  * CLI command and `serve` racing on an empty data dir bootstrap once); returns where the key is, if created.
  */
-export function bootstrapWorkspace(workspaces: WorkspaceService, dataDir: string, rootKey: string | undefined): { created: boolean; keyFile?: string } {
+export function bootstrapWorkspace(workspaces: WorkspaceService, dataDir: string, rootKey: string | undefined): Maybe<{ created: boolean; keyFile?: string }> {
   const keyFile = join(dataDir, BOOTSTRAP_KEY_FILE);
   const created = workspaces.bootstrapDefault({ permissions: [...ALL_GRANTS], ...(rootKey ? { value: rootKey } : {}) }, SYSTEM_ACTOR, (key) => {
     if (!rootKey) replaceFile(keyFile, key + "\n");
   });
-  if (!created) return { created: false };
-  return rootKey ? { created: true } : { created: true, keyFile };
+  return then(created, (made) => {
+    if (!made) return { created: false };
+    return rootKey ? { created: true } : { created: true, keyFile };
+  });
 }
 
 /**

@@ -35,13 +35,13 @@ const actor = { type: "cli" as const, id: "soak-hostile" };
 
 /** A workspace and a root key with every grant in it, for seeding only. */
 function adminOf(services: Services, name: string, analyticsEnabled: boolean) {
-  const workspace = services.workspaces.create({ name, analyticsEnabled }, actor);
-  const rootKey = services.workspaces.createRootKey({ workspace: name, name: "seed", permissions: [...ALL_GRANTS] }, actor).key;
+  const workspace = answered(services.workspaces.create({ name, analyticsEnabled }, actor));
+  const rootKey = answered(services.workspaces.createRootKey({ workspace: name, name: "seed", permissions: [...ALL_GRANTS] }, actor)).key;
   return { workspace, principal: services.auth.authenticate(`Bearer ${rootKey}`) };
 }
 
 const rootKeyWith = (services: Services, workspace: string, permissions: string[]) =>
-  services.workspaces.createRootKey({ workspace, name: permissions.join("+"), permissions }, actor).key;
+  answered(services.workspaces.createRootKey({ workspace, name: permissions.join("+"), permissions }, actor)).key;
 
 export async function seedHostile(dataDir: string): Promise<HostileData> {
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir });

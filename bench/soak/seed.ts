@@ -27,8 +27,8 @@ export function seedSoak(dataDir: string, keyCount: number): SoakData {
   try {
     const services = buildServices(opened, config, systemClock);
     const actor = { type: "cli" as const, id: "soak" };
-    services.workspaces.create({ name: "soak", analyticsEnabled: true }, actor);
-    const rootKey = services.workspaces.createRootKey({ workspace: "soak", name: "soak", permissions: [...ALL_GRANTS] }, actor).key;
+    answered(services.workspaces.create({ name: "soak", analyticsEnabled: true }, actor));
+    const rootKey = answered(services.workspaces.createRootKey({ workspace: "soak", name: "soak", permissions: [...ALL_GRANTS] }, actor)).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
     const { apiId } = answered(services.apis.createApi(principal, { name: "soak" }));
     services.ratelimits.limit(principal, { namespace: SOAK_NAMESPACE, identifier: "seed", limit: 1000, duration: 60_000 });

@@ -30,7 +30,7 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): ServicesCom
     const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG });
     if (positionals.length > 0) throw new UsageError("api list takes no arguments");
     return async (services) => {
-      const principal = principalIn(services, values.workspace as string | undefined, actor);
+      const principal = await principalIn(services, values.workspace as string | undefined, actor);
       printList(io, values.json === true, await allApis(services, principal), (a) => [a.id, a.name]);
       return EXIT.ok;
     };
@@ -41,7 +41,7 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): ServicesCom
     // As apis.createApi's schema takes it.
     if (name.length < 3 || name.length > 256) throw new UsageError(`an API name is 3 to 256 characters, got '${name}'`);
     return async (services) => {
-      const principal = principalIn(services, values.workspace as string | undefined, actor);
+      const principal = await principalIn(services, values.workspace as string | undefined, actor);
       io.stdout((await services.apis.createApi(principal, { name })).apiId);
       return EXIT.ok;
     };
@@ -50,7 +50,7 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): ServicesCom
     const { values, positionals } = parse(rest, WORKSPACE_FLAG);
     const target = onePositional(positionals, sub, "<id|name>");
     return async (services) => {
-      const principal = principalIn(services, values.workspace as string | undefined, actor);
+      const principal = await principalIn(services, values.workspace as string | undefined, actor);
       const api = await chosenApi(services, principal, target);
       await services.apis.deleteApi(principal, { apiId: api.id });
       io.stderr(`deleted API ${api.id} (${api.name})`);

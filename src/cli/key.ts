@@ -36,12 +36,12 @@ function keyColumns(k: KeyView, nowMs: number): Array<string | number | undefine
 }
 
 /** Runs `fn` on the key `keyId`; its not-found names the id and the workspace. */
-function onKey<T>(keyId: string, principal: Principal, services: Services, fn: () => T): T {
+async function onKey<T>(keyId: string, principal: Principal, services: Services, fn: () => T | Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (e) {
     if (!(e instanceof AppError) || e.code !== "key_not_found") throw e;
-    const ws = services.workspaces.get(principal.workspaceId).name;
+    const ws = (await services.workspaces.get(principal.workspaceId)).name;
     throw new AppError("key_not_found", { detail: `No key has the id '${keyId}' in workspace '${ws}' (deleted, or of another workspace: see --workspace).` });
   }
 }
@@ -62,7 +62,7 @@ function createStep(rest: string[], actor: Actor, io: CliIo): Step {
   const apiFlag = requireString(values, "api");
   const fields = createKeyFields(values, Date.now());
   return async (services) => {
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = await chosenApi(services, principal, apiFlag);
     const created = services.keys.createKey(principal, { apiId: api.id, ...fields });
     io.stdout(created.key);
@@ -94,7 +94,7 @@ function listStep(rest: string[], actor: Actor, io: CliIo): Step {
   if (!/^[1-9]\d{0,8}$/.test(limitText)) throw new UsageError(`--limit must be a whole number of 1 or more, got '${limitText}'`);
   const limit = Number(limitText);
   return async (services) => {
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = await chosenApi(services, principal, apiFlag);
     const nowMs = Date.now();
     printList(io, values.json === true, matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
@@ -105,10 +105,10 @@ function listStep(rest: string[], actor: Actor, io: CliIo): Step {
 function getStep(rest: string[], actor: Actor, io: CliIo): Step {
   const { values, positionals } = parse(rest, { ...WORKSPACE_FLAG, ...JSON_FLAG });
   const keyId = oneKeyId(positionals, "get");
-  return (services) => {
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
+  return async (services) => {
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const nowMs = Date.now();
-    printOne(io, values.json === true, onKey(keyId, principal, services, () => services.keys.getKey(principal, { keyId })), (k) => keyColumns(k, nowMs));
+    printOne(io, values.json === true, await onKey(keyId, principal, services, () => services.keys.getKey(principal, { keyId })), (k) => keyColumns(k, nowMs));
     return EXIT.ok;
   };
 }
@@ -117,9 +117,9 @@ function getStep(rest: string[], actor: Actor, io: CliIo): Step {
 function changeStep(sub: "disable" | "enable" | "delete", rest: string[], actor: Actor, io: CliIo): Step {
   const { values, positionals } = parse(rest, WORKSPACE_FLAG);
   const keyId = oneKeyId(positionals, sub);
-  return (services) => {
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
-    onKey(keyId, principal, services, () => sub === "delete"
+  return async (services) => {
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
+    await onKey(keyId, principal, services, () => sub === "delete"
       ? services.keys.deleteKey(principal, { keyId })
       : services.keys.updateKey(principal, { keyId, enabled: sub === "enable" }));
     io.stderr(`${sub}d key ${keyId}`);
@@ -136,9 +136,9 @@ function creditsStep(rest: string[], actor: Actor, io: CliIo): Step {
   if (!Object.hasOwn(CREDIT_OPERATIONS, verb)) throw new UsageError(`key credits takes set, add or remove, got '${verb}'`);
   const operation = CREDIT_OPERATIONS[verb as keyof typeof CREDIT_OPERATIONS];
   const value = operation === "set" && amount === "unlimited" ? null : creditsValue(`key credits ${verb}`, amount);
-  return (services) => {
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
-    const credits = onKey(keyId, principal, services, () => services.keys.updateCredits(principal, { keyId, operation, value }));
+  return async (services) => {
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
+    const credits = await onKey(keyId, principal, services, () => services.keys.updateCredits(principal, { keyId, operation, value }));
     printOne(io, values.json === true, credits, (c) => [c.remaining ?? "unlimited"]);
     return EXIT.ok;
   };

@@ -1,9 +1,9 @@
 /** `tollgate root-key create|list|revoke`. */
-import type { Services } from "../services/index.ts";
 import { ALL_GRANTS, isValidGrant, type Actor } from "../services/auth/index.ts";
 import { instantFlag, parse, requireString } from "./args.ts";
 import { JSON_FLAG, printList } from "./output.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
+import type { ServicesCommand } from "./scope.ts";
 
 export const ROOT_KEY_HELP = `tollgate root-key create --workspace <id|name> --name <name> --permission <p> [--permission <p> ...] [--expires <when>]
                                       prints the root key (shown only once); --expires takes 30d, 12h,
@@ -24,7 +24,7 @@ function isKnownGrant(grant: string): boolean {
  * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
  * returns the step that runs over the services.
  */
-export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (services: Services) => number {
+export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): ServicesCommand {
   const [sub, ...rest] = args;
   if (sub === "create") {
     const { values } = parse(rest, {
@@ -40,8 +40,8 @@ export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (servic
     const expiresAt = typeof values.expires === "string" ? instantFlag("expires", values.expires, nowMs, 1) : undefined;
     // A past value is almost always seconds given for milliseconds; it would create a dead key.
     if (expiresAt !== undefined && expiresAt <= nowMs) throw new UsageError(`--expires ${values.expires} is in the past; digits alone are Unix milliseconds`);
-    return (services) => {
-      const created = services.workspaces.createRootKey({
+    return async (services) => {
+      const created = await services.workspaces.createRootKey({
         workspace, name, permissions, ...(expiresAt !== undefined ? { expiresAt } : {}),
       }, actor);
       io.stdout(created.key);
@@ -51,9 +51,9 @@ export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (servic
   if (sub === "list") {
     const { values } = parse(rest, { workspace: { type: "string" }, ...JSON_FLAG });
     const workspace = requireString(values, "workspace");
-    return (services) => {
+    return async (services) => {
       const nowMs = Date.now();
-      const keys = services.workspaces.listRootKeys(workspace).map((k) => ({
+      const keys = (await services.workspaces.listRootKeys(workspace)).map((k) => ({
         ...k, state: k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= nowMs ? "expired" : "active",
       }));
       printList(io, values.json === true, keys, (k) => [k.id, k.name, `${k.start}…`, k.state, k.permissions.join(",")]);
@@ -64,8 +64,8 @@ export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): (servic
     const { positionals } = parse(rest, {});
     const id = positionals[0];
     if (!id || positionals.length > 1) throw new UsageError("root-key revoke takes exactly one <root key id>");
-    return (services) => {
-      services.workspaces.revokeRootKey(id, actor);
+    return async (services) => {
+      await services.workspaces.revokeRootKey(id, actor);
       io.stdout(`revoked ${id}`);
       return EXIT.ok;
     };

@@ -19,18 +19,18 @@ export function cliPrincipal(workspaceId: string, actor: Actor): Principal {
  * The workspace `--workspace` names (by id or name; unknown → failure), else `default` when it
  * exists, else the only workspace; with several and no `default`, a usage error.
  */
-export function chosenWorkspace(services: Services, flag: string | undefined): { id: string; name: string } {
+export async function chosenWorkspace(services: Services, flag: string | undefined): Promise<{ id: string; name: string }> {
   if (flag !== undefined) return services.workspaces.get(flag);
-  const byDefault = services.workspaces.findByIdOrName(DEFAULT_WORKSPACE);
+  const byDefault = await services.workspaces.findByIdOrName(DEFAULT_WORKSPACE);
   if (byDefault) return byDefault;
-  const all = services.workspaces.list();
+  const all = await services.workspaces.list();
   if (all.length === 1) return all[0]!;
   throw new UsageError(`--workspace <id|name> is needed: there is no workspace '${DEFAULT_WORKSPACE}' but several (${all.map((w) => w.name).join(", ")})`);
 }
 
 /** The CLI's principal in the workspace `--workspace` chooses (see chosenWorkspace). */
-export function principalIn(services: Services, flag: string | undefined, actor: Actor): Principal {
-  return cliPrincipal(chosenWorkspace(services, flag).id, actor);
+export async function principalIn(services: Services, flag: string | undefined, actor: Actor): Promise<Principal> {
+  return cliPrincipal((await chosenWorkspace(services, flag)).id, actor);
 }
 
 /** The live APIs of the principal's workspace by id (apis.listApis, page by page); with `search`, those whose id or name contains it. */

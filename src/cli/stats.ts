@@ -26,7 +26,7 @@ export function statsCommand(args: string[], config: Config, actor: Actor, io: C
       io.stderr("error: verifications are not recorded (TOLLGATE_ANALYTICS=off), so there are no stats");
       return EXIT.failure;
     }
-    const principal = principalIn(services, values.workspace as string | undefined, actor);
+    const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = typeof values.api === "string" ? await chosenApi(services, principal, values.api) : undefined;
     const summary = services.verificationTotals.since(principal, { sinceMs, ...(api ? { apiId: api.id } : {}) });
     if (values.json === true) {

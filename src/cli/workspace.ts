@@ -1,7 +1,7 @@
 /** `tollgate workspace create|list|update`. */
-import type { Services } from "../services/index.ts";
 import type { Actor } from "../services/auth/index.ts";
 import { parse, requireString } from "./args.ts";
+import type { ServicesCommand } from "./scope.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList } from "./output.ts";
 
@@ -15,21 +15,21 @@ tollgate workspace update <id|name> --analytics on|off
  * Parses and checks `args` before anything touches the data dir (a usage error creates nothing), and
  * returns the step that runs over the services.
  */
-export function workspaceCommand(args: string[], actor: Actor, io: CliIo): (services: Services) => number {
+export function workspaceCommand(args: string[], actor: Actor, io: CliIo): ServicesCommand {
   const [sub, ...rest] = args;
   if (sub === "create") {
     const { values } = parse(rest, { name: { type: "string" }, analytics: { type: "boolean" } });
     const name = requireString(values, "name");
-    return (services) => {
-      const ws = services.workspaces.create({ name, analyticsEnabled: values.analytics === true }, actor);
+    return async (services) => {
+      const ws = await services.workspaces.create({ name, analyticsEnabled: values.analytics === true }, actor);
       io.stdout(ws.id);
       return EXIT.ok;
     };
   }
   if (sub === "list") {
     const { values } = parse(rest, JSON_FLAG);
-    return (services) => {
-      printList(io, values.json === true, services.workspaces.list(), (ws) => [ws.id, ws.name, `analytics=${ws.analyticsEnabled ? "on" : "off"}`]);
+    return async (services) => {
+      printList(io, values.json === true, await services.workspaces.list(), (ws) => [ws.id, ws.name, `analytics=${ws.analyticsEnabled ? "on" : "off"}`]);
       return EXIT.ok;
     };
   }
@@ -39,8 +39,8 @@ export function workspaceCommand(args: string[], actor: Actor, io: CliIo): (serv
     if (!target || positionals.length > 1) throw new UsageError("workspace update takes exactly one <id|name>");
     const analytics = requireString(values, "analytics");
     if (analytics !== "on" && analytics !== "off") throw new UsageError("--analytics must be on or off");
-    return (services) => {
-      const ws = services.workspaces.setAnalytics(target, analytics === "on", actor);
+    return async (services) => {
+      const ws = await services.workspaces.setAnalytics(target, analytics === "on", actor);
       io.stdout(`${ws.id}\t${ws.name}\tanalytics=${analytics}`);
       return EXIT.ok;
     };

@@ -30,23 +30,23 @@ function servicesWith(workspaces: Ws[], apis: Ws[] = []): Services {
 const ACTOR = { type: "cli", id: "cli", name: "tollgate CLI" } as const;
 
 describe("chosenWorkspace", () => {
-  test("--workspace by id or name wins; an unknown one is a failure that names it", () => {
+  test("--workspace by id or name wins; an unknown one is a failure that names it", async () => {
     const services = servicesWith([{ id: "ws_1", name: "default" }, { id: "ws_2", name: "acme" }]);
-    expect(chosenWorkspace(services, "ACME").id).toBe("ws_2");
-    expect(chosenWorkspace(services, "ws_1").name).toBe("default");
-    expect(() => chosenWorkspace(services, "nope")).toThrow("'nope'");
+    expect((await chosenWorkspace(services, "ACME")).id).toBe("ws_2");
+    expect((await chosenWorkspace(services, "ws_1")).name).toBe("default");
+    await expect(chosenWorkspace(services, "nope")).rejects.toThrow("'nope'");
   });
 
-  test("without --workspace: 'default' when it exists, else the only workspace", () => {
-    expect(chosenWorkspace(servicesWith([{ id: "ws_2", name: "acme" }, { id: "ws_1", name: "default" }]), undefined).id).toBe("ws_1");
-    expect(chosenWorkspace(servicesWith([{ id: "ws_2", name: "acme" }]), undefined).id).toBe("ws_2");
+  test("without --workspace: 'default' when it exists, else the only workspace", async () => {
+    expect((await chosenWorkspace(servicesWith([{ id: "ws_2", name: "acme" }, { id: "ws_1", name: "default" }]), undefined)).id).toBe("ws_1");
+    expect((await chosenWorkspace(servicesWith([{ id: "ws_2", name: "acme" }]), undefined)).id).toBe("ws_2");
   });
 
-  test("without --workspace, no 'default' and several workspaces: a usage error listing them", () => {
+  test("without --workspace, no 'default' and several workspaces: a usage error listing them", async () => {
     const run = () => chosenWorkspace(servicesWith([{ id: "ws_2", name: "acme" }, { id: "ws_3", name: "beta" }]), undefined);
-    expect(run).toThrow(UsageError);
-    expect(run).toThrow("--workspace <id|name> is needed");
-    expect(run).toThrow("acme, beta");
+    await expect(run()).rejects.toThrow(UsageError);
+    await expect(run()).rejects.toThrow("--workspace <id|name> is needed");
+    await expect(run()).rejects.toThrow("acme, beta");
   });
 });
 

@@ -39,7 +39,7 @@ export async function buildEmbeddedDataSet(): Promise<EmbeddedDataSet> {
     return data as { keyId: string; key: string };
   };
 
-  const other = h.running.services.workspaces.create({ name: "other" }, TEST_ACTOR);
+  const other = await h.running.services.workspaces.create({ name: "other" }, TEST_ACTOR);
   const otherRoot = h.rootKeyWith(["api.*.create_api", "api.*.create_key", "api.*.read_key"], other.name);
   h.rootKeyWith(["api.*.read_api"]);
 

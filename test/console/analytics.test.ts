@@ -22,7 +22,7 @@ const rows = async (query: string) => {
 
 beforeAll(async () => {
   h = await startHarness({ startMs: Date.UTC(2026, 5, 1, 12, 30) });
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = await createApi(h, "console-analytics");
   keySpaceId = (await h.post("/v2/apis.listApis", {})).body.data.find((a: { id: string }) => a.id === apiId).keySpaceId;
   keys = [await createKey(h, { apiId }), await createKey(h, { apiId, credits: { remaining: 1 } })];

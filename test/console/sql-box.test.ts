@@ -17,7 +17,7 @@ describe("errorPosition, on the server's 400 details", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   });
   afterAll(() => h?.stop());
 

@@ -22,7 +22,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness();
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     const apiId = await createApi(h, API_NAME);
     const { keyId, key } = await createKey(h, { apiId, name: "phone", externalId: "customer-with-a-long-external-id", permissions: ["docs.read"], meta: { plan: "pro" } });
     await h.post("/v2/keys.verifyKey", { key });

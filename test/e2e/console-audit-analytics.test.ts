@@ -23,7 +23,7 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness();
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     const apiId = await createApi(h, "reports");
     const created = await createKey(h, { apiId, name: "dashboard" });
     keyId = created.keyId;

@@ -25,7 +25,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness();
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     browser = await launchBrowser();
   });
 
@@ -108,7 +108,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
   test("a write the API refuses (the key lost update_key after sign-in) shows the API's 403 and changes nothing", async () => {
     const apiId = await createApi(h, "forced-write");
     const { keyId } = await createKey(h, { apiId });
-    const rootKey = h.running.services.workspaces.createRootKey({ workspace: "default", name: "shrinking", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
+    const rootKey = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "shrinking", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
     const { page, close } = await openPage(browser);
     try {
       await signedIn(page, h.url, rootKey.key);

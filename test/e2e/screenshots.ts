@@ -27,7 +27,7 @@ interface Sample {
 
 /** APIs, keys verified over the last hours with a few outcomes, limits, identities, permissions and roles. */
 async function seed(h: Harness): Promise<Sample> {
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = await createApi(h, "payments");
   await createApi(h, "search");
   await createRole(h, "billing-admin", ["invoices.read", "invoices.write"]);

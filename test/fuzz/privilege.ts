@@ -207,7 +207,7 @@ export async function runPrivilegeCampaign(h: Harness, opts: { seed: number; per
   const next: Rng = rng(opts.seed);
   const own = routeTable(() => h);
   const ownFixtures = await own.setUp();
-  h.running.services.workspaces.create({ name: OTHER_WORKSPACE }, TEST_ACTOR);
+  await h.running.services.workspaces.create({ name: OTHER_WORKSPACE }, TEST_ACTOR);
   const otherRoot = h.rootKeyWith([...ALL_GRANTS], OTHER_WORKSPACE);
   const otherFixtures = await routeTable(() => h, { workspace: OTHER_WORKSPACE, rootKey: otherRoot, tag: "zq" }).setUp();
   const schemas = await bodySchemas(h);

@@ -27,7 +27,7 @@ function refusalType(h: Harness, text: string): string {
 export async function runQueryCampaign(h: Harness, opts: { seed: number; sql: number; permissions: number }): Promise<FuzzSummary> {
   const next = rng(opts.seed);
   const c = new Campaign(h);
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = await createApi(h, "fuzz-queries");
   const { key } = await createKey(h, { apiId, permissions: ["a", "b.c", "x.y"], externalId: "fuzzer" });
   for (let i = 0; i < 3; i++) await h.post("/v2/keys.verifyKey", { key });

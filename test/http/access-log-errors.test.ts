@@ -27,8 +27,8 @@ async function run(format: "json" | "text"): Promise<Run> {
   const all: string[] = [];
   const h: Harness = await startHarness({ logLines: all, env: { TOLLGATE_LOG_FORMAT: format } });
   const workspaces = h.running.services.workspaces;
-  const reader = workspaces.createRootKey({ workspace: "default", name: "reader", permissions: ["api.*.read_api"] }, { type: "cli", id: "test" });
-  const workspaceId = workspaces.get("default").id;
+  const reader = await workspaces.createRootKey({ workspace: "default", name: "reader", permissions: ["api.*.read_api"] }, { type: "cli", id: "test" });
+  const workspaceId = (await workspaces.get("default")).id;
   const sent: Record<string, ApiResponse> = {};
   try {
     sent.forbidden = await h.post("/v2/apis.createApi", { name: "nope" }, { key: reader.key });

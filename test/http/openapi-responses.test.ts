@@ -121,7 +121,7 @@ describe("the document against the service", () => {
     await call("/v2/permissions.setRolePermissions", { role: "r1", permissions: ["p1"] });
     const [log] = await call("/v2/audit.listLogs", { limit: 1 });
     await call("/v2/audit.getLog", { logId: log.logId });
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     await call("/v2/analytics.getVerifications", { query: "SELECT outcome, count(*) AS n FROM key_verifications_v1 GROUP BY outcome" });
     await call("/v2/keys.rerollKey", { keyId: key.keyId, expiration: 0 });
     await call("/v2/keys.deleteKey", { keyId: key.keyId });

@@ -79,7 +79,7 @@ describe("CLI changes: no entry, no change", () => {
 
   test("workspace create and update, root-key create and revoke", async () => {
     const ws = () => h.running.services.workspaces;
-    const rk = ws().createRootKey({ workspace: "default", name: "to-revoke", permissions: ["api.*.read_api"] }, cli);
+    const rk = await ws().createRootKey({ workspace: "default", name: "to-revoke", permissions: ["api.*.read_api"] }, cli);
     const before = snapshot();
     const entriesBefore = auditCount();
     const outcomes = await withAuditDown(() => [

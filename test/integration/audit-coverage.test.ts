@@ -37,7 +37,7 @@ const refsOf = (row: Pick<Row, "resources">) => (JSON.parse(row.resources) as Ar
 beforeAll(async () => {
   // Loopback (the test's own address) stands for a proxy here, so X-Forwarded-For is believed.
   h = await startHarness({ env: { TOLLGATE_TRUSTED_PROXIES: "127.0.0.0/8,::1" } });
-  actor = h.running.services.workspaces.createRootKey({ workspace: "default", name: "auditor", permissions: [...ALL_GRANTS] }, { type: "cli", id: "test" });
+  actor = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "auditor", permissions: [...ALL_GRANTS] }, { type: "cli", id: "test" });
   secrets.add(h.rootKey).add(actor.key);
   world.h = h;
   world.apiId = await createApi(h, "coverage");

@@ -13,7 +13,7 @@ const stored = () => h.running.storage.sqlite.query<{ id: string }, []>("SELECT 
 const prune = () => runAuditPruneOnce({ audit: h.running.services.audit }, h.clock.now());
 
 test("deletes exactly the entries older than retention (90 days by default), in every workspace", async () => {
-  h.running.services.workspaces.create({ name: "second" }, TEST_ACTOR);
+  await h.running.services.workspaces.create({ name: "second" }, TEST_ACTOR);
   const bootstrap = stored();
   expect(bootstrap).toHaveLength(3);
   h.clock.advance(DAY_MS);

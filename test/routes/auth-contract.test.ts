@@ -73,9 +73,9 @@ describe("400", () => {
 
 describe("401", () => {
   let revoked: string;
-  beforeAll(() => {
-    const rk = h.running.services.workspaces.createRootKey({ workspace: "default", name: "revoked", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
-    h.running.services.workspaces.revokeRootKey(rk.id, TEST_ACTOR);
+  beforeAll(async () => {
+    const rk = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "revoked", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
+    await h.running.services.workspaces.revokeRootKey(rk.id, TEST_ACTOR);
     revoked = rk.key;
   });
 
@@ -91,10 +91,10 @@ describe("401", () => {
 
   test("a root key used with two spellings of its header is refused under both once revoked", async () => {
     const r = ROUTES.find((route) => route.path === "/v2/ratelimits.limit")!;
-    const rk = h.running.services.workspaces.createRootKey({ workspace: "default", name: "spelled twice", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
+    const rk = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "spelled twice", permissions: [...ALL_GRANTS] }, TEST_ACTOR);
     const spellings = [`Bearer ${rk.key}`, `  Bearer   ${rk.key} `];
     for (const authorization of spellings) expect((await post(r, null, { authorization })).status).toBe(200);
-    h.running.services.workspaces.revokeRootKey(rk.id, TEST_ACTOR);
+    await h.running.services.workspaces.revokeRootKey(rk.id, TEST_ACTOR);
     for (const authorization of spellings) expectError(h, await post(r, null, { authorization }), 401, ROOT_KEY_NOT_FOUND);
   });
 });
@@ -102,7 +102,7 @@ describe("401", () => {
 describe("403", () => {
   for (const r of ROUTES) {
     test(`${r.path}: expired root key → forbidden`, async () => {
-      const { key } = h.running.services.workspaces.createRootKey(
+      const { key } = await h.running.services.workspaces.createRootKey(
         { workspace: "default", name: "expiring", permissions: [...ALL_GRANTS], expiresAt: h.clock.now() + 1000 }, TEST_ACTOR);
       expect((await post(r, key)).status).toBe(200);
       h.clock.advance(1001);
@@ -112,7 +112,7 @@ describe("403", () => {
     // A route that needs no grant (rootKeys.whoami) answers any valid key, '*' or not: no such case for it.
     if (r.needs.length > 0) {
       test(`${r.path}: a bare '*' grant gives nothing`, async () => {
-        const rk = h.running.services.workspaces.createRootKey({ workspace: "default", name: "star", permissions: ["api.*.read_api"] }, TEST_ACTOR);
+        const rk = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "star", permissions: ["api.*.read_api"] }, TEST_ACTOR);
         // The CLI refuses '*' as a grant; a row holding it (e.g. imported) must still grant nothing.
         h.running.storage.sqlite.run("UPDATE root_keys SET permissions = ? WHERE id = ?", [JSON.stringify(["*"]), rk.id]);
         expectOutcome(await post(r, rk.key), r.denied ?? DENIED);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   h = await startHarness();
   f = await setUp();
   stranger = otherWorkspaceRootKey(h, "stranger");
-  h.running.services.workspaces.setAnalytics("stranger", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("stranger", true, TEST_ACTOR);
   const apiId = await createApi(h, "strangers-own", stranger);
   own = { apiId, keyId: (await createKey(h, { apiId }, stranger)).keyId };
   expect((await h.post("/v2/identities.createIdentity", { externalId: EXTERNAL_ID })).status).toBe(200);
@@ -104,7 +104,7 @@ test("a permission, role or identity named like one of another workspace is crea
 });
 
 test("analytics.getVerifications: a grant on another workspace's API reads what a grant on no API reads", async () => {
-  const workspaceId = h.running.services.workspaces.get("default").id;
+  const workspaceId = (await h.running.services.workspaces.get("default")).id;
   insertRollup(h.running.analytics.sqlite, "day", { time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: keySpaceOf(h, f.apiId), count: 7 });
   const query = { query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" };
   const ask = (apiId: string) => h.post("/v2/analytics.getVerifications", query, { key: h.rootKeyWith([`api.${apiId}.read_analytics`], "stranger") });

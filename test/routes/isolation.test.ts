@@ -28,7 +28,7 @@ beforeAll(async () => {
   h = await startHarness({ env: { TOLLGATE_RATELIMIT_FLUSH_MS: "60000" } });
   f = await setUp();
   foreignKey = otherWorkspaceRootKey(h, "elsewhere");
-  h.running.services.workspaces.setAnalytics("elsewhere", true, { type: "cli", id: "test" });
+  await h.running.services.workspaces.setAnalytics("elsewhere", true, { type: "cli", id: "test" });
 });
 afterAll(async () => { await h.stop(); });
 

@@ -13,7 +13,7 @@ const client = (rootKey: string) => sdkClient(h, rootKey);
 beforeAll(async () => {
   h = await startHarness();
   unkey = client(h.rootKey);
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const { apiId } = (await unkey.apis.createApi({ name: "sdk-analytics" })).data;
   const alice = (await unkey.keys.createKey({ apiId, externalId: "alice" })).data.key;
   const bob = (await unkey.keys.createKey({ apiId, externalId: "bob", credits: { remaining: 1 } })).data.key;
@@ -55,7 +55,7 @@ describe("analytics.getVerifications through @unkey/api", () => {
   });
 
   test("a workspace without the opt-in: the SDK's generic error with status 412", async () => {
-    h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
+    await h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
     const key = h.rootKeyWith(["api.*.read_analytics"], "no-analytics");
     const error = await client(key).analytics.getVerifications({ query: "SELECT count() FROM key_verifications_v1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);

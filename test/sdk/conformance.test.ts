@@ -23,7 +23,7 @@ const REQ = expect.stringMatching(/^req_/);
 beforeAll(async () => {
   h = await startHarness();
   sdk = sdkClient(h, h.rootKey);
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const apiId = (await sdk.apis.createApi({ name: "conformance" })).data.apiId;
   const permissionId = (await sdk.permissions.createPermission({ name: "conf.read", slug: "conf.read" })).data.permissionId;
   const roleId = (await sdk.permissions.createRole({ name: "conf_reader", permissions: ["conf.read"] })).data.roleId;

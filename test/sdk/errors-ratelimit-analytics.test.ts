@@ -24,11 +24,11 @@ const client = (rootKey: string) => sdkClient(h, rootKey);
 
 beforeAll(async () => {
   h = await startHarness();
-  h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   root = client(h.rootKey);
   unknown = client("tg_root_unknown");
   weak = client(h.rootKeyWith(["api.*.read_api"]));
-  h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
+  await h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
   noAnalytics = client(h.rootKeyWith(["api.*.read_analytics"], "no-analytics"));
   await root.ratelimit.limit({ namespace: "errs", identifier: "x", limit: 1, duration: 60_000 });
 });

@@ -5,6 +5,7 @@
 import { expect } from "bun:test";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import type { ApiResponse, Harness } from "./harness.ts";
+import { answered } from "../../src/storage/work.ts";
 
 export const TEST_ACTOR = { type: "cli" as const, id: "test" };
 export const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
@@ -46,7 +47,7 @@ export async function createKey(h: Harness, body: Record<string, unknown>, key?:
 
 /** A new workspace and a root key there holding every grant. */
 export function otherWorkspaceRootKey(h: Harness, name: string): string {
-  h.running.services.workspaces.create({ name }, TEST_ACTOR);
+  answered(h.running.services.workspaces.create({ name }, TEST_ACTOR));
   return h.rootKeyWith([...ALL_GRANTS], name);
 }
 

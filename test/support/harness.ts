@@ -11,6 +11,7 @@ import { boot, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
+import { answered } from "../../src/storage/work.ts";
 import { TestClock } from "./test-clock.ts";
 import { clusterServers, TEST_BACKEND, type ClusterServers } from "./cluster-backend.ts";
 
@@ -70,7 +71,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
       return { status: res.status, headers: res.headers, body: parsed };
     },
     rootKeyWith(permissions, workspace = "default") {
-      return h.running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor).key;
+      return answered(h.running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor)).key;
     },
     async restart() {
       await h.running.stop();

@@ -156,7 +156,7 @@ export function routeTable(harness: () => Harness, owner?: TableOwner): RouteTab
     const permissionSlug = `${tag}contract.perm`;
     const roleName = `${tag}contract_role`;
     await created("/v2/ratelimit.limit", { namespace, identifier: "first", limit: 10, duration: 60_000 }, "success");
-    h.running.services.workspaces.setAnalytics(owner?.workspace ?? "default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics(owner?.workspace ?? "default", true, TEST_ACTOR);
     const apiId = await createApi(h, `${tag}contract`, key);
     const k = await createKey(h, { apiId }, key);
     const f: Fixtures = {

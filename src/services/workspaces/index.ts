@@ -1,35 +1,19 @@
 /**
  * Workspaces (tenants) and their root keys. Operators manage them from the CLI; the HTTP API only
  * authenticates with root keys. Root keys are stored as base64(SHA-256) and shown once.
- * Invariants: workspace names are unique case-insensitively; a revoked root key never authenticates.
+ * Invariants: workspace names are unique ignoring ASCII case; a revoked root key never authenticates.
+ * Ids and key strings are made before a unit runs, so a unit run again (cluster) writes the same ones.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { rootKeys, workspaces } from "../../storage/schema/index.ts";
+import { DuplicateRecord, type RecordBackend, type Records, type RootKeyRecord, type WorkspaceRecord } from "../../storage/records/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
-import { recordAudit } from "../audit/index.ts";
+import { writeAudit } from "../audit/index.ts";
 import { isValidGrant, type Actor, type Principal } from "../auth/index.ts";
 
-export interface WorkspaceRecord {
-  id: string;
-  name: string;
-  analyticsEnabled: boolean;
-  createdAt: number;
-}
-
-export interface RootKeyRecord {
-  id: string;
-  name: string;
-  start: string;
-  permissions: string[];
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-}
+export type { RootKeyCredential, RootKeyRecord, WorkspaceRecord } from "../../storage/records/index.ts";
 
 const ROOT_KEY_PREFIX = "tg_root";
 
@@ -44,145 +28,185 @@ export interface RootKeyIdentity {
   analytics: { recording: boolean; querying: boolean };
 }
 
+interface NewRootKeyInput {
+  workspace: string;
+  name: string;
+  permissions: string[];
+  expiresAt?: number;
+  value?: string;
+}
+
+/** The root key to create, its id and key string made once, before the unit that stores it. */
+interface PreparedRootKey {
+  input: NewRootKeyInput;
+  id: string;
+  key: string;
+}
+
+/** `then` for an `fn` that answers a Maybe itself: a promise resolves to its value, so one level is left. */
+function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U> {
+  return then(answer, fn) as Maybe<U>;
+}
+
+/** The workspace with this id, or named so ignoring ASCII case; 404 `workspace_not_found` when none. */
+export function* workspaceIn(r: Records, idOrName: string): Work<WorkspaceRecord> {
+  const ws = yield* step(r.workspaces.findByIdOrName(idOrName));
+  if (!ws) throw new AppError("workspace_not_found", { detail: `No workspace has the id or name '${idOrName}'.` });
+  return ws;
+}
+
+function* createWorkspaceIn(r: Records, row: WorkspaceRecord, actor: Actor): Work<WorkspaceRecord> {
+  const taken = () => new AppError("precondition_failed", { detail: `A workspace named '${row.name}' already exists.` });
+  if (yield* step(r.workspaces.findByIdOrName(row.name))) throw taken();
+  try {
+    yield r.workspaces.insert(row);
+  } catch (error) {
+    // Another transaction took the name after this one looked (cluster).
+    if (error instanceof DuplicateRecord) throw taken();
+    throw error;
+  }
+  yield writeAudit(r, {
+    workspaceId: row.id, event: "workspace.create", actor, timeMs: row.createdAt,
+    resources: [{ type: "workspace", id: row.id, name: row.name }], description: `Created workspace ${row.name}`,
+  });
+  return row;
+}
+
+function* createRootKeyIn(r: Records, rootKey: PreparedRootKey, actor: Actor, nowMs: number): Work<{ id: string; key: string }> {
+  const { input, id, key } = rootKey;
+  const ws = yield* workspaceIn(r, input.workspace);
+  yield r.rootKeys.insert({
+    id, workspaceId: ws.id, name: input.name, hash: sha256Base64(key), start: key.slice(0, ROOT_KEY_PREFIX.length + 5),
+    permissions: [...new Set(input.permissions)], expiresAt: input.expiresAt ?? null, createdAt: nowMs,
+  });
+  yield writeAudit(r, {
+    workspaceId: ws.id, event: "root_key.create", actor, timeMs: nowMs,
+    resources: [{ type: "root_key", id, name: input.name }], description: `Created root key ${input.name}`,
+  });
+  return { id, key };
+}
+
+function preparedRootKey(input: NewRootKeyInput): PreparedRootKey {
+  const bad = input.permissions.filter((p) => !isValidGrant(p));
+  if (bad.length > 0) {
+    throw new AppError("invalid_input", { detail: `Permissions must look like <resource>.<id|*>.<action>: ${bad.join(", ")}` });
+  }
+  return { input, id: newId("rk"), key: input.value ?? `${ROOT_KEY_PREFIX}_${randomKeyPart(24)}` };
+}
+
 export class WorkspaceService {
   /** `onChange` runs after every committed change, so cached root-key principals are dropped. */
   /** `recordsVerifications`: whether verifications are recorded for analytics at all (TOLLGATE_ANALYTICS; default on). */
-  constructor(private readonly deps: { storage: Storage; clock: Clock; onChange?: () => void; recordsVerifications?: boolean }) {}
+  constructor(private readonly deps: { records: RecordBackend; clock: Clock; onChange?: () => void; recordsVerifications?: boolean }) {}
 
   /** rootKeys.whoami: the calling root key, its workspace, its grants and whether analytics can show anything. */
-  whoami(principal: Principal): RootKeyIdentity {
-    const ws = this.get(principal.workspaceId);
-    return {
+  whoami(principal: Principal): Maybe<RootKeyIdentity> {
+    return then(this.get(principal.workspaceId), (ws) => ({
       rootKeyId: principal.rootKeyId,
       name: principal.actor.name ?? "",
       workspace: { id: ws.id, name: ws.name },
       permissions: [...principal.permissions].sort(),
       analytics: { recording: this.deps.recordsVerifications ?? true, querying: ws.analyticsEnabled },
-    };
+    }));
   }
 
-  private write<T>(fn: () => T): T {
-    const result = inTransaction(this.deps.storage, fn);
-    this.deps.onChange?.();
-    return result;
+  /** Runs a unit that changes workspaces or root keys; onChange once it committed. */
+  private change<T>(workspaceId: string | null, unit: (r: Records) => Work<T>): Maybe<T> {
+    return then(this.deps.records.write(workspaceId, unit), (result) => {
+      this.deps.onChange?.();
+      return result;
+    });
   }
 
-  /** Creates a workspace; 409-style AppError when the name is taken. */
-  create(input: { name: string; analyticsEnabled?: boolean }, actor: Actor): WorkspaceRecord {
+  /** Creates a workspace; 412-style AppError when the name is taken. */
+  create(input: { name: string; analyticsEnabled?: boolean }, actor: Actor): Maybe<WorkspaceRecord> {
     const name = input.name.trim();
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
       throw new AppError("invalid_input", { detail: "A workspace name is 1 to 64 letters, digits, '_', '.' or '-'." });
     }
-    const now = this.deps.clock.now();
-    return this.write(() => {
-      if (this.findByIdOrName(name)) {
-        throw new AppError("precondition_failed", { detail: `A workspace named '${name}' already exists.` });
-      }
-      const row = { id: newId("ws"), name, analyticsEnabled: input.analyticsEnabled ?? false, createdAt: now };
-      this.deps.storage.db.insert(workspaces).values(row).run();
-      recordAudit(this.deps.storage.db, {
-        workspaceId: row.id, event: "workspace.create", actor, timeMs: now,
-        resources: [{ type: "workspace", id: row.id, name }], description: `Created workspace ${name}`,
-      });
-      return row;
-    });
+    const row = { id: newId("ws"), name, analyticsEnabled: input.analyticsEnabled ?? false, createdAt: this.deps.clock.now() };
+    return this.change(row.id, (r) => createWorkspaceIn(r, row, actor));
   }
 
-  list(): WorkspaceRecord[] {
-    return this.deps.storage.db
-      .select({ id: workspaces.id, name: workspaces.name, analyticsEnabled: workspaces.analyticsEnabled, createdAt: workspaces.createdAt })
-      .from(workspaces).orderBy(workspaces.createdAt, workspaces.id).all();
+  list(): Maybe<WorkspaceRecord[]> {
+    return this.deps.records.read((r) => step(r.workspaces.list()));
   }
 
-  /** Finds a workspace by id, or by name case-insensitively. */
-  findByIdOrName(idOrName: string): WorkspaceRecord | undefined {
-    return this.deps.storage.db
-      .select({ id: workspaces.id, name: workspaces.name, analyticsEnabled: workspaces.analyticsEnabled, createdAt: workspaces.createdAt })
-      .from(workspaces)
-      .where(sql`${workspaces.id} = ${idOrName} or lower(${workspaces.name}) = lower(${idOrName})`)
-      .get();
+  /** Finds a workspace by id, or by name ignoring ASCII case. */
+  findByIdOrName(idOrName: string): Maybe<WorkspaceRecord | undefined> {
+    return this.deps.records.read((r) => step(r.workspaces.findByIdOrName(idOrName)));
   }
 
   /** Like findByIdOrName, but a missing workspace is an AppError. */
-  get(idOrName: string): WorkspaceRecord {
-    const ws = this.findByIdOrName(idOrName);
-    if (!ws) throw new AppError("workspace_not_found", { detail: `No workspace has the id or name '${idOrName}'.` });
-    return ws;
+  get(idOrName: string): Maybe<WorkspaceRecord> {
+    return this.deps.records.read((r) => workspaceIn(r, idOrName));
   }
 
-  setAnalytics(idOrName: string, enabled: boolean, actor: Actor): WorkspaceRecord {
+  setAnalytics(idOrName: string, enabled: boolean, actor: Actor): Maybe<WorkspaceRecord> {
     const now = this.deps.clock.now();
-    return this.write(() => {
-      const ws = this.get(idOrName);
-      this.deps.storage.db.update(workspaces).set({ analyticsEnabled: enabled, updatedAt: now }).where(eq(workspaces.id, ws.id)).run();
-      recordAudit(this.deps.storage.db, {
+    // The workspace is known only inside the unit; the change is recorded for the one it finds.
+    return thenMaybe(this.get(idOrName), (found) => this.change(found.id, function* (r) {
+      const ws = yield* workspaceIn(r, found.id);
+      yield r.workspaces.setAnalytics(ws.id, enabled, now);
+      yield writeAudit(r, {
         workspaceId: ws.id, event: "workspace.update", actor, timeMs: now,
         resources: [{ type: "workspace", id: ws.id, name: ws.name }],
         description: `Turned analytics ${enabled ? "on" : "off"}`,
       });
       return { ...ws, analyticsEnabled: enabled };
-    });
+    }));
   }
 
   /**
    * Creates a root key in a workspace. `value` is used as the key string when given (bootstrap from
    * TOLLGATE_ROOT_KEY); otherwise one is generated. Returns the id and the only copy of the key.
    */
-  createRootKey(input: { workspace: string; name: string; permissions: string[]; expiresAt?: number; value?: string }, actor: Actor): { id: string; key: string } {
-    const bad = input.permissions.filter((p) => !isValidGrant(p));
-    if (bad.length > 0) {
-      throw new AppError("invalid_input", { detail: `Permissions must look like <resource>.<id|*>.<action>: ${bad.join(", ")}` });
-    }
-    const key = input.value ?? `${ROOT_KEY_PREFIX}_${randomKeyPart(24)}`;
+  createRootKey(input: NewRootKeyInput, actor: Actor): Maybe<{ id: string; key: string }> {
+    const rootKey = preparedRootKey(input);
     const now = this.deps.clock.now();
-    return this.write(() => {
-      const ws = this.get(input.workspace);
-      const id = newId("rk");
-      this.deps.storage.db.insert(rootKeys).values({
-        id, workspaceId: ws.id, name: input.name, hash: sha256Base64(key), start: key.slice(0, ROOT_KEY_PREFIX.length + 5),
-        permissions: [...new Set(input.permissions)], expiresAt: input.expiresAt ?? null, createdAt: now,
-      }).run();
-      recordAudit(this.deps.storage.db, {
-        workspaceId: ws.id, event: "root_key.create", actor, timeMs: now,
-        resources: [{ type: "root_key", id, name: input.name }], description: `Created root key ${input.name}`,
-      });
-      return { id, key };
-    });
+    return thenMaybe(this.get(input.workspace), (ws) => this.change(ws.id, (r) => createRootKeyIn(r, rootKey, actor, now)));
   }
 
   /**
    * First start: when no workspace exists yet, creates `default` and a root key holding `permissions`
    * (its value `value`, else generated) in one transaction, so two processes opening an empty data dir
    * at once bootstrap exactly once. `keep` receives the key before the commit; if it throws, nothing
-   * is stored. Returns whether it bootstrapped.
+   * is stored (a unit run again hands it the same key). Returns whether it bootstrapped.
    */
-  bootstrapDefault(input: { permissions: string[]; value?: string }, actor: Actor, keep: (key: string) => void): boolean {
-    return this.write(() => {
-      if (this.deps.storage.db.select({ id: workspaces.id }).from(workspaces).limit(1).get()) return false;
-      this.create({ name: "default" }, actor);
-      const { key } = this.createRootKey({ workspace: "default", name: "bootstrap", ...input }, actor);
+  bootstrapDefault(input: { permissions: string[]; value?: string }, actor: Actor, keep: (key: string) => void): Maybe<boolean> {
+    const now = this.deps.clock.now();
+    const workspace = { id: newId("ws"), name: "default", analyticsEnabled: false, createdAt: now };
+    const rootKey = preparedRootKey({ workspace: "default", name: "bootstrap", ...input });
+    return this.change(workspace.id, function* (r) {
+      if (yield* step(r.workspaces.any())) return false;
+      yield* createWorkspaceIn(r, workspace, actor);
+      const { key } = yield* createRootKeyIn(r, rootKey, actor, now);
       keep(key);
       return true;
     });
   }
 
-  listRootKeys(workspace: string): RootKeyRecord[] {
-    const ws = this.get(workspace);
-    return this.deps.storage.db
-      .select({ id: rootKeys.id, name: rootKeys.name, start: rootKeys.start, permissions: rootKeys.permissions, createdAt: rootKeys.createdAt, expiresAt: rootKeys.expiresAt, revokedAt: rootKeys.revokedAt })
-      .from(rootKeys).where(eq(rootKeys.workspaceId, ws.id)).orderBy(rootKeys.createdAt, rootKeys.id).all();
+  listRootKeys(workspace: string): Maybe<RootKeyRecord[]> {
+    return this.deps.records.read(function* (r) {
+      const ws = yield* workspaceIn(r, workspace);
+      return yield* step(r.rootKeys.list(ws.id));
+    });
   }
 
   /** Revokes a root key by id; revoking twice is an error so scripts notice a typo. */
-  revokeRootKey(id: string, actor: Actor): void {
+  revokeRootKey(id: string, actor: Actor): Maybe<void> {
     const now = this.deps.clock.now();
-    this.write(() => {
-      const row = this.deps.storage.db.select().from(rootKeys).where(and(eq(rootKeys.id, id), isNull(rootKeys.revokedAt))).get();
-      if (!row) throw new AppError("key_not_found", { detail: `No live root key has the id '${id}'.` });
-      this.deps.storage.db.update(rootKeys).set({ revokedAt: now }).where(eq(rootKeys.id, id)).run();
-      recordAudit(this.deps.storage.db, {
-        workspaceId: row.workspaceId, event: "root_key.revoke", actor, timeMs: now,
-        resources: [{ type: "root_key", id, name: row.name }], description: `Revoked root key ${row.name}`,
+    const missing = () => new AppError("key_not_found", { detail: `No live root key has the id '${id}'.` });
+    return thenMaybe(this.deps.records.read((r) => step(r.rootKeys.findUnrevoked(id))), (found) => {
+      if (!found) throw missing();
+      return this.change(found.workspaceId, function* (r) {
+        const row = yield* step(r.rootKeys.findUnrevoked(id));
+        if (!row) throw missing();
+        yield r.rootKeys.revoke(id, now);
+        yield writeAudit(r, {
+          workspaceId: row.workspaceId, event: "root_key.revoke", actor, timeMs: now,
+          resources: [{ type: "root_key", id, name: row.name }], description: `Revoked root key ${row.name}`,
+        });
       });
     });
   }

@@ -15,6 +15,8 @@ import { SqliteIdentityStore, SqliteRatelimitConfigStore, type IdentityStore, ty
 import { SqliteRbacStore, type RbacStore } from "./rbac.ts";
 export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts";
 export { SqliteRbacStore } from "./rbac.ts";
+import { SqliteRootKeyStore, SqliteWorkspaceStore, type RootKeyStore, type WorkspaceStore } from "./workspaces.ts";
+export { SqliteRootKeyStore, SqliteWorkspaceStore } from "./workspaces.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -22,6 +24,9 @@ export type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";
 export type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRecord, RoleRow } from "./rbac.ts";
+export type {
+  NewRootKey, RootKeyCredential, RootKeyRecord, RootKeyStore, WorkspaceRecord, WorkspaceStore,
+} from "./workspaces.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
@@ -31,6 +36,8 @@ export interface Records {
   /** The named rate limits of keys and identities. */
   limits: RatelimitConfigStore;
   rbac: RbacStore;
+  workspaces: WorkspaceStore;
+  rootKeys: RootKeyStore;
 }
 
 export interface RecordBackend {
@@ -53,6 +60,8 @@ export function sqliteRecords(db: Db): Records {
     identities: new SqliteIdentityStore(db),
     limits: new SqliteRatelimitConfigStore(db),
     rbac: new SqliteRbacStore(db),
+    workspaces: new SqliteWorkspaceStore(db),
+    rootKeys: new SqliteRootKeyStore(db),
   };
 }
 

@@ -26,5 +26,5 @@ export const rootKeysWhoamiRoute = (deps: RouteDeps) => operation({
   path: "/v2/rootKeys.whoami",
   body: t.Optional(strictObject({}, "`{}` or an empty body")),
   detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION, ...documented({ data: WhoamiData, permissionChecked: false }) },
-  handle: (_body, request, info) => ok(deps.services.workspaces.whoami(deps.principal(request, info))),
+  handle: async (_body, request, info) => ok(await deps.services.workspaces.whoami(deps.principal(request, info))),
 });

@@ -156,11 +156,11 @@ describe("403", () => {
 
 describe("412", () => {
   test("a workspace without the opt-in; turning it on takes effect at once", async () => {
-    h.running.services.workspaces.create({ name: "closed" }, TEST_ACTOR);
+    await h.running.services.workspaces.create({ name: "closed" }, TEST_ACTOR);
     const key = h.rootKeyWith(["api.*.read_analytics"], "closed");
     const res = await runQuery(h, `SELECT count() FROM ${PER_DAY}`, key);
     expectError(h, res, 412, "service/data/analytics_not_configured");
-    h.running.services.workspaces.setAnalytics("closed", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("closed", true, TEST_ACTOR);
     expect((await runQuery(h, `SELECT count() AS n FROM ${PER_DAY}`, key)).body.data).toEqual([{ n: 0 }]);
   });
 });

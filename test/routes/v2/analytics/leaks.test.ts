@@ -44,8 +44,8 @@ async function verifyTimes(key: string, times: number, rootKey?: string): Promis
 beforeAll(async () => {
   h = await startHarness();
   const ws = h.running.services.workspaces;
-  const wsA = ws.setAnalytics("default", true, TEST_ACTOR).id;
-  const wsB = ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR).id;
+  const wsA = (await ws.setAnalytics("default", true, TEST_ACTOR)).id;
+  const wsB = (await ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR)).id;
   const keyB = h.rootKeyWith([...ALL_GRANTS], "other");
 
   // default: 5 verifications in api1 (3 + 2), 4 in api2. other: 6 + 1 in its own API.

@@ -36,8 +36,8 @@ const rows = async (query: string, key?: string) => {
 beforeAll(async () => {
   h = await startHarness({ startMs: START });
   const ws = h.running.services.workspaces;
-  ws.setAnalytics("default", true, TEST_ACTOR);
-  ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
+  await ws.setAnalytics("default", true, TEST_ACTOR);
+  await ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
   keyB = h.rootKeyWith([...ALL_GRANTS], "other");
   for (let i = 0; i < 3; i++) expect((await limit("api", "alice")).status).toBe(200);
   const multi = await h.post("/v2/ratelimit.multiLimit", [
@@ -92,7 +92,7 @@ describe("200: decisions counted exactly", () => {
 
 describe("confinement", () => {
   test("another workspace's decisions never show, whatever the WHERE says (OR 1=1, its id)", async () => {
-    const wsB = h.running.services.workspaces.get("other").id;
+    const wsB = (await h.running.services.workspaces.get("other")).id;
     expect(await rows(`SELECT SUM(total) AS n FROM ratelimits_per_day_v1 WHERE workspace_id = '${wsB}' OR 1=1`)).toEqual([{ n: 6 }]);
     expect(await rows(`SELECT count() AS n FROM ratelimits_per_minute_v1 WHERE workspace_id = '${wsB}'`)).toEqual([{ n: 0 }]);
     expect(await rows("SELECT SUM(passed) AS passed, SUM(blocked) AS blocked FROM ratelimits_per_day_v1", keyB)).toEqual([{ passed: 2, blocked: 2 }]);
@@ -137,7 +137,7 @@ describe("403: each family of tables needs its own read_analytics", () => {
 test("TOLLGATE_ANALYTICS=off: no decision is recorded", async () => {
   const off = await startHarness({ env: { TOLLGATE_ANALYTICS: "off" } });
   try {
-    off.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await off.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     expect((await off.post("/v2/ratelimit.limit", { namespace: "api", identifier: "x", limit: 1, duration: MINUTE })).status).toBe(200);
     await off.running.services.verificationEvents.flush();
     expect(off.running.analytics.sqlite.query("SELECT count(*) AS n FROM ratelimit_decisions_minute").get()).toEqual({ n: 0 });

@@ -106,12 +106,12 @@ export function keySpaceOf(h: Harness, apiId: string): string {
  */
 export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
   const ws = h.running.services.workspaces;
-  ws.setAnalytics("default", true, TEST_ACTOR);
-  ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
+  await ws.setAnalytics("default", true, TEST_ACTOR);
+  await ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
   const api1 = await createApi(h, "analytics-1");
   const api2 = await createApi(h, "analytics-2");
   const world: AnalyticsWorld = {
-    wsA: ws.get("default").id, wsB: ws.get("other").id, api1, api2, ks1: keySpaceOf(h, api1), ks2: keySpaceOf(h, api2),
+    wsA: (await ws.get("default")).id, wsB: (await ws.get("other")).id, api1, api2, ks1: keySpaceOf(h, api1), ks2: keySpaceOf(h, api2),
     keyB: h.rootKeyWith([...ALL_GRANTS], "other"),
   };
   const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;

@@ -28,7 +28,7 @@ let key = "";
 
 beforeAll(async () => {
   h = await startHarness({ env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: String(LIMIT_MS) } });
-  const ws = h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+  const ws = await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   const sqlite = h.running.analytics.sqlite;
   sqlite.transaction(() => {
     for (let i = 0; i < 2000; i++) insertEvent(sqlite, { time: h.clock.now() - i, workspaceId: ws.id, keySpaceId: "ks_load", keyId: `key_${i % 50}`, latencyMs: 1 });

@@ -19,7 +19,7 @@ async function apiCreatedLog(name: string, opts: { key?: string; headers?: Recor
 
 describe("200", () => {
   test("the entry: id, time, event, actor, resources, description, remote IP and user agent", async () => {
-    const { id: rootKeyId, key } = h.running.services.workspaces.createRootKey({ workspace: "default", name: "deployer", permissions: ["api.*.create_api"] }, TEST_ACTOR);
+    const { id: rootKeyId, key } = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "deployer", permissions: ["api.*.create_api"] }, TEST_ACTOR);
     const { apiId, logId } = await apiCreatedLog("orders", { key, headers: { "user-agent": "deploy-bot/1.0" } });
     const res = await h.post("/v2/audit.getLog", { logId });
     expect(res.status).toBe(200);
@@ -63,7 +63,7 @@ describe("200", () => {
   });
 
   test("an entry written by the CLI has actor type cli", async () => {
-    h.running.services.workspaces.setAnalytics("default", true, { type: "cli", id: "cli", name: "tollgate CLI" });
+    await h.running.services.workspaces.setAnalytics("default", true, { type: "cli", id: "cli", name: "tollgate CLI" });
     const list = await h.post("/v2/audit.listLogs", { event: "workspace.update", limit: 1 });
     const res = await h.post("/v2/audit.getLog", { logId: list.body.data[0].logId });
     expect(res.body.data).toMatchObject({ event: "workspace.update", actor: { type: "cli", id: "cli", name: "tollgate CLI" }, description: "Turned analytics on" });

@@ -76,7 +76,7 @@ describe("200", () => {
   });
 
   test("filters: event, actorId, resourceId, since and until (inclusive), combined", async () => {
-    const other = h.running.services.workspaces.createRootKey({ workspace: "default", name: "other", permissions: ["api.*.create_api", "api.*.delete_api"] }, TEST_ACTOR);
+    const other = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "other", permissions: ["api.*.create_api", "api.*.delete_api"] }, TEST_ACTOR);
     const [a, b] = await createApis(2);
     const start = h.clock.now();
     h.clock.advance(1000);

@@ -134,7 +134,7 @@ describe("403", () => {
   });
 
   test("an empty page without the wildcard grant", async () => {
-    h.running.services.workspaces.create({ name: "ws-list-empty" }, { type: "cli", id: "test" });
+    await h.running.services.workspaces.create({ name: "ws-list-empty" }, { type: "cli", id: "test" });
     const key = h.rootKeyWith(["identity.id_123.read_identity"], "ws-list-empty");
     expectError(h, await list(key), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });

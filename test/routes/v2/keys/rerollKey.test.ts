@@ -149,7 +149,7 @@ describe("403", () => {
 
   test("a recoverable key without encrypt_key; no key is created", async () => {
     const old = await createKey(h, { apiId: h.apiId, recoverable: true });
-    const workspaceId = h.running.services.workspaces.get("default").id;
+    const workspaceId = (await h.running.services.workspaces.get("default")).id;
     const keysBefore = countRows(h, "keys", "workspace_id", workspaceId);
     await h.expectDeniedWithout("api.*.encrypt_key", { keyId: old.keyId, expiration: 0 }, h.apiId);
     expect(countRows(h, "keys", "workspace_id", workspaceId)).toBe(keysBefore);

@@ -121,8 +121,8 @@ let verifiesOtherApiOnly: string;
 beforeAll(async () => {
   h = await startHarness();
   const workspaces = h.running.services.workspaces;
-  workspaces.setAnalytics("default", true, TEST_ACTOR);
-  workspaces.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
+  await workspaces.setAnalytics("default", true, TEST_ACTOR);
+  await workspaces.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
   ws.default = { rootKey: h.rootKey, probeApiId: await createApi(h, "probe") };
   const otherKey = h.rootKeyWith([...ALL_GRANTS], "other");
   ws.other = { rootKey: otherKey, probeApiId: await createApi(h, "probe", otherKey) };

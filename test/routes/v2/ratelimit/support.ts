@@ -5,6 +5,7 @@
 import { expect, test } from "bun:test";
 import { expectInvalid } from "../../../support/contract.ts";
 import { newId } from "../../../../src/lib/ids.ts";
+import { answered } from "../../../../src/storage/work.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 
 export type Family = "ratelimit" | "ratelimits";
@@ -30,7 +31,7 @@ export function path(family: Family, op: string): string {
 }
 
 export function workspaceId(h: Harness, workspace = "default"): string {
-  return h.running.services.workspaces.get(workspace).id;
+  return answered(h.running.services.workspaces.get(workspace)).id;
 }
 
 /** The id of the namespace named `name` in the workspace, or undefined when none exists. */

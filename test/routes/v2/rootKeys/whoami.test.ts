@@ -18,7 +18,7 @@ describe("200", () => {
     const key = h.rootKeyWith([]);
     const res = await whoami(key);
     expect(res.status).toBe(200);
-    const ws = h.running.services.workspaces.get("default");
+    const ws = await h.running.services.workspaces.get("default");
     expect(res.body.data).toEqual({
       rootKeyId: expect.stringMatching(/^rk_/), name: "test", workspace: { id: ws.id, name: "default" }, permissions: [],
       analytics: { recording: true, querying: false },
@@ -37,7 +37,7 @@ describe("200", () => {
   });
 
   test("querying follows the workspace's opt-in; a key of another workspace names its own workspace", async () => {
-    h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
+    await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     expect((await whoami(h.rootKey)).body.data.analytics).toEqual({ recording: true, querying: true });
     const other = await whoami(otherWorkspaceRootKey(h, "whoami-other"));
     expect(other.body.data.workspace.name).toBe("whoami-other");
