@@ -110,7 +110,7 @@ export function buildServices(
     identities: new IdentityService({ records, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, changesElsewhere, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
-    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
+    ratelimits: new RatelimitService({ records, storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),

@@ -15,6 +15,8 @@ import { SqliteIdentityStore, SqliteRatelimitConfigStore, type IdentityStore, ty
 import { SqliteRbacStore, type RbacStore } from "./rbac.ts";
 export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts";
 export { SqliteRbacStore } from "./rbac.ts";
+import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type OverrideStore } from "./ratelimits.ts";
+export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogRow, AuditStore } from "./audit.ts";
@@ -22,6 +24,7 @@ export type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";
 export type { PermissionRow, RbacStore } from "./rbac.ts";
+export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceStore, OverrideRecord, OverrideStore } from "./ratelimits.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
@@ -31,6 +34,9 @@ export interface Records {
   /** The named rate limits of keys and identities. */
   limits: RatelimitConfigStore;
   rbac: RbacStore;
+  /** Rate-limit namespaces and their overrides. */
+  namespaces: NamespaceStore;
+  overrides: OverrideStore;
 }
 
 export interface RecordBackend {
@@ -53,6 +59,8 @@ export function sqliteRecords(db: Db): Records {
     identities: new SqliteIdentityStore(db),
     limits: new SqliteRatelimitConfigStore(db),
     rbac: new SqliteRbacStore(db),
+    namespaces: new SqliteNamespaceStore(db),
+    overrides: new SqliteOverrideStore(db),
   };
 }
 
