@@ -2,7 +2,8 @@
  * The storage seam's two backends for one contract suite: `eachBackend` declares the suite once
  * against the embedded backend (a migrated SQLite file in a temporary directory) and once against
  * the cluster backend (a fresh migrated PostgreSQL database on a server started for the file), a new
- * database for every test.
+ * database for every test. The PostgreSQL databases sort text by an ICU locale, as a production
+ * database usually does, so that a query that forgets to compare ids by bytes answers differently.
  */
 import { afterEach, describe } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -56,7 +57,7 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
       for (const close of closers.splice(0)) await close();
     });
     suite(async () => {
-      const { db, close } = openPg(await pg.freshDatabase(), 4);
+      const { db, close } = openPg(await pg.localeDatabase("en-US"), 4);
       closers.push(close);
       return {
         records: clusterRecords(db),
