@@ -6,6 +6,8 @@
 import { newId } from "../../lib/ids.ts";
 import { step, type Work } from "../../storage/work.ts";
 import type { NamespaceRecord, OverrideRecord, Records } from "../../storage/records/index.ts";
+import { writeAudit } from "../audit/index.ts";
+import type { Actor } from "../auth/index.ts";
 
 export type { NamespaceRecord } from "../../storage/records/index.ts";
 
@@ -24,6 +26,24 @@ export function* insertNamespaceIn(
   const existing = yield* step(r.namespaces.findByName(workspaceId, name));
   if (!existing) throw new Error(`namespace '${name}' neither inserted nor found`);
   return { namespace: existing, created: false };
+}
+
+/** Creates the namespaces named `names` (by name, in order), one audit entry for each one made. */
+export function* createNamespacesIn(
+  r: Records, workspaceId: string, actor: Actor, names: readonly string[], nowMs: number,
+): Work<Array<readonly [string, NamespaceRecord]>> {
+  const namespaces: Array<readonly [string, NamespaceRecord]> = [];
+  for (const name of names) {
+    const result = yield* insertNamespaceIn(r, workspaceId, name, nowMs);
+    if (result.created) {
+      yield writeAudit(r, {
+        workspaceId, event: "ratelimit.create_namespace", actor, timeMs: nowMs,
+        resources: [{ type: "ratelimitNamespace", id: result.namespace.id, name }], description: `Created namespace ${name}`,
+      });
+    }
+    namespaces.push([name, result.namespace]);
+  }
+  return namespaces;
 }
 
 /** Updates `existing` (it keeps its id), or inserts a new live override when there is none. */

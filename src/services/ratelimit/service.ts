@@ -21,7 +21,7 @@ import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./
 import type { OverrideIndex, OverrideRecord } from "./overrides.ts";
 import { OverrideLoader } from "./override-loader.ts";
 import { listNamespaces, type ListNamespacesInput, type NamespacePage } from "./namespace-list.ts";
-import { findNamespaceIn, insertNamespaceIn, upsertOverrideIn, type NamespaceRecord } from "./records.ts";
+import { createNamespacesIn, findNamespaceIn, upsertOverrideIn } from "./records.ts";
 import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
 import { effectiveDurationMs } from "./durations.ts";
 import type { LimitInput, LimitOutcome, MultiLimitCheck, OverridePage, OverrideView, RatelimitDecisionRecorder } from "./views.ts";
@@ -268,20 +268,7 @@ export class RatelimitService {
   private createNamespaces(principal: Principal, names: readonly string[]): Map<string, NamespaceEntry> {
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    const created = answered(this.deps.records.write(ws, function* (r) {
-      const namespaces: Array<readonly [string, NamespaceRecord]> = [];
-      for (const name of names) {
-        const result = yield* insertNamespaceIn(r, ws, name, now);
-        if (result.created) {
-          yield writeAudit(r, {
-            workspaceId: ws, event: "ratelimit.create_namespace", actor: principal.actor, timeMs: now,
-            resources: [{ type: "ratelimitNamespace", id: result.namespace.id, name }], description: `Created namespace ${name}`,
-          });
-        }
-        namespaces.push([name, result.namespace]);
-      }
-      return namespaces;
-    }));
+    const created = answered(this.deps.records.write(ws, (r) => createNamespacesIn(r, ws, principal.actor, names, now)));
     return new Map(created.map(([name, ns]) => [name, this.cache.put(ws, ns)]));
   }
 
