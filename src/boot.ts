@@ -116,7 +116,7 @@ export function buildServices(
       credits: new LedgerCredits(credits, (keyId) => cache.keyChanged(keyId)),
       maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
     }),
-    ratelimits: new RatelimitService({ storage, clock, limiter, namespaceCacheCaps: {
+    ratelimits: new RatelimitService({ records, storage, clock, limiter, namespaceCacheCaps: {
       totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
     },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),

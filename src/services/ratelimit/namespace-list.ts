@@ -2,13 +2,11 @@
  * ratelimit.listNamespaces (a tollgate addition, for the console): a workspace's live namespaces by
  * id, paged. A key without `ratelimit.*.read_override` sees only the namespaces it holds
  * `ratelimit.<id>.read_override` for, so a key scoped to one namespace can still find it; a key that
- * may read no namespace's overrides gets the 403. Reads SQLite, not the namespace cache, which holds
- * only the namespaces in use.
+ * may read no namespace's overrides gets the 403. Reads the records, not the namespace cache, which
+ * holds only the namespaces in use.
  */
-import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { ratelimitNamespaces } from "../../storage/schema/index.ts";
-import { likeContains } from "../../lib/like.ts";
+import { step, type Work } from "../../storage/work.ts";
+import type { Records } from "../../storage/records/index.ts";
 import { permittedIds, type Principal } from "../auth/index.ts";
 
 export interface NamespacePage {
@@ -27,20 +25,16 @@ export interface ListNamespacesInput {
 const DEFAULT_NAMESPACE_PAGE = 100;
 
 /** Up to `limit` (default 100) live namespaces by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
-export function listNamespaces(db: Db, principal: Principal, input: ListNamespacesInput): NamespacePage {
-  const ns = ratelimitNamespaces;
-  const conditions: SQL[] = [eq(ns.workspaceId, principal.workspaceId), isNull(ns.deletedAt)];
+export function* listNamespaces(records: Records, principal: Principal, input: ListNamespacesInput): Work<NamespacePage> {
   const ids = permittedIds(principal, "ratelimit", "read_override");
-  if (ids !== null) conditions.push(inArray(ns.id, ids));
-  if (input.cursor !== undefined) conditions.push(gte(ns.id, input.cursor));
   const search = input.search?.trim() ?? "";
-  if (search !== "") {
-    const pattern = likeContains(search);
-    const matches = or(sql`${ns.id} LIKE ${pattern} ESCAPE '\\'`, sql`${ns.name} LIKE ${pattern} ESCAPE '\\'`);
-    if (matches) conditions.push(matches);
-  }
   const limit = input.limit ?? DEFAULT_NAMESPACE_PAGE;
-  const rows = db.select({ id: ns.id, name: ns.name, createdAt: ns.createdAt }).from(ns)
-    .where(and(...conditions)).orderBy(asc(ns.id)).limit(limit + 1).all();
+  const rows = yield* step(records.namespaces.list({
+    workspaceId: principal.workspaceId,
+    ids,
+    ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
+    ...(search !== "" ? { search } : {}),
+    limit: limit + 1,
+  }));
   return { items: rows.slice(0, limit), cursor: rows[limit]?.id };
 }

@@ -2,11 +2,14 @@
  * Builds a namespace's override index when a check first needs it, reading a bounded number of
  * rows, since the read is on that check's path: all the namespace's overrides when they fit its
  * share of the namespace cache, else only its wildcards, its exact overrides then looked up in
- * SQLite per check (one indexed point lookup, through a statement compiled once).
+ * SQLite per check (one indexed point lookup, through a statement compiled once). It reads the
+ * SQLite file directly and synchronously, so that a check in the embedded mode never awaits.
  */
 import type { Storage } from "../../storage/db.ts";
-import { OVERRIDE_FIXED_BYTES, OverrideIndex, type Spill } from "./overrides.ts";
-import { countLiveOverrides, loadOverrides, loadWildcardOverrides, prepareFindLiveOverride } from "./records.ts";
+import { SqliteOverrideStore } from "../../storage/records/index.ts";
+import { runNow } from "../../storage/work.ts";
+import { OVERRIDE_FIXED_BYTES, OverrideIndex, type OverrideRecord, type Spill } from "./overrides.ts";
+import { loadOverrideRowsIn } from "./records.ts";
 
 /**
  * The share of a workspace's namespace cache that one namespace's overrides may hold. Over
@@ -19,7 +22,7 @@ export class OverrideLoader {
   readonly shareBytes: number;
   private readonly mostRows: number;
   /** Compiled with the first index, so that a service that never checks compiles nothing. */
-  private findExact: ReturnType<typeof prepareFindLiveOverride> | undefined;
+  private findExact: ((namespaceId: string, identifier: string) => OverrideRecord | undefined) | undefined;
 
   constructor(private readonly storage: Storage, workspaceBytes: number) {
     this.shareBytes = Math.floor(workspaceBytes * OVERRIDE_SHARE_OF_WORKSPACE);
@@ -27,10 +30,10 @@ export class OverrideLoader {
   }
 
   load(namespaceId: string): OverrideIndex {
-    const { db } = this.storage;
-    const find = this.findExact ??= prepareFindLiveOverride(db);
+    const overrides = new SqliteOverrideStore(this.storage.db);
+    const find = this.findExact ??= overrides.prepareFindLive();
     const spill: Spill = { maxBytes: this.shareBytes, findExact: (identifier) => find(namespaceId, identifier) };
-    if (countLiveOverrides(db, namespaceId, this.mostRows + 1) <= this.mostRows) return new OverrideIndex(loadOverrides(db, namespaceId), spill);
-    return OverrideIndex.spilled(loadWildcardOverrides(db, namespaceId), spill);
+    const loaded = runNow(loadOverrideRowsIn({ overrides }, namespaceId, this.mostRows));
+    return loaded.spilled ? OverrideIndex.spilled(loaded.rows, spill) : new OverrideIndex(loaded.rows, spill);
   }
 }

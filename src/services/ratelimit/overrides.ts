@@ -10,14 +10,9 @@
  * Every check scans a namespace's wildcards, so their number is capped (service.ts).
  */
 
-/** A live override as the hot path needs it. */
-export interface OverrideRecord {
-  id: string;
-  identifier: string;
-  limit: number;
-  duration: number;
-  createdAt: number;
-}
+import type { OverrideRecord } from "../../storage/records/index.ts";
+
+export type { OverrideRecord } from "../../storage/records/index.ts";
 
 /** A pattern split at its stars: `head*middle[0]*…*tail`. */
 interface CompiledPattern {

@@ -1,121 +1,77 @@
 /**
- * Namespace and override rows in SQLite. Every function runs in the caller's transaction (or none).
- * Overrides are soft-deleted; only live ones (deleted_at null) are read here.
+ * Units of work over the namespace and override records (storage/records/ratelimits.ts), written
+ * once for both backends. Each takes only the stores it uses, so that a check's synchronous path
+ * can run one over a single SQLite store without building all of them.
  */
-import { and, asc, count, eq, gte, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { ratelimitNamespaces, ratelimitOverrides } from "../../storage/schema/index.ts";
 import { newId } from "../../lib/ids.ts";
-import type { OverrideRecord } from "./overrides.ts";
+import { step, type Work } from "../../storage/work.ts";
+import type { NamespaceRecord, OverrideRecord, Records } from "../../storage/records/index.ts";
+import { writeAudit } from "../audit/index.ts";
+import type { Actor } from "../auth/index.ts";
 
-export interface NamespaceRecord {
-  id: string;
-  name: string;
-  deleted: boolean;
-}
-
-const namespaceColumns = { id: ratelimitNamespaces.id, name: ratelimitNamespaces.name, deletedAt: ratelimitNamespaces.deletedAt };
-const overrideColumns = {
-  id: ratelimitOverrides.id, identifier: ratelimitOverrides.identifier, limit: ratelimitOverrides.limit,
-  duration: ratelimitOverrides.durationMs, createdAt: ratelimitOverrides.createdAt,
-};
-
-function toNamespace(row: { id: string; name: string; deletedAt: number | null }): NamespaceRecord {
-  return { id: row.id, name: row.name, deleted: row.deletedAt !== null };
-}
+export type { NamespaceRecord } from "../../storage/records/index.ts";
 
 /** The workspace's namespace whose id, or else whose name, is `ref` (deleted ones included). */
-export function findNamespace(db: Db, workspaceId: string, ref: string): NamespaceRecord | undefined {
-  const byId = db.select(namespaceColumns).from(ratelimitNamespaces)
-    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.id, ref))).get();
-  const row = byId ?? db.select(namespaceColumns).from(ratelimitNamespaces)
-    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.name, ref))).get();
-  return row ? toNamespace(row) : undefined;
+export function* findNamespaceIn(r: Pick<Records, "namespaces">, workspaceId: string, ref: string): Work<NamespaceRecord | undefined> {
+  const byId = yield* step(r.namespaces.findById(workspaceId, ref));
+  return byId ?? (yield* step(r.namespaces.findByName(workspaceId, ref)));
 }
 
-/** Creates a namespace named `name`; returns the existing one if the name is taken. */
-export function insertNamespace(db: Db, workspaceId: string, name: string, nowMs: number): { namespace: NamespaceRecord; created: boolean } {
+/** Creates a namespace named `name`; answers the existing one if the name is taken. */
+export function* insertNamespaceIn(
+  r: Pick<Records, "namespaces">, workspaceId: string, name: string, nowMs: number,
+): Work<{ namespace: NamespaceRecord; created: boolean }> {
   const id = newId("rlns");
-  const inserted = db.insert(ratelimitNamespaces).values({ id, workspaceId, name, createdAt: nowMs })
-    .onConflictDoNothing().returning({ id: ratelimitNamespaces.id }).all();
-  if (inserted.length > 0) return { namespace: { id, name, deleted: false }, created: true };
-  const existing = db.select(namespaceColumns).from(ratelimitNamespaces)
-    .where(and(eq(ratelimitNamespaces.workspaceId, workspaceId), eq(ratelimitNamespaces.name, name))).get();
+  if (yield* step(r.namespaces.insert({ id, workspaceId, name, createdAt: nowMs }))) return { namespace: { id, name, deleted: false }, created: true };
+  const existing = yield* step(r.namespaces.findByName(workspaceId, name));
   if (!existing) throw new Error(`namespace '${name}' neither inserted nor found`);
-  return { namespace: toNamespace(existing), created: false };
+  return { namespace: existing, created: false };
 }
 
-const liveIn = (namespaceId: string) => and(eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt));
-
-/** Every live override of a namespace. */
-export function loadOverrides(db: Db, namespaceId: string): OverrideRecord[] {
-  return db.select(overrideColumns).from(ratelimitOverrides).where(liveIn(namespaceId)).all();
-}
-
-/** How many live overrides a namespace has, counted no further than `atMost` (no more rows are read). */
-export function countLiveOverrides(db: Db, namespaceId: string, atMost: number): number {
-  return countLiveOverridesQuery(db, namespaceId, atMost).get()?.n ?? 0;
-}
-
-/** The query of countLiveOverrides: a bounded walk of ratelimit_overrides_live_uq. */
-export function countLiveOverridesQuery(db: Db, namespaceId: string, atMost: number) {
-  const some = db.select({ identifier: ratelimitOverrides.identifier }).from(ratelimitOverrides).where(liveIn(namespaceId)).limit(atMost).as("some");
-  return db.select({ n: count() }).from(some);
-}
-
-/** The live overrides of a namespace whose identifier holds a `*`. */
-export function loadWildcardOverrides(db: Db, namespaceId: string): OverrideRecord[] {
-  return wildcardOverridesQuery(db, namespaceId).all();
-}
-
-/** The query of loadWildcardOverrides; its condition is the partial index ratelimit_overrides_live_wildcard_idx's, so only wildcards are read. */
-export function wildcardOverridesQuery(db: Db, namespaceId: string) {
-  return db.select(overrideColumns).from(ratelimitOverrides).where(and(liveIn(namespaceId), sql`instr(${ratelimitOverrides.identifier}, '*') > 0`));
-}
-
-/** The live override stored with exactly this identifier (a pattern is compared as written). */
-export function findLiveOverride(db: Db, namespaceId: string, identifier: string): OverrideRecord | undefined {
-  return db.select(overrideColumns).from(ratelimitOverrides)
-    .where(and(eq(ratelimitOverrides.namespaceId, namespaceId), eq(ratelimitOverrides.identifier, identifier), isNull(ratelimitOverrides.deletedAt))).get();
-}
-
-/**
- * findLiveOverride compiled once, for the checks of a namespace whose exact overrides stay in
- * SQLite: each check then runs the statement without building its query again.
- */
-export function prepareFindLiveOverride(db: Db): (namespaceId: string, identifier: string) => OverrideRecord | undefined {
-  const statement = db.select(overrideColumns).from(ratelimitOverrides).where(and(
-    eq(ratelimitOverrides.namespaceId, sql.placeholder("namespaceId")), eq(ratelimitOverrides.identifier, sql.placeholder("identifier")),
-    isNull(ratelimitOverrides.deletedAt),
-  )).prepare();
-  return (namespaceId, identifier) => statement.get({ namespaceId, identifier });
+/** Creates the namespaces named `names` (by name, in order), one audit entry for each one made. */
+export function* createNamespacesIn(
+  r: Records, workspaceId: string, actor: Actor, names: readonly string[], nowMs: number,
+): Work<Array<readonly [string, NamespaceRecord]>> {
+  const namespaces: Array<readonly [string, NamespaceRecord]> = [];
+  for (const name of names) {
+    const result = yield* insertNamespaceIn(r, workspaceId, name, nowMs);
+    if (result.created) {
+      yield writeAudit(r, {
+        workspaceId, event: "ratelimit.create_namespace", actor, timeMs: nowMs,
+        resources: [{ type: "ratelimitNamespace", id: result.namespace.id, name }], description: `Created namespace ${name}`,
+      });
+    }
+    namespaces.push([name, result.namespace]);
+  }
+  return namespaces;
 }
 
 /** Updates `existing` (it keeps its id), or inserts a new live override when there is none. */
-export function upsertOverride(
-  db: Db, workspaceId: string, namespaceId: string, existing: OverrideRecord | undefined,
+export function* upsertOverrideIn(
+  r: Pick<Records, "overrides">, workspaceId: string, namespaceId: string, existing: OverrideRecord | undefined,
   input: { identifier: string; limit: number; duration: number }, nowMs: number,
-): OverrideRecord {
+): Work<OverrideRecord> {
   const values = { identifier: input.identifier, limit: input.limit, duration: input.duration };
   if (existing) {
-    db.update(ratelimitOverrides).set({ limit: input.limit, durationMs: input.duration, updatedAt: nowMs })
-      .where(eq(ratelimitOverrides.id, existing.id)).run();
+    yield r.overrides.update(existing.id, { limit: input.limit, durationMs: input.duration }, nowMs);
     return { ...values, id: existing.id, createdAt: existing.createdAt };
   }
   const id = newId("rlor");
-  db.insert(ratelimitOverrides).values({
+  yield r.overrides.insert({
     id, workspaceId, namespaceId, identifier: input.identifier, limit: input.limit, durationMs: input.duration, createdAt: nowMs,
-  }).run();
+  });
   return { ...values, id, createdAt: nowMs };
 }
 
-export function softDeleteOverride(db: Db, overrideId: string, nowMs: number): void {
-  db.update(ratelimitOverrides).set({ deletedAt: nowMs, updatedAt: nowMs }).where(eq(ratelimitOverrides.id, overrideId)).run();
-}
-
-/** Up to `limit` live overrides by id ascending, starting at `cursor` (inclusive) when given. */
-export function listLiveOverrides(db: Db, namespaceId: string, opts: { limit: number; cursor?: string }): OverrideRecord[] {
-  const where = [eq(ratelimitOverrides.namespaceId, namespaceId), isNull(ratelimitOverrides.deletedAt)];
-  if (opts.cursor !== undefined) where.push(gte(ratelimitOverrides.id, opts.cursor));
-  return db.select(overrideColumns).from(ratelimitOverrides).where(and(...where)).orderBy(asc(ratelimitOverrides.id)).limit(opts.limit).all();
+/**
+ * What a namespace's override index is built from, reading a bounded number of rows: every live
+ * override when there are at most `mostRows`, else the wildcards alone (`spilled`).
+ */
+export function* loadOverrideRowsIn(
+  r: Pick<Records, "overrides">, namespaceId: string, mostRows: number,
+): Work<{ spilled: boolean; rows: OverrideRecord[] }> {
+  if ((yield* step(r.overrides.countLive(namespaceId, mostRows + 1))) <= mostRows) {
+    return { spilled: false, rows: yield* step(r.overrides.loadLive(namespaceId)) };
+  }
+  return { spilled: true, rows: yield* step(r.overrides.loadLiveWildcards(namespaceId)) };
 }

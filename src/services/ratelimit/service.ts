@@ -5,25 +5,31 @@
  * known namespace reads no SQLite (unless its overrides outgrow their share: override-loader.ts).
  * In the shared limiter a namespace is the scope `${workspaceId}|${namespaceId}` (one string per
  * cached namespace, so its hash is computed once) and the request's identifier is the counter in it.
+ *
+ * The override routes run as units of work on the records; a check (`limit`, `multiLimit`) stays
+ * synchronous in the embedded mode: on a cache miss it reads the SQLite file directly, and it
+ * creates a namespace through a write it needs answered at once.
  */
 import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
+import { SqliteNamespaceStore, type RecordBackend } from "../../storage/records/index.ts";
+import { answered, runNow, step, then, type Maybe } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
-import { recordAudit } from "../audit/index.ts";
+import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
 import type { OverrideIndex, OverrideRecord } from "./overrides.ts";
 import { OverrideLoader } from "./override-loader.ts";
 import { listNamespaces, type ListNamespacesInput, type NamespacePage } from "./namespace-list.ts";
-import {
-  findLiveOverride, findNamespace, insertNamespace, listLiveOverrides, softDeleteOverride, upsertOverride,
-} from "./records.ts";
+import { createNamespacesIn, findNamespaceIn, upsertOverrideIn } from "./records.ts";
 import type { LimitRequest, LimitResult, SlidingWindowLimiter } from "./sliding-window.ts";
 import { effectiveDurationMs } from "./durations.ts";
 import type { LimitInput, LimitOutcome, MultiLimitCheck, OverridePage, OverrideView, RatelimitDecisionRecorder } from "./views.ts";
 
 export interface RatelimitDeps {
+  /** Namespaces and overrides, for the override routes and the creation of namespaces. */
+  records: RecordBackend;
+  /** The SQLite file a check reads on a cache miss: namespaces, override indexes, exact overrides of a spilled index. */
   storage: Storage;
   clock: Clock;
   limiter: SlidingWindowLimiter;
@@ -49,6 +55,11 @@ const namespaceGone = () => new AppError("ratelimit_namespace_gone", { detail: "
 
 function toView(o: OverrideRecord): OverrideView {
   return { overrideId: o.id, identifier: o.identifier, limit: o.limit, duration: o.duration };
+}
+
+/** `then` for a function that itself answers a Maybe: a promise's `then` flattens the two. */
+function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U> {
+  return then(answer, fn) as Maybe<U>;
 }
 
 /** A check ready for the limiter: the request with the applied override's limit and duration. */
@@ -106,28 +117,33 @@ export class RatelimitService {
    * Creates or replaces the override for an exact identifier (a pattern may hold `*`); an update
    * keeps its id. A new pattern beyond the namespace's wildcard cap is 412; replacing one is not.
    */
-  setOverride(principal: Principal, input: { namespace: string; identifier: string; limit: number; duration: number }): { overrideId: string } {
-    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
-    requirePermission(principal, "ratelimit", ns.id, "set_override");
-    const { db } = this.deps.storage;
-    const now = this.deps.clock.now();
-    const index = this.overridesOf(ns);
-    const record = inTransaction(this.deps.storage, () => {
-      const existing = findLiveOverride(db, ns.id, input.identifier);
-      if (!existing && input.identifier.includes("*")) this.checkWildcardRoom(index);
-      const saved = upsertOverride(db, principal.workspaceId, ns.id, existing, input, now);
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "ratelimit.set_override", actor: principal.actor, timeMs: now,
-        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: saved.id, name: input.identifier }],
-        description: `${existing ? "Updated" : "Created"} override ${saved.id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
+  setOverride(principal: Principal, input: { namespace: string; identifier: string; limit: number; duration: number }): Maybe<{ overrideId: string }> {
+    const ws = principal.workspaceId;
+    return thenMaybe(this.existingNamespace(ws, input.namespace), (ns) => {
+      requirePermission(principal, "ratelimit", ns.id, "set_override");
+      const now = this.deps.clock.now();
+      const index = this.overridesOf(ns);
+      const checkWildcardRoom = () => this.checkWildcardRoom(index);
+      const record = this.deps.records.write(ws, function* (r) {
+        const existing = yield* step(r.overrides.findLive(ns.id, input.identifier));
+        if (!existing && input.identifier.includes("*")) checkWildcardRoom();
+        const saved = yield* upsertOverrideIn(r, ws, ns.id, existing, input, now);
+        yield writeAudit(r, {
+          workspaceId: ws, event: "ratelimit.set_override", actor: principal.actor, timeMs: now,
+          resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: saved.id, name: input.identifier }],
+          description: `${existing ? "Updated" : "Created"} override ${saved.id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
+        });
+        return saved;
       });
-      return saved;
+      return then(record, (saved) => {
+        index.put(saved);
+        this.cache.resized(ns);
+        return { overrideId: saved.id };
+      });
     });
-    index.put(record);
-    this.cache.resized(ns);
-    return { overrideId: record.id };
   }
 
+  /** 412 when a new wildcard would pass the namespace's cap; reads the index only, so a unit may call it. */
   private checkWildcardRoom(index: OverrideIndex): void {
     const cap = this.deps.wildcardOverridesPerNamespace ?? DEFAULT_WILDCARD_OVERRIDES;
     if (index.wildcardCount < cap) return;
@@ -137,48 +153,56 @@ export class RatelimitService {
   }
 
   /** The override that applies to `identifier` (exact, then wildcard). Needs `read_override` (403). */
-  getOverride(principal: Principal, input: { namespace: string; identifier: string }): OverrideView {
-    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
-    requirePermission(principal, "ratelimit", ns.id, "read_override");
-    const found = this.overridesOf(ns).match(input.identifier);
-    if (!found) throw overrideNotFound();
-    return toView(found);
+  getOverride(principal: Principal, input: { namespace: string; identifier: string }): Maybe<OverrideView> {
+    return then(this.existingNamespace(principal.workspaceId, input.namespace), (ns) => {
+      requirePermission(principal, "ratelimit", ns.id, "read_override");
+      const found = this.overridesOf(ns).match(input.identifier);
+      if (!found) throw overrideNotFound();
+      return toView(found);
+    });
   }
 
   /** A page of live overrides by id (limit 1..100, default 50). Needs `read_override`. */
-  listOverrides(principal: Principal, input: { namespace: string; limit?: number; cursor?: string }): OverridePage {
-    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
-    requirePermission(principal, "ratelimit", ns.id, "read_override");
-    const limit = input.limit ?? DEFAULT_OVERRIDE_PAGE;
-    const rows = listLiveOverrides(this.deps.storage.db, ns.id, { limit: limit + 1, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}) });
-    return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+  listOverrides(principal: Principal, input: { namespace: string; limit?: number; cursor?: string }): Maybe<OverridePage> {
+    return thenMaybe(this.existingNamespace(principal.workspaceId, input.namespace), (ns) => {
+      requirePermission(principal, "ratelimit", ns.id, "read_override");
+      const limit = input.limit ?? DEFAULT_OVERRIDE_PAGE;
+      const page = { limit: limit + 1, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}) };
+      return this.deps.records.read(function* (r) {
+        const rows = yield* step(r.overrides.listLive(ns.id, page));
+        return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+      });
+    });
   }
 
   /** ratelimit.listNamespaces: the live namespaces whose overrides the key may read, paged by id (see namespace-list.ts). */
-  listNamespaces(principal: Principal, input: ListNamespacesInput): NamespacePage {
-    return listNamespaces(this.deps.storage.db, principal, input);
+  listNamespaces(principal: Principal, input: ListNamespacesInput): Maybe<NamespacePage> {
+    return this.deps.records.read((r) => listNamespaces(r, principal, input));
   }
 
   /** Soft-deletes the override stored with exactly this identifier. Needs `delete_override`. */
-  deleteOverride(principal: Principal, input: { namespace: string; identifier: string }): Record<string, never> {
-    const ns = this.existingNamespace(principal.workspaceId, input.namespace);
-    requirePermission(principal, "ratelimit", ns.id, "delete_override");
-    const { db } = this.deps.storage;
-    const now = this.deps.clock.now();
-    const index = this.overridesOf(ns);
-    inTransaction(this.deps.storage, () => {
-      const found = findLiveOverride(db, ns.id, input.identifier);
-      if (!found) throw overrideNotFound();
-      softDeleteOverride(db, found.id, now);
-      recordAudit(db, {
-        workspaceId: principal.workspaceId, event: "ratelimit.delete_override", actor: principal.actor, timeMs: now,
-        resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: found.id, name: found.identifier }],
-        description: `Deleted override ${found.id} for '${found.identifier}'`,
+  deleteOverride(principal: Principal, input: { namespace: string; identifier: string }): Maybe<Record<string, never>> {
+    const ws = principal.workspaceId;
+    return thenMaybe(this.existingNamespace(ws, input.namespace), (ns) => {
+      requirePermission(principal, "ratelimit", ns.id, "delete_override");
+      const now = this.deps.clock.now();
+      const index = this.overridesOf(ns);
+      const deleted = this.deps.records.write(ws, function* (r) {
+        const found = yield* step(r.overrides.findLive(ns.id, input.identifier));
+        if (!found) throw overrideNotFound();
+        yield r.overrides.markDeleted(found.id, now);
+        yield writeAudit(r, {
+          workspaceId: ws, event: "ratelimit.delete_override", actor: principal.actor, timeMs: now,
+          resources: [{ type: "ratelimitNamespace", id: ns.id, name: ns.name }, { type: "ratelimitOverride", id: found.id, name: found.identifier }],
+          description: `Deleted override ${found.id} for '${found.identifier}'`,
+        });
+      });
+      return then(deleted, () => {
+        index.remove(input.identifier);
+        this.cache.resized(ns);
+        return {};
       });
     });
-    index.remove(input.identifier);
-    this.cache.resized(ns);
-    return {};
   }
 
   /** Forgets cached namespaces and overrides (of one workspace, or all) after rows were changed outside this service. */
@@ -186,19 +210,22 @@ export class RatelimitService {
     this.cache.clear(workspaceId);
   }
 
-  /** The cached namespace for `ref`, else the one in SQLite (then cached); deleted ones included. */
+  /** A check's namespace for `ref`: the cached one, else the one in SQLite (then cached); deleted ones included. */
   private lookup(workspaceId: string, ref: string): NamespaceEntry | undefined {
     const cached = this.cache.get(workspaceId, ref);
     if (cached !== undefined) return cached;
-    const found = findNamespace(this.deps.storage.db, workspaceId, ref);
+    const found = runNow(findNamespaceIn({ namespaces: new SqliteNamespaceStore(this.deps.storage.db) }, workspaceId, ref));
     return found ? this.cache.put(workspaceId, found) : undefined;
   }
 
-  /** A live namespace for the override routes: missing or deleted is 404. */
-  private existingNamespace(workspaceId: string, ref: string): NamespaceEntry {
-    const ns = this.lookup(workspaceId, ref);
-    if (!ns || ns.deleted) throw namespaceNotFound();
-    return ns;
+  /** A live namespace for the override routes, the cached one or else the records' (then cached): missing or deleted is 404. */
+  private existingNamespace(workspaceId: string, ref: string): Maybe<NamespaceEntry> {
+    const cached = this.cache.get(workspaceId, ref);
+    const ns = cached ?? then(this.deps.records.read((r) => findNamespaceIn(r, workspaceId, ref)), (found) => found && this.cache.put(workspaceId, found));
+    return then(ns, (entry) => {
+      if (!entry || entry.deleted) throw namespaceNotFound();
+      return entry;
+    });
   }
 
   /** namespacesForLimit for one ref, without its bookkeeping when the namespace is known. */
@@ -234,21 +261,14 @@ export class RatelimitService {
     return found;
   }
 
-  /** Creates namespaces named `names` in one transaction, one audit entry each. */
+  /**
+   * Creates namespaces named `names` in one transaction, one audit entry each. The check that needs
+   * them goes on at once, so the write must answer synchronously, as the embedded backend does.
+   */
   private createNamespaces(principal: Principal, names: readonly string[]): Map<string, NamespaceEntry> {
-    const { db } = this.deps.storage;
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    const created = inTransaction(this.deps.storage, () => names.map((name) => {
-      const result = insertNamespace(db, ws, name, now);
-      if (result.created) {
-        recordAudit(db, {
-          workspaceId: ws, event: "ratelimit.create_namespace", actor: principal.actor, timeMs: now,
-          resources: [{ type: "ratelimitNamespace", id: result.namespace.id, name }], description: `Created namespace ${name}`,
-        });
-      }
-      return [name, result.namespace] as const;
-    }));
+    const created = answered(this.deps.records.write(ws, (r) => createNamespacesIn(r, ws, principal.actor, names, now)));
     return new Map(created.map(([name, ns]) => [name, this.cache.put(ws, ns)]));
   }
 

@@ -17,6 +17,8 @@ export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts
 export { SqliteRbacStore } from "./rbac.ts";
 import { SqliteRootKeyStore, SqliteWorkspaceStore, type RootKeyStore, type WorkspaceStore } from "./workspaces.ts";
 export { SqliteRootKeyStore, SqliteWorkspaceStore } from "./workspaces.ts";
+import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type OverrideStore } from "./ratelimits.ts";
+export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -27,6 +29,7 @@ export type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRec
 export type {
   NewRootKey, RootKeyCredential, RootKeyRecord, RootKeyStore, WorkspaceRecord, WorkspaceStore,
 } from "./workspaces.ts";
+export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceStore, OverrideRecord, OverrideStore } from "./ratelimits.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
@@ -38,6 +41,9 @@ export interface Records {
   rbac: RbacStore;
   workspaces: WorkspaceStore;
   rootKeys: RootKeyStore;
+  /** Rate-limit namespaces and their overrides. */
+  namespaces: NamespaceStore;
+  overrides: OverrideStore;
 }
 
 export interface RecordBackend {
@@ -62,6 +68,8 @@ export function sqliteRecords(db: Db): Records {
     rbac: new SqliteRbacStore(db),
     workspaces: new SqliteWorkspaceStore(db),
     rootKeys: new SqliteRootKeyStore(db),
+    namespaces: new SqliteNamespaceStore(db),
+    overrides: new SqliteOverrideStore(db),
   };
 }
 

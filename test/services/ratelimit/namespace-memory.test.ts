@@ -13,14 +13,14 @@ import { ALL_GRANTS, type Principal } from "../../../src/services/auth/index.ts"
 import { RatelimitService, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
 import { overrideBytes } from "../../../src/services/ratelimit/overrides.ts";
 import { namespaceBytes, type NamespaceCacheCaps } from "../../../src/services/ratelimit/namespace-cache.ts";
-import { countLiveOverridesQuery, prepareFindLiveOverride, wildcardOverridesQuery } from "../../../src/services/ratelimit/records.ts";
+import { SqliteOverrideStore, embeddedRecords, type RecordBackend } from "../../../src/storage/records/index.ts";
 import { TestClock } from "../../support/test-clock.ts";
 
 const MINUTE = 60_000;
 const KIB = 1024;
 let dir: string;
 let storage: Storage;
-/** The storage the services see; `offline` makes every SQLite access through it throw. */
+/** The storage and records the services see; `offline` makes every SQLite access through them throw. */
 let seen: { storage: Storage; offline: boolean };
 let clock: TestClock;
 
@@ -50,7 +50,12 @@ function serviceWith(caps?: NamespaceCacheCaps): RatelimitService {
     get db() { if (seen.offline) throw new Error("SQLite read on the hot path"); return storage.db; },
     close: () => storage.close(),
   };
-  return new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), ...(caps ? { namespaceCacheCaps: caps } : {}) });
+  const inner = embeddedRecords(storage);
+  const records: RecordBackend = {
+    write(workspaceId, unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.write(workspaceId, unit); },
+    read(unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.read(unit); },
+  };
+  return new RatelimitService({ records, storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), ...(caps ? { namespaceCacheCaps: caps } : {}) });
 }
 
 /** A service whose share is large enough that every namespace of these tests keeps all its overrides in memory. */
@@ -77,18 +82,18 @@ function storeExactOverrides(p: Principal, namespace: string, count: number, pre
 }
 
 describe("a namespace with more overrides than its share", () => {
-  test("a check on a namespace with 20,000 overrides holds its two wildcards, not the 20,000", () => {
+  test("a check on a namespace with 20,000 overrides holds its two wildcards, not the 20,000", async () => {
     const nsId = storeExactOverrides(wsA, "big", 20_000);
     const service = serviceWith();
-    service.setOverride(wsA, { namespace: "big", identifier: "user_*", limit: 5, duration: MINUTE });
-    service.setOverride(wsA, { namespace: "big", identifier: "admin_*", limit: 6, duration: MINUTE });
+    await service.setOverride(wsA, { namespace: "big", identifier: "user_*", limit: 5, duration: MINUTE });
+    await service.setOverride(wsA, { namespace: "big", identifier: "admin_*", limit: 6, duration: MINUTE });
     expect(check(service, wsA, "big", "user_19999")).toMatchObject({ limit: 20_999 });
     expect(check(service, wsA, "big", "user_x")).toMatchObject({ limit: 5 });
     const entry = namespaceBytes({ id: nsId, name: "big", scope: `ws_a|${nsId}` });
     expect(service.namespaceCacheStats()).toEqual({ entries: 1, bytes: entry + overrideBytes("user_*") + overrideBytes("admin_*") });
   });
 
-  test("exact, wildcard, replaced and deleted overrides answer as a service holding them all does, spilled in place or on load", () => {
+  test("exact, wildcard, replaced and deleted overrides answer as a service holding them all does, spilled in place or on load", async () => {
     // 64 KiB per workspace: a namespace holds 2 KiB of overrides, three short ones.
     const small = serviceWith({ totalBytes: 64 * KIB, workspaceBytes: 64 * KIB });
     const set = (identifier: string, limit: number) => small.setOverride(wsA, { namespace: "ns", identifier, limit, duration: MINUTE });
@@ -101,40 +106,41 @@ describe("a namespace with more overrides than its share", () => {
       expect(small.namespaceCacheStats().bytes).toBeLessThan(4 * KIB);
     };
     check(small, wsA, "ns", "warm-up");
-    set("user_*", 50);
-    for (let i = 0; i < 12; i++) set(`user_${i}`, 100 + i);
+    await set("user_*", 50);
+    for (let i = 0; i < 12; i++) await set(`user_${i}`, 100 + i);
     agree();
-    set("user_5", 7); // replaced exact
-    del("user_7"); // deleted exact: the wildcard applies again
-    set("vip_*", 60);
-    set("vip_user_*", 61); // the more specific of the two for vip_user_1
+    await set("user_5", 7); // replaced exact
+    await del("user_7"); // deleted exact: the wildcard applies again
+    await set("vip_*", 60);
+    await set("vip_user_*", 61); // the more specific of the two for vip_user_1
     agree();
-    set("user_*", 51); // replaced wildcard
-    del("vip_*"); // deleted wildcard
+    await set("user_*", 51); // replaced wildcard
+    await del("vip_*"); // deleted wildcard
     agree();
     small.forgetCached();
     agree();
-    set("user_7", 9); // an exact override again, on an index built spilled
-    del("user_0");
+    await set("user_7", 9); // an exact override again, on an index built spilled
+    await del("user_0");
     agree();
   });
 
   test("the statements of a spilled namespace read the index made for them", () => {
+    const overrides = new SqliteOverrideStore(storage.db);
     const plan = (sql: string, params: unknown[]) =>
       storage.sqlite.query<{ detail: string }, never[]>(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])).map((r) => r.detail).join(" / ");
-    const wildcards = wildcardOverridesQuery(storage.db, "ns").toSQL();
+    const wildcards = overrides.liveWildcardsQuery("ns").toSQL();
     expect(plan(wildcards.sql, wildcards.params)).toContain("USING INDEX ratelimit_overrides_live_wildcard_idx (namespace_id=?)");
-    const counted = countLiveOverridesQuery(storage.db, "ns", 10).toSQL();
+    const counted = overrides.countLiveQuery("ns", 10).toSQL();
     expect(plan(counted.sql, counted.params)).toMatch(/USING (COVERING )?INDEX ratelimit_overrides_live_uq \(namespace_id=\?\)/);
     storeExactOverrides(wsA, "ns", 3);
     const nsId = storage.sqlite.query<{ id: string }, []>("SELECT id FROM ratelimit_namespaces").get()!.id;
-    expect(prepareFindLiveOverride(storage.db)(nsId, "user_2")).toMatchObject({ identifier: "user_2", limit: 1002, duration: MINUTE });
-    expect(prepareFindLiveOverride(storage.db)(nsId, "user_3")).toBeUndefined();
+    expect(overrides.prepareFindLive()(nsId, "user_2")).toMatchObject({ identifier: "user_2", limit: 1002, duration: MINUTE });
+    expect(overrides.prepareFindLive()(nsId, "user_3")).toBeUndefined();
   });
 });
 
 describe("the namespace cache's bytes", () => {
-  test("one workspace's many namespaces with many overrides stay within its bytes and the total; another's cached namespaces survive", () => {
+  test("one workspace's many namespaces with many overrides stay within its bytes and the total; another's cached namespaces survive", async () => {
     // A namespace holds 3 KiB of overrides: five short ones, not forty long ones.
     // Two workspaces at their cap would pass the total: they must give up their own namespaces, not ws_b's.
     const caps = { totalBytes: 160 * KIB, workspaceBytes: 96 * KIB };
@@ -149,8 +155,8 @@ describe("the namespace cache's bytes", () => {
     const service = serviceWith(caps);
     for (const ns of ["b0", "b1"]) {
       check(service, wsB, ns, "warm-up");
-      service.setOverride(wsB, { namespace: ns, identifier: "vip", limit: 99, duration: MINUTE });
-      service.setOverride(wsB, { namespace: ns, identifier: "tier_*", limit: 98, duration: MINUTE });
+      await service.setOverride(wsB, { namespace: ns, identifier: "vip", limit: 99, duration: MINUTE });
+      await service.setOverride(wsB, { namespace: ns, identifier: "tier_*", limit: 98, duration: MINUTE });
     }
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < namespaces; i++) {
@@ -171,14 +177,14 @@ describe("the namespace cache's bytes", () => {
     }
   });
 
-  test("a namespace whose overrides grow through setOverride is charged for them, within the workspace's bytes", () => {
+  test("a namespace whose overrides grow through setOverride is charged for them, within the workspace's bytes", async () => {
     const caps = { totalBytes: 32 * KIB, workspaceBytes: 32 * KIB };
     const service = serviceWith(caps);
     check(service, wsA, "grows", "warm-up");
     const before = service.namespaceCacheStats().bytes;
-    service.setOverride(wsA, { namespace: "grows", identifier: "one", limit: 1, duration: MINUTE });
+    await service.setOverride(wsA, { namespace: "grows", identifier: "one", limit: 1, duration: MINUTE });
     expect(service.namespaceCacheStats().bytes).toBe(before + overrideBytes("one"));
-    for (let i = 0; i < 50; i++) service.setOverride(wsA, { namespace: "grows", identifier: `id_${i}`, limit: 1, duration: MINUTE });
+    for (let i = 0; i < 50; i++) await service.setOverride(wsA, { namespace: "grows", identifier: `id_${i}`, limit: 1, duration: MINUTE });
     // Spilled past 1 KiB of overrides: the namespace alone is charged again.
     expect(service.namespaceCacheStats().bytes).toBe(before);
     expect(check(service, wsA, "grows", "one").limit).toBe(1);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../../src/storage/db.ts";
 import { applyMigrations } from "../../../src/storage/migrate.ts";
+import { embeddedRecords, type RecordBackend } from "../../../src/storage/records/index.ts";
 import { ALL_GRANTS, type Principal } from "../../../src/services/auth/index.ts";
 import { RatelimitService, SlidingWindowLimiter } from "../../../src/services/ratelimit/index.ts";
 import { namespaceBytes } from "../../../src/services/ratelimit/namespace-cache.ts";
@@ -17,7 +18,7 @@ import { TestClock } from "../../support/test-clock.ts";
 const MINUTE = 60_000;
 let dir: string;
 let storage: Storage;
-/** The storage the service sees; `offline` makes every SQLite access throw. */
+/** The storage and records the service sees; `offline` makes every SQLite access throw. */
 let seen: { storage: Storage; offline: boolean };
 let service: RatelimitService;
 /** A service like `service` whose namespace cache holds two namespaces. */
@@ -35,12 +36,17 @@ beforeEach(() => {
     get db() { if (seen.offline) throw new Error("SQLite read on the hot path"); return storage.db; },
     close: () => storage.close(),
   };
+  const inner = embeddedRecords(storage);
+  const records: RecordBackend = {
+    write(workspaceId, unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.write(workspaceId, unit); },
+    read(unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.read(unit); },
+  };
   const clock = new TestClock();
-  service = new RatelimitService({ storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });
+  service = new RatelimitService({ records, storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });
   // Room for two namespaces with short names and no overrides, not three.
   const twoNamespaces = 2.5 * namespaceBytes({ id: newId("rlns"), name: "three", scope: `ws_test|${newId("rlns")}` });
   small = new RatelimitService({
-    storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), namespaceCacheCaps: { totalBytes: twoNamespaces, workspaceBytes: twoNamespaces },
+    records, storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), namespaceCacheCaps: { totalBytes: twoNamespaces, workspaceBytes: twoNamespaces },
   });
 });
 afterEach(() => {
@@ -51,28 +57,28 @@ afterEach(() => {
 const check = (identifier: string, namespace = "api") => service.limit(principal, { namespace, identifier, limit: 10, duration: MINUTE });
 
 describe("hot path", () => {
-  test("a known namespace with its overrides loaded reads no SQLite, by name or by id", () => {
+  test("a known namespace with its overrides loaded reads no SQLite, by name or by id", async () => {
     check("warm-up");
-    const override = service.setOverride(principal, { namespace: "api", identifier: "vip_*", limit: 99, duration: MINUTE });
+    const override = await service.setOverride(principal, { namespace: "api", identifier: "vip_*", limit: 99, duration: MINUTE });
     check("vip_0");
     const nsId = storage.sqlite.query<{ id: string }, []>("SELECT id FROM ratelimit_namespaces").get()!.id;
     seen.offline = true;
     expect(check("vip_1")).toMatchObject({ success: true, limit: 99, overrideId: override.overrideId });
     expect(check("plain", nsId)).toMatchObject({ success: true, limit: 10 });
-    expect(service.getOverride(principal, { namespace: "api", identifier: "vip_2" }).overrideId).toBe(override.overrideId);
+    expect((await service.getOverride(principal, { namespace: "api", identifier: "vip_2" })).overrideId).toBe(override.overrideId);
     expect(service.multiLimit(principal, [
       { namespace: "api", identifier: "a", limit: 1, duration: MINUTE },
       { namespace: nsId, identifier: "b", limit: 1, duration: MINUTE },
     ]).passed).toBe(true);
   });
 
-  test("an override change is seen by the next check (one reload, then cached again)", () => {
+  test("an override change is seen by the next check (one reload, then cached again)", async () => {
     check("warm-up");
-    service.setOverride(principal, { namespace: "api", identifier: "u", limit: 1, duration: MINUTE });
+    await service.setOverride(principal, { namespace: "api", identifier: "u", limit: 1, duration: MINUTE });
     expect(check("u").limit).toBe(1);
-    service.setOverride(principal, { namespace: "api", identifier: "u", limit: 2, duration: MINUTE });
+    await service.setOverride(principal, { namespace: "api", identifier: "u", limit: 2, duration: MINUTE });
     expect(check("u").limit).toBe(2);
-    service.deleteOverride(principal, { namespace: "api", identifier: "u" });
+    await service.deleteOverride(principal, { namespace: "api", identifier: "u" });
     expect(check("u").limit).toBe(10);
     seen.offline = true;
     expect(check("u").limit).toBe(10);

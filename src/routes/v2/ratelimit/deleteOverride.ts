@@ -12,5 +12,5 @@ export const ratelimitDeleteOverrideRoute = (deps: RouteDeps) => operation({
     summary: "Delete a rate-limit override", tags: ["ratelimit"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
     ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.ratelimits.deleteOverride(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.ratelimits.deleteOverride(deps.principal(request, info), body)),
 });

@@ -12,5 +12,5 @@ export const ratelimitGetOverrideRoute = (deps: RouteDeps) => operation({
     summary: "Get a rate-limit override", tags: ["ratelimit"], description: "The override that applies to the identifier (exact, then wildcard). Needs `read_override`.",
     ...documented({ data: OverrideData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
   },
-  handle: (body, request, info) => ok(overrideData(deps.services.ratelimits.getOverride(deps.principal(request, info), body))),
+  handle: async (body, request, info) => ok(overrideData(await deps.services.ratelimits.getOverride(deps.principal(request, info), body))),
 });

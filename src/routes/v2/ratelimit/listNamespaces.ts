@@ -15,8 +15,8 @@ export const ratelimitListNamespacesRoute = (deps: RouteDeps) => operation({
     description: `${LIST_NAMESPACES_DESCRIPTION} \`data\` is the page, with \`pagination\`.`,
     ...documented({ data: ListOf(NamespaceData, "A page of the workspace's namespaces"), paged: true }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+  handle: async (body, request, info) => {
+    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
     return okPage(page.items, page.cursor);
   },
 });

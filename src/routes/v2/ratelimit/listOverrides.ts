@@ -13,8 +13,8 @@ export const ratelimitListOverridesRoute = (deps: RouteDeps) => operation({
     summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`.",
     ...documented({ data: ListOf(OverrideData, "The namespace's overrides"), paged: true, errors: ["ratelimit_namespace_not_found"] }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.ratelimits.listOverrides(deps.principal(request, info), body);
+  handle: async (body, request, info) => {
+    const page = await deps.services.ratelimits.listOverrides(deps.principal(request, info), body);
     return okPage(page.items.map(overrideData), page.cursor);
   },
 });

@@ -12,5 +12,5 @@ export const ratelimitSetOverrideRoute = (deps: RouteDeps) => operation({
     summary: "Set a rate-limit override", tags: ["ratelimit"], description: "Creates or replaces; the same identifier keeps its `overrideId`. Needs `set_override`. A namespace holds at most 100 wildcard overrides by default (`TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES`): a new one beyond is 412, replacing one is not.",
     ...documented({ data: OverrideIdData, errors: ["ratelimit_namespace_not_found", "precondition_failed"] }),
   },
-  handle: (body, request, info) => ok(deps.services.ratelimits.setOverride(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.ratelimits.setOverride(deps.principal(request, info), body)),
 });

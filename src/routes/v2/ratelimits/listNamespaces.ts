@@ -23,8 +23,8 @@ export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
     description: `${LIST_NAMESPACES_DESCRIPTION} \`data: {namespaces, cursor?}\`; the cursor is left out on the last page.`,
     ...documented({ data: NamespacePage }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+  handle: async (body, request, info) => {
+    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
     return ok({ namespaces: page.items, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
   },
 });

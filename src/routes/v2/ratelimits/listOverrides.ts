@@ -19,8 +19,8 @@ export const ratelimitsListOverridesRoute = (deps: RouteDeps) => operation({
     summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
     ...documented({ data: OverridePage, errors: ["ratelimit_namespace_not_found"] }),
   },
-  handle: (body, request, info) => {
-    const page = deps.services.ratelimits.listOverrides(deps.principal(request, info), body);
+  handle: async (body, request, info) => {
+    const page = await deps.services.ratelimits.listOverrides(deps.principal(request, info), body);
     return ok({ overrides: page.items.map(overrideData), ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
   },
 });

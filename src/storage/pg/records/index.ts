@@ -15,6 +15,7 @@ import { PgAuditStore } from "./audit.ts";
 import { PgIdentityStore, PgRatelimitConfigStore } from "./identities.ts";
 import { PgRbacStore } from "./rbac.ts";
 import { PgRootKeyStore, PgWorkspaceStore } from "./workspaces.ts";
+import { PgNamespaceStore, PgOverrideStore } from "./ratelimits.ts";
 
 /** Attempts of a unit whose transactions keep racing others, before its error is answered. */
 export const MAX_ATTEMPTS = 5;
@@ -31,6 +32,8 @@ function pgStores(db: PgDb): Records {
     rbac: new PgRbacStore(db),
     workspaces: new PgWorkspaceStore(db),
     rootKeys: new PgRootKeyStore(db),
+    namespaces: new PgNamespaceStore(db),
+    overrides: new PgOverrideStore(db),
   };
 }
 
