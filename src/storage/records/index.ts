@@ -15,6 +15,8 @@ import { SqliteIdentityStore, SqliteRatelimitConfigStore, type IdentityStore, ty
 import { SqliteRbacStore, type RbacStore } from "./rbac.ts";
 export { SqliteIdentityStore, SqliteRatelimitConfigStore } from "./identities.ts";
 export { SqliteRbacStore } from "./rbac.ts";
+import { SqliteKeyStore, type KeyStore } from "./keys.ts";
+export { SqliteKeyStore } from "./keys.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogRow, AuditStore } from "./audit.ts";
@@ -22,6 +24,9 @@ export type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";
 export type { PermissionRow, RbacStore } from "./rbac.ts";
+export type {
+  CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
+} from "./keys.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
@@ -31,6 +36,8 @@ export interface Records {
   /** The named rate limits of keys and identities. */
   limits: RatelimitConfigStore;
   rbac: RbacStore;
+  /** End-user keys, their links to permissions and roles, and the workspaces' data keys. */
+  keys: KeyStore;
 }
 
 export interface RecordBackend {
@@ -53,6 +60,7 @@ export function sqliteRecords(db: Db): Records {
     identities: new SqliteIdentityStore(db),
     limits: new SqliteRatelimitConfigStore(db),
     rbac: new SqliteRbacStore(db),
+    keys: new SqliteKeyStore(db),
   };
 }
 

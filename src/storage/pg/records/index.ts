@@ -14,6 +14,7 @@ import { PgApiStore } from "./apis.ts";
 import { PgAuditStore } from "./audit.ts";
 import { PgIdentityStore, PgRatelimitConfigStore } from "./identities.ts";
 import { PgRbacStore } from "./rbac.ts";
+import { PgKeyStore } from "./keys.ts";
 
 /** Attempts of a unit whose transactions keep racing others, before its error is answered. */
 export const MAX_ATTEMPTS = 5;
@@ -28,6 +29,7 @@ function pgStores(db: PgDb): Records {
     identities: new PgIdentityStore(db),
     limits: new PgRatelimitConfigStore(db),
     rbac: new PgRbacStore(db),
+    keys: new PgKeyStore(db),
   };
 }
 
