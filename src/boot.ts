@@ -20,6 +20,7 @@ import { RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
+import { answered } from "./storage/work.ts";
 import { IdentityService } from "./services/identities/index.ts";
 import { KeyService, Vault } from "./services/keys/index.ts";
 import { RbacService } from "./services/rbac/index.ts";
@@ -82,7 +83,7 @@ export function buildServices(
 ): Services {
   const { storage, analytics } = dataDir;
   const records = embeddedRecords(storage);
-  const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
+  const vault = new Vault({ records, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
   // this order: the ledger first, since the key cache reloads balances from it.
   const changesElsewhere = new ExternalCommits(storage.sqlite, () => {
@@ -106,7 +107,7 @@ export function buildServices(
     auth,
     workspaces: new WorkspaceService({ storage, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ storage, clock, vault, cache, credits }),
+    keys: new KeyService({ records, clock, vault, cache, credits }),
     identities: new IdentityService({ records, clock, cache }),
     rbac: new RbacService({ storage, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({ storage, clock, limiter, cache, sharedValueBytes: keyCacheBytes / 8, credits, changesElsewhere, maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}) }),
@@ -230,8 +231,8 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   const checkpointers = files.map((f) => checkpointOffMainThread(f.storage));
   const pendingCredits = services.credits.restore();
   if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });
-  const refillDeps = { storage, cache: services.keyCache, credits: services.credits };
-  const caughtUp = runRefillOnce(refillDeps, clock.now());
+  const refillDeps = { records: embeddedRecords(storage), cache: services.keyCache, credits: services.credits };
+  const caughtUp = answered(runRefillOnce(refillDeps, clock.now()));
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
   const ratelimitState = startRatelimitPersistence(
     { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
