@@ -22,6 +22,16 @@ export interface TestBackend {
   readonly records: RecordBackend;
   /** Inserts a workspace row, as the records of other domains need one. */
   workspace(id: string, name?: string): Promise<void>;
+  /** Inserts a role, which no record store writes yet. */
+  role(row: RoleRow): Promise<void>;
+}
+
+export interface RoleRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
 }
 
 export type BackendKind = "embedded" | "cluster";
@@ -46,6 +56,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         async workspace(id, name = id) {
           storage.db.insert(sqliteSchema.workspaces).values({ id, name, createdAt: 1 }).run();
         },
+        async role(row) {
+          storage.db.insert(sqliteSchema.roles).values(row).run();
+        },
       };
     }, "embedded");
   });
@@ -62,6 +75,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         records: clusterRecords(db),
         async workspace(id, name = id) {
           await db.insert(pgSchema.workspaces).values({ id, name, createdAt: 1 });
+        },
+        async role(row) {
+          await db.insert(pgSchema.roles).values(row);
         },
       };
     }, "cluster");
