@@ -36,8 +36,12 @@ export interface RoleRow {
 
 export type BackendKind = "embedded" | "cluster";
 
-/** Declares `suite` for each backend; `open()` gives a fresh one inside a test. */
-export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: BackendKind) => void): void {
+/**
+ * Declares `suite` for each backend; `open()` gives a fresh one inside a test. `icuLocale`: the
+ * PostgreSQL databases sort text by that ICU locale instead of the server's default (bytes), so
+ * that a query which forgets to compare by bytes answers differently from SQLite.
+ */
+export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: BackendKind) => void, options: { icuLocale?: string } = {}): void {
   describe("embedded (SQLite)", () => {
     const closers: Array<() => void> = [];
     afterEach(() => {
@@ -69,7 +73,8 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
       for (const close of closers.splice(0)) await close();
     });
     suite(async () => {
-      const { db, close } = openPg(await pg.freshDatabase(), 4);
+      const url = options.icuLocale === undefined ? await pg.freshDatabase() : await pg.localeDatabase(options.icuLocale);
+      const { db, close } = openPg(url, 4);
       closers.push(close);
       return {
         records: clusterRecords(db),
