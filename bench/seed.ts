@@ -47,12 +47,12 @@ export function seedKeys(dataDir: string, count: number, opts: SeedOptions = {})
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
     const { apiId } = answered(services.apis.createApi(principal, { name: "bench" }));
     const templates = Math.min(count, opts.templates ?? 1_000);
-    const created = inTransaction(storage, () => Array.from({ length: templates }, (_, i) => services.keys.createKey(principal, {
+    const created = inTransaction(storage, () => Array.from({ length: templates }, (_, i) => answered(services.keys.createKey(principal, {
       apiId, prefix: "bk",
       permissions: [...(opts.permissions ?? ["documents.read"]), `documents.${i % 7}`],
       ...(opts.identities ? { externalId: `owner_${i % 100}` } : {}),
       ...(opts.credits !== undefined ? { credits: { remaining: opts.credits } } : {}),
-    })));
+    }))));
     const keys = created.map((k) => k.key);
     const sqlite = storage.sqlite;
     const copyKey = sqlite.prepare<unknown, [string, string, string, string]>(

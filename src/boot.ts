@@ -83,7 +83,7 @@ export function buildServices(
 ): Services {
   const { storage, analytics } = dataDir;
   const records = embeddedRecords(storage);
-  const vault = new Vault({ storage, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
+  const vault = new Vault({ records, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
   // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
   // this order: the ledger first, since the key cache reloads balances from it.
   const changesElsewhere = new ExternalCommits(storage.sqlite, () => {
@@ -107,7 +107,7 @@ export function buildServices(
     auth,
     workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ storage, clock, vault, cache, credits }),
+    keys: new KeyService({ records, clock, vault, cache, credits }),
     identities: new IdentityService({ records, clock, cache }),
     rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
@@ -237,8 +237,8 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   const checkpointers = files.map((f) => checkpointOffMainThread(f.storage));
   const pendingCredits = services.credits.restore();
   if (pendingCredits > 0) logger.info("restored the credit journal", { keys: pendingCredits });
-  const refillDeps = { storage, cache: services.keyCache, credits: services.credits };
-  const caughtUp = runRefillOnce(refillDeps, clock.now());
+  const refillDeps = { records: embeddedRecords(storage), cache: services.keyCache, credits: services.credits };
+  const caughtUp = answered(runRefillOnce(refillDeps, clock.now()));
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
   const ratelimitState = startRatelimitPersistence(
     { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },

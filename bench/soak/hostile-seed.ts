@@ -53,7 +53,7 @@ export async function seedHostile(dataDir: string): Promise<HostileData> {
     const keysWs = adminOf(services, "hostile_keys", true);
     const { apiId } = answered(services.apis.createApi(keysWs.principal, { name: "hostile" }));
     const keys = inTransaction(opened.storage, () =>
-      Array.from({ length: AD_HOC_KEYS }, () => services.keys.createKey(keysWs.principal, { apiId, prefix: "hostile" }).key));
+      Array.from({ length: AD_HOC_KEYS }, () => answered(services.keys.createKey(keysWs.principal, { apiId, prefix: "hostile" })).key));
     const keyOf = { workspaceId: keysWs.workspace.id, keySpaceId: "ks_hostile", keyId: "key_hostile", identityId: "", externalId: "" };
     for (let i = 0; i < EVENTS; i++) {
       services.verificationEvents.record({ timeMs: Date.now() - i, ...keyOf, outcome: "VALID", tags: [], spentCredits: 0, latencyMs: 1 });

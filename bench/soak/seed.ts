@@ -34,11 +34,11 @@ export function seedSoak(dataDir: string, keyCount: number): SoakData {
     services.ratelimits.limit(principal, { namespace: SOAK_NAMESPACE, identifier: "seed", limit: 1000, duration: 60_000 });
     const keys = inTransaction(storage, () => Array.from({ length: keyCount }, (_, i) => {
       const metered = i % 2 === 1;
-      const created = services.keys.createKey(principal, {
+      const created = answered(services.keys.createKey(principal, {
         apiId, prefix: "soak", externalId: `owner_${i % 500}`,
         permissions: i % 3 === 0 ? ["documents.read", "documents.write"] : ["documents.read"],
         ...(metered ? { credits: { remaining: 1_000_000_000, refill: { interval: "daily" as const, amount: 1_000_000_000 } } } : {}),
-      });
+      }));
       return { ...created, metered };
     }));
     return { rootKey, apiId, keys };

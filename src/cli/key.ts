@@ -2,6 +2,7 @@
 import type { Services } from "../services/index.ts";
 import type { Actor, Principal } from "../services/auth/index.ts";
 import type { KeyView } from "../services/keys/index.ts";
+import type { Maybe } from "../storage/work.ts";
 import { AppError } from "../errors/app-error.ts";
 import { parse, requireString } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
@@ -36,7 +37,7 @@ function keyColumns(k: KeyView, nowMs: number): Array<string | number | undefine
 }
 
 /** Runs `fn` on the key `keyId`; its not-found names the id and the workspace. */
-async function onKey<T>(keyId: string, principal: Principal, services: Services, fn: () => T | Promise<T>): Promise<T> {
+async function onKey<T>(keyId: string, principal: Principal, services: Services, fn: () => Maybe<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
@@ -64,7 +65,7 @@ function createStep(rest: string[], actor: Actor, io: CliIo): Step {
   return async (services) => {
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = await chosenApi(services, principal, apiFlag);
-    const created = services.keys.createKey(principal, { apiId: api.id, ...fields });
+    const created = await services.keys.createKey(principal, { apiId: api.id, ...fields });
     io.stdout(created.key);
     io.stderr(created.keyId);
     return EXIT.ok;
@@ -72,14 +73,14 @@ function createStep(rest: string[], actor: Actor, io: CliIo): Step {
 }
 
 /** An API's keys that match `search`, at most `limit`, page by page. */
-function matchingKeys(services: Services, principal: Principal, apiId: string, search: string | undefined, limit: number): KeyView[] {
+async function matchingKeys(services: Services, principal: Principal, apiId: string, search: string | undefined, limit: number): Promise<KeyView[]> {
   const needle = search?.toLowerCase();
   const matches = (k: KeyView) => needle === undefined
     || [k.name, k.identity?.externalId, k.start].some((field) => field?.toLowerCase().includes(needle));
   const found: KeyView[] = [];
   let cursor: string | undefined;
   do {
-    const page = services.keys.listKeys(principal, { apiId, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+    const page = await services.keys.listKeys(principal, { apiId, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
     for (const k of page.items) if (found.length < limit && matches(k)) found.push(k);
     cursor = page.cursor;
   } while (cursor !== undefined && found.length < limit);
@@ -97,7 +98,7 @@ function listStep(rest: string[], actor: Actor, io: CliIo): Step {
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = await chosenApi(services, principal, apiFlag);
     const nowMs = Date.now();
-    printList(io, values.json === true, matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
+    printList(io, values.json === true, await matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
     return EXIT.ok;
   };
 }

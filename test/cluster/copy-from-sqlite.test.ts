@@ -18,6 +18,8 @@ import { sha256Base64 } from "../../src/lib/hashing.ts";
 import { Vault } from "../../src/services/keys/vault.ts";
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
 import { openStorage } from "../../src/storage/db.ts";
+import { embeddedRecords } from "../../src/storage/records/index.ts";
+import { answered } from "../../src/storage/work.ts";
 import { DataDirInUseError } from "../../src/storage/instance-lock.ts";
 import { applyMigrations } from "../../src/storage/migrate.ts";
 import { copyDataDirToPostgres, TargetNotEmptyError } from "../../src/storage/pg/copy-from-sqlite.ts";
@@ -122,7 +124,8 @@ describe.skipIf(skipWithout(missing.postgres(), "copying a data dir into Postgre
     applyMigrations(storage.sqlite);
     storage.sqlite.run("PRAGMA foreign_keys = OFF");
     storage.db.insert(dataKeys).values({ workspaceId: key.workspace_id, encrypted: dataKey.encrypted, createdAt: Number(dataKey.created_at) }).run();
-    const vault = new Vault({ storage, clock: new TestClock(), masterKey: set.masterKey });
+    const vault = new Vault({ records: embeddedRecords(storage), clock: new TestClock(), masterKey: set.masterKey });
+    answered(vault.prepare(key.workspace_id));
     expect(vault.decrypt(key.workspace_id, key.encrypted)).toBe(set.plaintexts.get(set.recoverableKeyId)!);
     storage.close();
   });

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { lastRefillDueMs } from "../../src/services/keys/index.ts";
 import { Cron } from "croner";
 import { refillJob, runRefillOnce } from "../../src/jobs/refill.ts";
+import { embeddedRecords } from "../../src/storage/records/index.ts";
+import { answered } from "../../src/storage/work.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 const utc = (y: number, m: number, d: number, h = 0) => Date.UTC(y, m - 1, d, h);
@@ -35,7 +37,7 @@ describe("runRefillOnce", () => {
     return key.body.data.key;
   }
   const verify = async (key: string, cost = 1) => (await h.post("/v2/keys.verifyKey", { key, credits: { cost } })).body.data;
-  const refill = () => runRefillOnce({ storage: h.running.storage, cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock.now());
+  const refill = () => answered(runRefillOnce({ records: embeddedRecords(h.running.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock.now()));
 
   test("a daily refill sets remaining to the amount at the next midnight, once", async () => {
     h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
@@ -127,7 +129,7 @@ describe("runRefillOnce", () => {
   test("the scheduled job fires at 00:00 UTC and refills what is due at the clock's time", async () => {
     h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
     const key = await keyWith({ remaining: 0, refill: { interval: "daily", amount: 7 } });
-    const job = refillJob({ storage: h.running.storage, cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock);
+    const job = refillJob({ records: embeddedRecords(h.running.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock);
     // The scheduler evaluates every pattern in UTC.
     const next = new Cron(job.pattern, { timezone: "UTC", paused: true }).nextRun(new Date(utc(2026, 5, 1, 12)));
     expect(next?.getTime()).toBe(utc(2026, 5, 2));

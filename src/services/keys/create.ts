@@ -1,26 +1,25 @@
-/** keys.createKey: validates the cross-field rules, then stores the key and everything attached to it in one transaction. */
-import { eq } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { keySpaces, keys } from "../../storage/schema/index.ts";
+/** keys.createKey: validates the cross-field rules, then stores the key and everything attached to it in one unit of work. */
+import type { RecordBackend } from "../../storage/records/index.ts";
+import { step, then, type Maybe } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
-import { recordAudit } from "../audit/index.ts";
+import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { getLiveApi } from "../apis/index.ts";
-import { findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
-import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
+import { liveApi } from "../apis/index.ts";
+import { findRoleIdsIn } from "../rbac/index.ts";
+import { replaceRatelimitsIn, upsertIdentityIn } from "../identities/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
-import { ACCESS_GRANTS, permissionIdsFor, requireRbac } from "./grants.ts";
+import { ACCESS_GRANTS, permissionIdsForIn, requireRbac } from "./grants.ts";
+import { andThen } from "./and-then.ts";
 import type { Vault } from "./vault.ts";
 import type { CreateKeyInput, CreditsInput, RatelimitInput } from "./types.ts";
 
 export interface KeyDeps {
-  storage: Storage;
+  records: RecordBackend;
   clock: Clock;
   vault: Vault;
   cache: KeyCacheInvalidator;
@@ -66,7 +65,7 @@ export function assertStoresEncryptedKeys(space: { storeEncryptedKeys: boolean }
  * Creates a key; returns its id and the only copy of the key string. Needs `create_key` on the API;
  * `recoverable` adds `encrypt_key`, `permissions` the grants of keys.addPermissions, `roles` those of keys.addRoles.
  */
-export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyInput): { keyId: string; key: string } {
+export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyInput): Maybe<{ keyId: string; key: string }> {
   requirePermission(principal, "api", input.apiId, "create_key");
   if (input.recoverable) requirePermission(principal, "api", input.apiId, "encrypt_key");
   if (input.permissions?.length) requireRbac(principal, ACCESS_GRANTS.addPermissions);
@@ -74,41 +73,42 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
   const credits = creditsColumns(input.credits);
   assertUniqueLimitNames(input.ratelimits ?? [], "body.ratelimits");
   assertMetaSize(input.meta);
-  const { db } = deps.storage;
   const ws = principal.workspaceId;
-  if (input.recoverable) deps.vault.prepare(ws);
-  const now = deps.clock.now();
-  return inTransaction(deps.storage, () => {
-    const api = getLiveApi(db, ws, input.apiId);
-    if (input.recoverable) {
-      assertStoresEncryptedKeys(db.select({ storeEncryptedKeys: keySpaces.storeEncryptedKeys }).from(keySpaces).where(eq(keySpaces.id, api.keySpaceId)).get());
-    }
-    const roleIds = findRoleIds(db, ws, input.roles ?? []);
-    const permissionIds = permissionIdsFor(db, principal, input.permissions ?? [], now);
-    const identity = input.externalId ? upsertIdentity(db, ws, input.externalId, now) : undefined;
-    const random = randomKeyPart(input.byteLength ?? DEFAULT_BYTE_LENGTH);
-    const key = input.prefix ? `${input.prefix}_${random}` : random;
-    const keyId = newId("key");
-    const hash = sha256Base64(key);
-    db.insert(keys).values({
-      id: keyId, workspaceId: ws, keySpaceId: api.keySpaceId, hash,
-      start: input.prefix ? `${input.prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
-      name: input.name ?? null, identityId: identity?.id ?? null, meta: input.meta ?? null,
-      expiresAt: input.expires ?? null, enabled: input.enabled ?? true, ...credits,
-      lastRefillAt: credits.refillAmount !== null ? now : null,
-      recoverable: input.recoverable ?? false, encrypted: input.recoverable ? deps.vault.encrypt(ws, key) : null,
-      createdAt: now,
-    }).run();
-    setKeyPermissions(db, ws, keyId, permissionIds, now);
-    setKeyRoles(db, ws, keyId, roleIds, now);
-    if (input.ratelimits?.length) replaceRatelimits(db, ws, { keyId }, input.ratelimits, now);
-    recordAudit(db, {
-      workspaceId: ws, event: "key.create", actor: principal.actor, timeMs: now,
-      resources: [{ type: "api", id: api.id, name: api.name }, { type: "key", id: keyId, ...(input.name ? { name: input.name } : {}) }],
-      description: `Created key ${keyId} in API ${api.id}`,
+  const prepared = input.recoverable ? deps.vault.prepare(ws) : undefined;
+  return andThen(prepared, () => {
+    const now = deps.clock.now();
+    const created = deps.records.write(ws, function* (r) {
+      const api = yield* liveApi(r, ws, input.apiId);
+      if (input.recoverable) assertStoresEncryptedKeys(yield* step(r.keys.findKeySpace(api.keySpaceId)));
+      const roleIds = yield* findRoleIdsIn(r, ws, input.roles ?? []);
+      const permissionIds = yield* permissionIdsForIn(r, principal, input.permissions ?? [], now);
+      const identity = input.externalId ? yield* upsertIdentityIn(r, ws, input.externalId, now) : undefined;
+      const random = randomKeyPart(input.byteLength ?? DEFAULT_BYTE_LENGTH);
+      const key = input.prefix ? `${input.prefix}_${random}` : random;
+      const keyId = newId("key");
+      const hash = sha256Base64(key);
+      yield r.keys.insert({
+        id: keyId, workspaceId: ws, keySpaceId: api.keySpaceId, hash,
+        start: input.prefix ? `${input.prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
+        name: input.name ?? null, identityId: identity?.id ?? null, meta: input.meta ?? null,
+        expiresAt: input.expires ?? null, enabled: input.enabled ?? true, ...credits,
+        lastRefillAt: credits.refillAmount !== null ? now : null,
+        recoverable: input.recoverable ?? false, encrypted: input.recoverable ? deps.vault.encrypt(ws, key) : null,
+        createdAt: now,
+      });
+      yield r.rbac.setKeyPermissions(ws, keyId, permissionIds, now);
+      yield r.rbac.setKeyRoles(ws, keyId, roleIds, now);
+      if (input.ratelimits?.length) yield* replaceRatelimitsIn(r, ws, { keyId }, input.ratelimits, now);
+      yield writeAudit(r, {
+        workspaceId: ws, event: "key.create", actor: principal.actor, timeMs: now,
+        resources: [{ type: "api", id: api.id, name: api.name }, { type: "key", id: keyId, ...(input.name ? { name: input.name } : {}) }],
+        description: `Created key ${keyId} in API ${api.id}`,
+      });
+      return { keyId, key, hash };
     });
-    deps.cache.keyCreated(hash);
-    return { keyId, key };
+    return then(created, ({ keyId, key, hash }) => {
+      deps.cache.keyCreated(hash);
+      return { keyId, key };
+    });
   });
 }
-

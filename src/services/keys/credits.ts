@@ -3,8 +3,8 @@
  * `credits` field of keys.updateKey. `remaining` NULL means unlimited; an unlimited balance clears
  * the refill settings. Verification spends are separate (verification/credits.ts).
  */
-import { eq, sql, type SQL } from "drizzle-orm";
-import { keys } from "../../storage/schema/index.ts";
+import type { CreditChange } from "../../storage/records/index.ts";
+import { step, type Maybe } from "../../storage/work.ts";
 import { invalidInput } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyDeps } from "./create.ts";
@@ -69,32 +69,30 @@ function refillPatch(refill: RefillInput, row: KeyRow, nowMs: number): CreditCol
 /** Keeps an increment within the integers a JSON number holds exactly. */
 const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
-function operationColumns(input: UpdateCreditsInput, row: KeyRow): Omit<CreditColumns, "remaining"> & { remaining?: number | null | SQL } {
+function creditChange(input: UpdateCreditsInput, row: KeyRow): CreditChange {
   const { operation, value } = input;
-  if (operation === "set") return value === null || value === undefined ? { ...UNLIMITED } : { remaining: value };
+  if (operation === "set") return { set: value === null || value === undefined ? { ...UNLIMITED } : { remaining: value } };
   if (value === null || value === undefined) {
     throw invalidInput("body.value", "When specifying an increment or decrement operation, a value must be provided.");
   }
   if (row.remaining === null) {
     throw invalidInput("body.operation", "You cannot increment or decrement a key with unlimited credits.");
   }
-  return operation === "increment"
-    ? { remaining: sql`min(${keys.remaining} + ${value}, ${MAX_CREDITS})` }
-    : { remaining: sql`max(${keys.remaining} - ${value}, 0)` };
+  return operation === "increment" ? { increment: value, max: MAX_CREDITS } : { decrement: value };
 }
 
 /**
  * keys.updateCredits: `set` N (refill kept) or null (unlimited, refill cleared); `increment` /
  * `decrement` N (decrement stops at 0). Needs `update_key` on the key's API. Returns the credits after the change.
  */
-export function updateCredits(deps: KeyDeps, principal: Principal, input: UpdateCreditsInput): CreditsView {
-  const { db } = deps.storage;
+export function updateCredits(deps: KeyDeps, principal: Principal, input: UpdateCreditsInput): Maybe<CreditsView> {
   return mutateKey(deps, principal, input.keyId, {
     event: "key.update_credits",
-    authorize: (t) => requirePermission(principal, "api", t.api.id, "update_key"),
-    apply: (t) => {
-      const after = db.update(keys).set(operationColumns(input, t.row)).where(eq(keys.id, t.row.id))
-        .returning({ remaining: keys.remaining, refillAmount: keys.refillAmount, refillDay: keys.refillDay }).get();
+    *authorize(t) {
+      requirePermission(principal, "api", t.api.id, "update_key");
+    },
+    *apply(t, _now, r) {
+      const after = yield* step(r.keys.changeCredits(t.row.id, creditChange(input, t.row)));
       return (after && creditsView(after)) ?? { remaining: null };
     },
     describe: (t, credits) => `Updated credits of key ${t.row.id} (${input.operation}): remaining ${credits.remaining ?? "unlimited"}`,

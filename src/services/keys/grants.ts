@@ -6,9 +6,10 @@
  * Upstream asks only `update_key` for setRoles and removeRoles; here they ask the rbac grants too,
  * or setRoles would hand out any role that addRoles refuses.
  */
-import type { Db } from "../../storage/db.ts";
+import type { Records } from "../../storage/records/index.ts";
+import type { Work } from "../../storage/work.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { ensurePermissions, missingPermissionSlugs } from "../rbac/index.ts";
+import { ensurePermissionsIn, missingPermissionSlugsIn } from "../rbac/index.ts";
 
 /** The `rbac.*.<action>`s each kind of change needs: adding, removing, or replacing the whole set. */
 export const ACCESS_GRANTS = {
@@ -27,9 +28,9 @@ export function requireRbac(principal: Principal, actions: readonly string[]): v
 
 /**
  * Ids of the permissions with these slugs, creating the missing ones; creating needs
- * `rbac.*.create_permission` (403 before anything is written). Runs in the caller's transaction.
+ * `rbac.*.create_permission` (403 before anything is written). Runs in the caller's unit.
  */
-export function permissionIdsFor(db: Db, principal: Principal, slugs: readonly string[], nowMs: number): string[] {
-  if (missingPermissionSlugs(db, principal.workspaceId, slugs).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
-  return ensurePermissions(db, principal.workspaceId, slugs, nowMs);
+export function* permissionIdsForIn(records: Records, principal: Principal, slugs: readonly string[], nowMs: number): Work<string[]> {
+  if ((yield* missingPermissionSlugsIn(records, principal.workspaceId, slugs)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
+  return yield* ensurePermissionsIn(records, principal.workspaceId, slugs, nowMs);
 }

@@ -3,11 +3,11 @@
  * larger balance. Daily keys are due at every 00:00 UTC; monthly keys on their `refillDay`, or on
  * the last day of a month shorter than it. A key is refilled when its last refill is older than its
  * most recent due time, so the same pass both runs the nightly job and catches up after downtime.
+ * One unit of work per workspace, as a unit changes the records of one workspace.
  */
-import { and, isNotNull, isNull } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { keys } from "../../storage/schema/index.ts";
+import type { RecordBackend } from "../../storage/records/index.ts";
+import { step, then, type Maybe } from "../../storage/work.ts";
+import { andThen } from "./and-then.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 
@@ -31,21 +31,24 @@ export function lastRefillDueMs(nowMs: number, refillDay: number | null): number
   return Date.UTC(prevYear, prevMonth, Math.min(refillDay, daysInMonth(prevYear, prevMonth)));
 }
 
-/** Refills every live key that is due at `nowMs`; returns how many keys were refilled. */
-export function refillDueKeys(deps: { storage: Storage; cache: KeyCacheInvalidator; credits: CreditBalances }, nowMs: number): number {
-  const { db, sqlite } = deps.storage;
-  const candidates = db.select({ id: keys.id, remaining: keys.remaining, amount: keys.refillAmount, day: keys.refillDay, last: keys.lastRefillAt })
-    .from(keys).where(and(isNotNull(keys.refillAmount), isNull(keys.deletedAt))).all();
-  const due = candidates.filter((k) => (k.last ?? 0) < lastRefillDueMs(nowMs, k.day));
-  if (due.length === 0) return 0;
-  // The refill compares with and sets keys.remaining: it must hold the balance first.
-  deps.credits.settle(due.map((k) => k.id));
-  const update = sqlite.query<unknown, [number, string]>(
-    "UPDATE keys SET remaining = CASE WHEN remaining IS NULL OR remaining < refill_amount THEN refill_amount ELSE remaining END, last_refill_at = ?1 WHERE id = ?2",
-  );
-  inTransaction(deps.storage, () => {
-    for (const k of due) update.run(nowMs, k.id);
+/** Refills every live key that is due at `nowMs`; answers how many keys were refilled. */
+export function refillDueKeys(deps: { records: RecordBackend; cache: KeyCacheInvalidator; credits: CreditBalances }, nowMs: number): Maybe<number> {
+  const candidates = deps.records.read((r) => step(r.keys.refillCandidates()));
+  return andThen(candidates, (all) => {
+    const due = all.filter((k) => (k.lastRefillAt ?? 0) < lastRefillDueMs(nowMs, k.refillDay));
+    if (due.length === 0) return 0;
+    // The refill compares with and sets keys.remaining: it must hold the balance first.
+    deps.credits.settle(due.map((k) => k.id));
+    const byWorkspace = Map.groupBy(due, (k) => k.workspaceId);
+    let written: Maybe<void> = undefined;
+    for (const [workspaceId, dueKeys] of byWorkspace) {
+      written = andThen(written, () => deps.records.write(workspaceId, function* (r) {
+        for (const k of dueKeys) yield r.keys.refill(k.id, nowMs);
+      }));
+    }
+    return then(written, () => {
+      for (const k of due) deps.cache.keyChanged(k.id);
+      return due.length;
+    });
   });
-  for (const k of due) deps.cache.keyChanged(k.id);
-  return due.length;
 }

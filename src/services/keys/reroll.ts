@@ -5,17 +5,17 @@
  * (0 = now), so that clients have time to switch. A reroll never extends the old key's life: an
  * old key that was due to expire sooner keeps its expiry.
  */
-import { eq } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { keyPermissions, keyRoles, keySpaces, keys } from "../../storage/schema/index.ts";
+import type { KeySpaceRecord, Records } from "../../storage/records/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { loadRatelimitConfigs, replaceRatelimits } from "../identities/index.ts";
+import { replaceRatelimitsIn } from "../identities/index.ts";
 import { assertStoresEncryptedKeys, type KeyDeps } from "./create.ts";
 import { ACCESS_GRANTS, requireRbac } from "./grants.ts";
-import { findKeyTarget, keyResources, KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
+import { andThen } from "./and-then.ts";
+import { findKeyTargetIn, keyResources, KEY_NOT_FOUND, mutateKey, type KeyTarget } from "./target.ts";
 import type { Vault } from "./vault.ts";
 import type { KeyRow } from "./view.ts";
 
@@ -27,8 +27,6 @@ export interface RerollKeyInput {
 
 const DEFAULT_BYTE_LENGTH = 16;
 const MINUTE_MS = 60_000;
-
-type KeySpaceRow = typeof keySpaces.$inferSelect;
 
 interface NewKey {
   keyId: string;
@@ -54,10 +52,10 @@ function prefixOf(start: string): string | undefined {
 }
 
 /** Whether the key holds direct permissions, and whether it holds roles. */
-function heldAccess(db: Db, keyId: string): { permissions: boolean; roles: boolean } {
+function* heldAccessIn(records: Records, keyId: string): Work<{ permissions: boolean; roles: boolean }> {
   return {
-    permissions: db.select({ keyId: keyPermissions.keyId }).from(keyPermissions).where(eq(keyPermissions.keyId, keyId)).limit(1).get() !== undefined,
-    roles: db.select({ keyId: keyRoles.keyId }).from(keyRoles).where(eq(keyRoles.keyId, keyId)).limit(1).get() !== undefined,
+    permissions: (yield* step(records.keys.permissionIdsOf(keyId))).length > 0,
+    roles: (yield* step(records.keys.roleIdsOf(keyId))).length > 0,
   };
 }
 
@@ -68,64 +66,66 @@ function heldAccess(db: Db, keyId: string): { permissions: boolean; roles: boole
  * `create_key` holder mint a copy of any key it can name, admin permissions included).
  * 404 for a missing key, 412 when a recoverable key's API no longer stores encrypted keys.
  */
-export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyInput): { keyId: string; key: string } {
-  const { db } = deps.storage;
-  const authorize = (t: KeyTarget) => {
+export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyInput): Maybe<{ keyId: string; key: string }> {
+  const authorize = function* (t: KeyTarget, r: Records): Work<void> {
     requirePermission(principal, "api", t.api.id, "create_key");
     if (isRecoverable(t.row)) requirePermission(principal, "api", t.api.id, "encrypt_key");
-    const held = heldAccess(db, t.row.id);
+    const held = yield* heldAccessIn(r, t.row.id);
     if (held.permissions) requireRbac(principal, ACCESS_GRANTS.addPermissions);
     if (held.roles) requireRbac(principal, ACCESS_GRANTS.addRoles);
   };
-  const before = findKeyTarget(db, principal, input.keyId, KEY_NOT_FOUND);
-  authorize(before);
-  const space = db.select().from(keySpaces).where(eq(keySpaces.id, before.row.keySpaceId)).get();
-  if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
-  if (isRecoverable(before.row)) {
-    assertStoresEncryptedKeys(space);
-    deps.vault.prepare(principal.workspaceId);
-  }
-  const created = mutateKey(deps, principal, input.keyId, {
-    missingDetail: KEY_NOT_FOUND,
-    event: "key.reroll",
-    authorize,
-    apply: (t, now) => {
-      const fresh = insertCopy(db, deps.vault, t.row, space, now);
-      db.update(keys).set({ expiresAt: oldKeyExpiresAt(now, input.expiration, t.row.expiresAt) }).where(eq(keys.id, t.row.id)).run();
-      return fresh;
-    },
-    describe: (t, fresh) => `Rerolled key ${t.row.id} to ${fresh.keyId}`,
-    resources: (t, fresh) => [{ type: "key", id: fresh.keyId, ...(t.row.name !== null ? { name: t.row.name } : {}) }, ...keyResources(t)],
+  const checked = deps.records.read(function* (r) {
+    const before = yield* findKeyTargetIn(r, principal, input.keyId, KEY_NOT_FOUND);
+    yield* authorize(before, r);
+    const space = yield* step(r.keys.findKeySpace(before.row.keySpaceId));
+    if (!space) throw new AppError("key_space_not_found", { detail: "The key space of this key's API does not exist." });
+    if (isRecoverable(before.row)) assertStoresEncryptedKeys(space);
+    return { space, recoverable: isRecoverable(before.row) };
   });
-  deps.cache.keyCreated(created.hash);
-  return { keyId: created.keyId, key: created.key };
+  const prepared = andThen(checked, (c) => c.recoverable ? then(deps.vault.prepare(principal.workspaceId), () => c.space) : c.space);
+  return andThen(prepared, (space) => {
+    const created = mutateKey(deps, principal, input.keyId, {
+      missingDetail: KEY_NOT_FOUND,
+      event: "key.reroll",
+      authorize,
+      *apply(t, now, r) {
+        const fresh = yield* insertCopyIn(r, deps.vault, t.row, space, now);
+        yield r.keys.update(t.row.id, { expiresAt: oldKeyExpiresAt(now, input.expiration, t.row.expiresAt) });
+        return fresh;
+      },
+      describe: (t, fresh) => `Rerolled key ${t.row.id} to ${fresh.keyId}`,
+      resources: (t, fresh) => [{ type: "key", id: fresh.keyId, ...(t.row.name !== null ? { name: t.row.name } : {}) }, ...keyResources(t)],
+    });
+    return then(created, (fresh) => {
+      deps.cache.keyCreated(fresh.hash);
+      return { keyId: fresh.keyId, key: fresh.key };
+    });
+  });
 }
 
 /** Inserts the new key with everything it copies from `old`. */
-function insertCopy(db: Db, vault: Vault, old: KeyRow, space: KeySpaceRow, nowMs: number): NewKey {
+function* insertCopyIn(r: Records, vault: Vault, old: KeyRow, space: KeySpaceRecord, nowMs: number): Work<NewKey> {
   const prefix = prefixOf(old.start) ?? space.defaultPrefix ?? undefined;
   const random = randomKeyPart(space.defaultBytes ?? DEFAULT_BYTE_LENGTH);
   const key = prefix ? `${prefix}_${random}` : random;
   const keyId = newId("key");
   const hash = sha256Base64(key);
-  db.insert(keys).values({
+  yield r.keys.insert({
     id: keyId, workspaceId: old.workspaceId, keySpaceId: old.keySpaceId, hash,
     start: prefix ? `${prefix}_${random.slice(0, 4)}` : random.slice(0, 4),
     name: old.name, identityId: old.identityId, meta: old.meta, expiresAt: old.expiresAt, enabled: old.enabled,
     remaining: old.remaining, refillAmount: old.refillAmount, refillDay: old.refillDay, lastRefillAt: old.lastRefillAt,
     recoverable: old.recoverable, encrypted: isRecoverable(old) ? vault.encrypt(old.workspaceId, key) : null,
     createdAt: nowMs,
-  }).run();
-  copyLinks(db, old, keyId, nowMs);
+  });
+  yield* copyLinksIn(r, old, keyId, nowMs);
   return { keyId, key, hash };
 }
 
 /** Copies direct permissions, roles and key-level limits (new ids) from `old` to `keyId`. */
-function copyLinks(db: Db, old: KeyRow, keyId: string, nowMs: number): void {
+function* copyLinksIn(r: Records, old: KeyRow, keyId: string, nowMs: number): Work<void> {
   const ws = old.workspaceId;
-  const perms = db.select({ permissionId: keyPermissions.permissionId }).from(keyPermissions).where(eq(keyPermissions.keyId, old.id)).all();
-  if (perms.length > 0) db.insert(keyPermissions).values(perms.map((p) => ({ keyId, permissionId: p.permissionId, workspaceId: ws, createdAt: nowMs }))).run();
-  const roles = db.select({ roleId: keyRoles.roleId }).from(keyRoles).where(eq(keyRoles.keyId, old.id)).all();
-  if (roles.length > 0) db.insert(keyRoles).values(roles.map((r) => ({ keyId, roleId: r.roleId, workspaceId: ws, createdAt: nowMs }))).run();
-  replaceRatelimits(db, ws, { keyId }, loadRatelimitConfigs(db, { keyId: old.id }), nowMs);
+  yield r.keys.addPermissions(ws, keyId, yield* step(r.keys.permissionIdsOf(old.id)), nowMs);
+  yield r.keys.addRoles(ws, keyId, yield* step(r.keys.roleIdsOf(old.id)), nowMs);
+  yield* replaceRatelimitsIn(r, ws, { keyId }, yield* step(r.limits.load({ keyId: old.id })), nowMs);
 }

@@ -1,16 +1,14 @@
 /**
- * The key a management operation works on, and the one way such an operation changes it: a single
- * transaction that finds the key, checks the root key's permissions, writes, and records one audit
- * entry; then the key's cache entry is dropped, before the caller answers.
+ * The key a management operation works on, and the one way such an operation changes it: a unit of
+ * work that finds the key, checks the root key's permissions, writes, and records one audit entry;
+ * then the key's cache entry is dropped, before the caller answers.
  */
-import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { inTransaction } from "../../storage/db.ts";
-import { keys } from "../../storage/schema/index.ts";
+import type { Records } from "../../storage/records/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import { AppError } from "../../errors/app-error.ts";
-import { recordAudit, type AuditResource } from "../audit/index.ts";
+import { writeAudit, type AuditResource } from "../audit/index.ts";
 import type { Principal } from "../auth/index.ts";
-import { findApiByKeySpace, type ApiRecord } from "../apis/index.ts";
+import type { ApiRecord } from "../apis/index.ts";
 import type { KeyDeps } from "./create.ts";
 import type { KeyRow } from "./view.ts";
 
@@ -24,11 +22,6 @@ export function keyNotFound(detail: string): AppError {
   return new AppError("key_not_found", { detail });
 }
 
-/** The live key with this id in the workspace; a key of another workspace is never read, so it cannot answer differently. */
-function findWorkspaceKey(db: Db, workspaceId: string, keyId: string): KeyRow | undefined {
-  return db.select().from(keys).where(and(eq(keys.id, keyId), eq(keys.workspaceId, workspaceId), isNull(keys.deletedAt))).get();
-}
-
 export interface KeyTarget {
   row: KeyRow;
   api: ApiRecord;
@@ -36,11 +29,12 @@ export interface KeyTarget {
 
 /**
  * The live key `keyId` in the principal's workspace, with its live API; otherwise 404 `key_not_found`
- * with `missingDetail`, the same answer whether the id never existed or belongs to another workspace.
+ * with `missingDetail`, the same answer whether the id never existed or belongs to another workspace
+ * (a key of another workspace is never read, so it cannot answer differently).
  */
-export function findKeyTarget(db: Db, principal: Principal, keyId: string, missingDetail = KEY_MISSING): KeyTarget {
-  const row = findWorkspaceKey(db, principal.workspaceId, keyId);
-  const api = row && findApiByKeySpace(db, principal.workspaceId, row.keySpaceId);
+export function* findKeyTargetIn(records: Records, principal: Principal, keyId: string, missingDetail = KEY_MISSING): Work<KeyTarget> {
+  const row = yield* step(records.keys.findInWorkspace(principal.workspaceId, keyId));
+  const api = row && (yield* step(records.apis.findByKeySpace(principal.workspaceId, row.keySpaceId)));
   if (!row || !api) throw keyNotFound(missingDetail);
   return { row, api };
 }
@@ -55,9 +49,9 @@ export interface KeyMutation<T> {
   /** Detail of the 404 for a key id that no live key has (default KEY_MISSING). */
   missingDetail?: string;
   /** Throws 403 unless the principal may make this change; runs once the key is found. */
-  authorize(target: KeyTarget): void;
-  /** The writes, inside the transaction; `updated_at` is already set to `nowMs`. */
-  apply(target: KeyTarget, nowMs: number): T;
+  authorize(target: KeyTarget, records: Records): Work<void>;
+  /** The writes, inside the unit; `updated_at` is already set to `nowMs`. */
+  apply(target: KeyTarget, nowMs: number, records: Records): Work<T>;
   /** Audit event, e.g. `key.update`. */
   event: string;
   describe(target: KeyTarget, result: T): string;
@@ -66,27 +60,28 @@ export interface KeyMutation<T> {
 }
 
 /**
- * Runs one change to key `keyId` in one transaction with its audit entry, then drops the key from
+ * Runs one change to key `keyId` as one unit of work with its audit entry, then drops the key from
  * the verification cache so that the very next verification sees the change. The key's pending
  * credit spends are folded into keys.remaining first.
  */
-export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string, mutation: KeyMutation<T>): T {
-  const { db } = deps.storage;
+export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string, mutation: KeyMutation<T>): Maybe<T> {
   const now = deps.clock.now();
   // Any mutation may write or copy keys.remaining (credits, reroll), so it starts from the balance.
   deps.credits.settle([keyId]);
-  const result = inTransaction(deps.storage, () => {
-    const target = findKeyTarget(db, principal, keyId, mutation.missingDetail);
-    mutation.authorize(target);
-    db.update(keys).set({ updatedAt: now }).where(eq(keys.id, target.row.id)).run();
-    const out = mutation.apply(target, now);
-    recordAudit(db, {
+  const result = deps.records.write(principal.workspaceId, function* (r) {
+    const target = yield* findKeyTargetIn(r, principal, keyId, mutation.missingDetail);
+    yield* mutation.authorize(target, r);
+    yield r.keys.update(target.row.id, { updatedAt: now });
+    const out = yield* mutation.apply(target, now, r);
+    yield writeAudit(r, {
       workspaceId: principal.workspaceId, event: mutation.event, actor: principal.actor, timeMs: now,
       resources: mutation.resources ? mutation.resources(target, out) : keyResources(target),
       description: mutation.describe(target, out),
     });
     return out;
   });
-  deps.cache.keyChanged(keyId);
-  return result;
+  return then(result, (out) => {
+    deps.cache.keyChanged(keyId);
+    return out;
+  });
 }

@@ -1,18 +1,17 @@
 /**
  * keys.updateKey: a partial update in which every field is three-state: left out = unchanged,
  * null = cleared, a value = set. `ratelimits`, `roles` and `permissions` replace the key's set when
- * present. One transaction, one `key.update` audit entry.
+ * present. One unit of work, one `key.update` audit entry.
  */
-import { eq } from "drizzle-orm";
-import type { Db } from "../../storage/db.ts";
-import { keys } from "../../storage/schema/index.ts";
+import type { KeyPatch, Records } from "../../storage/records/index.ts";
+import { then, type Maybe, type Work } from "../../storage/work.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { findRoleIds, setKeyPermissions, setKeyRoles } from "../rbac/index.ts";
-import { replaceRatelimits, upsertIdentity } from "../identities/index.ts";
+import { findRoleIdsIn } from "../rbac/index.ts";
+import { replaceRatelimitsIn, upsertIdentityIn } from "../identities/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import { assertUniqueLimitNames, type KeyDeps } from "./create.ts";
 import { creditsPatch, type UpdateKeyCreditsInput } from "./credits.ts";
-import { ACCESS_GRANTS, permissionIdsFor, requireRbac } from "./grants.ts";
+import { ACCESS_GRANTS, permissionIdsForIn, requireRbac } from "./grants.ts";
 import { mutateKey, type KeyTarget } from "./target.ts";
 import type { RatelimitInput } from "./types.ts";
 
@@ -33,40 +32,39 @@ export interface UpdateKeyInput {
  * Applies an update; needs `update_key` on the key's API, and since `permissions` and `roles` replace
  * the key's set, the grants of keys.setPermissions / keys.setRoles. 404 for an unknown role, 400 for bad credits.
  */
-export function updateKey(deps: KeyDeps, principal: Principal, input: UpdateKeyInput): Record<string, never> {
-  const { db } = deps.storage;
+export function updateKey(deps: KeyDeps, principal: Principal, input: UpdateKeyInput): Maybe<Record<string, never>> {
   if (input.ratelimits) assertUniqueLimitNames(input.ratelimits, "body.ratelimits");
   assertMetaSize(input.meta);
-  mutateKey(deps, principal, input.keyId, {
+  const updated = mutateKey(deps, principal, input.keyId, {
     event: "key.update",
-    authorize: (t) => {
+    *authorize(t) {
       requirePermission(principal, "api", t.api.id, "update_key");
       if (input.permissions) requireRbac(principal, ACCESS_GRANTS.setPermissions);
       if (input.roles) requireRbac(principal, ACCESS_GRANTS.setRoles);
     },
-    apply: (t, now) => applyUpdate(db, principal, t, input, now),
+    apply: (t, now, r) => applyUpdate(r, principal, t, input, now),
     describe: (t) => `Updated key ${t.row.id}: ${changedFields(input).join(", ") || "nothing"}`,
   });
-  return {};
+  return then(updated, () => ({}));
 }
 
-function applyUpdate(db: Db, principal: Principal, target: KeyTarget, input: UpdateKeyInput, nowMs: number): void {
+function* applyUpdate(r: Records, principal: Principal, target: KeyTarget, input: UpdateKeyInput, nowMs: number): Work<void> {
   const { row } = target;
   const ws = row.workspaceId;
   const credits = creditsPatch(input.credits, row, nowMs);
-  const roleIds = input.roles ? findRoleIds(db, ws, input.roles) : undefined;
-  const columns: Partial<typeof keys.$inferInsert> = { ...credits };
+  const roleIds = input.roles ? yield* findRoleIdsIn(r, ws, input.roles) : undefined;
+  const columns: KeyPatch = { ...credits };
   if (input.name !== undefined) columns.name = input.name;
   if (input.meta !== undefined) columns.meta = input.meta;
   if (input.expires !== undefined) columns.expiresAt = input.expires;
   if (input.enabled !== undefined) columns.enabled = input.enabled;
   if (input.externalId !== undefined) {
-    columns.identityId = input.externalId === null ? null : upsertIdentity(db, ws, input.externalId, nowMs).id;
+    columns.identityId = input.externalId === null ? null : (yield* upsertIdentityIn(r, ws, input.externalId, nowMs)).id;
   }
-  if (Object.keys(columns).length > 0) db.update(keys).set(columns).where(eq(keys.id, row.id)).run();
-  if (input.ratelimits) replaceRatelimits(db, row.workspaceId, { keyId: row.id }, input.ratelimits, nowMs);
-  if (input.permissions) setKeyPermissions(db, ws, row.id, permissionIdsFor(db, principal, input.permissions, nowMs), nowMs);
-  if (roleIds) setKeyRoles(db, ws, row.id, roleIds, nowMs);
+  if (Object.keys(columns).length > 0) yield r.keys.update(row.id, columns);
+  if (input.ratelimits) yield* replaceRatelimitsIn(r, row.workspaceId, { keyId: row.id }, input.ratelimits, nowMs);
+  if (input.permissions) yield r.rbac.setKeyPermissions(ws, row.id, yield* permissionIdsForIn(r, principal, input.permissions, nowMs), nowMs);
+  if (roleIds) yield r.rbac.setKeyRoles(ws, row.id, roleIds, nowMs);
 }
 
 /** The fields an update touches, for the audit description. */

@@ -2,13 +2,14 @@
  * Envelope encryption for recoverable keys: each workspace has a random 32-byte data key, stored
  * encrypted under the master key; key strings are encrypted under their workspace's data key.
  * AES-256-GCM throughout, with a fresh 12-byte IV per encryption; the stored form is
- * base64(iv ‖ ciphertext ‖ tag). Synchronous so it can run inside a SQLite transaction.
+ * base64(iv ‖ ciphertext ‖ tag). Encryption and decryption are synchronous, with the workspace's
+ * data key read beforehand (prepare, loadIn), so that they can run inside a unit of work.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { dataKeys } from "../../storage/schema/index.ts";
+import type { RecordBackend, Records } from "../../storage/records/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { andThen } from "./and-then.ts";
 import { AppError } from "../../errors/app-error.ts";
 
 const IV_BYTES = 12;
@@ -33,21 +34,33 @@ function open(key: Uint8Array, sealed: string): Buffer {
 export class Vault {
   private readonly dataKeyCache = new Map<string, Uint8Array>();
 
-  constructor(private readonly deps: { storage: Storage; clock: Clock; masterKey: Uint8Array }) {}
+  constructor(private readonly deps: { records: RecordBackend; clock: Clock; masterKey: Uint8Array }) {}
 
   /**
-   * Makes sure the workspace has a data key. Call it before (never inside) the transaction that
-   * stores a ciphertext, so a rolled-back transaction cannot lose a data key that is still cached.
+   * Makes sure the workspace has a data key, and holds it. Call it before (never inside) the unit
+   * that stores a ciphertext, so a rolled-back unit cannot lose a data key that is still held.
+   * 412 when the master key is not the one the data key was sealed with.
    */
-  prepare(workspaceId: string): void {
+  prepare(workspaceId: string): Maybe<void> {
     if (this.dataKeyCache.has(workspaceId)) return;
-    const db = this.deps.storage.db;
-    const row = db.select().from(dataKeys).where(eq(dataKeys.workspaceId, workspaceId)).get();
-    if (!row) {
-      const sealed = seal(this.deps.masterKey, new Uint8Array(randomBytes(32)));
-      db.insert(dataKeys).values({ workspaceId, encrypted: sealed, createdAt: this.deps.clock.now() }).onConflictDoNothing().run();
-    }
-    this.dataKey(workspaceId);
+    const { records, masterKey, clock } = this.deps;
+    const found = records.read((r) => step(r.keys.findDataKey(workspaceId)));
+    const sealed = andThen(found, (existing) => existing ?? records.write(workspaceId, function* (r) {
+      // Another process may have stored one since: the insert keeps it, and the read answers it.
+      yield r.keys.insertDataKey({ workspaceId, encrypted: seal(masterKey, new Uint8Array(randomBytes(32))), createdAt: clock.now() });
+      return (yield* step(r.keys.findDataKey(workspaceId))) as string;
+    }));
+    return then(sealed, (s) => this.hold(workspaceId, s));
+  }
+
+  /**
+   * Holds the workspace's data key, when it has one, inside a reading unit (the data key never
+   * changes, so holding it from a unit that runs again does no harm). Throws as `prepare` does.
+   */
+  *loadIn(records: Records, workspaceId: string): Work<void> {
+    if (this.dataKeyCache.has(workspaceId)) return;
+    const sealed = yield* step(records.keys.findDataKey(workspaceId));
+    if (sealed !== undefined) this.hold(workspaceId, sealed);
   }
 
   /** Encrypts a key string for a workspace; `prepare` must have run for it. */
@@ -55,20 +68,22 @@ export class Vault {
     return seal(this.dataKey(workspaceId), new TextEncoder().encode(plaintext));
   }
 
-  /** Decrypts what `encrypt` returned; throws when the ciphertext does not match, 412 when the master key does not. */
+  /** Decrypts what `encrypt` returned (`prepare` or `loadIn` first); throws when the ciphertext does not match. */
   decrypt(workspaceId: string, sealed: string): string {
     return open(this.dataKey(workspaceId), sealed).toString("utf8");
   }
 
-  /** The workspace's data key; 412 when the master key is not the one it was sealed with. */
   private dataKey(workspaceId: string): Uint8Array {
-    const cached = this.dataKeyCache.get(workspaceId);
-    if (cached) return cached;
-    const row = this.deps.storage.db.select().from(dataKeys).where(eq(dataKeys.workspaceId, workspaceId)).get();
-    if (!row) throw new Error(`no data key for workspace ${workspaceId}: Vault.prepare was not called`);
+    const key = this.dataKeyCache.get(workspaceId);
+    if (!key) throw new Error(`no data key for workspace ${workspaceId}: Vault.prepare was not called`);
+    return key;
+  }
+
+  /** Opens a sealed data key and holds it; 412 when the master key is not the one it was sealed with. */
+  private hold(workspaceId: string, sealed: string): void {
     let key: Uint8Array;
     try {
-      key = new Uint8Array(open(this.deps.masterKey, row.encrypted));
+      key = new Uint8Array(open(this.deps.masterKey, sealed));
     } catch (cause) {
       throw new AppError("precondition_failed", {
         detail: "Recoverable keys are unavailable: the configured master key (TOLLGATE_MASTER_KEY or <data dir>/master.key) is not the one this workspace's keys were encrypted with.",
@@ -76,6 +91,5 @@ export class Vault {
       });
     }
     this.dataKeyCache.set(workspaceId, key);
-    return key;
   }
 }

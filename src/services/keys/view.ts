@@ -1,29 +1,28 @@
 /** Builds the KeyView of a stored key: the row plus its access, identity and limits. */
-import type { Db } from "../../storage/db.ts";
-import type { keys } from "../../storage/schema/index.ts";
-import { loadKeyAccess } from "../rbac/index.ts";
-import { findIdentityById, loadRatelimitConfigs } from "../identities/index.ts";
+import type { KeyRecord, Records } from "../../storage/records/index.ts";
+import { step, type Work } from "../../storage/work.ts";
+import { loadKeyAccessIn } from "../rbac/index.ts";
 import type { KeyView } from "./types.ts";
 import type { CreditBalances } from "../credits/index.ts";
 
-export type KeyRow = typeof keys.$inferSelect;
+export type KeyRow = KeyRecord;
 
 /** Leaves out every optional field that is empty, as upstream does. */
-export function buildKeyView(db: Db, row: KeyRow, credits: Pick<CreditBalances, "pendingOf">): KeyView {
+export function* keyViewIn(records: Records, row: KeyRow, credits: Pick<CreditBalances, "pendingOf">): Work<KeyView> {
   const view: KeyView = { keyId: row.id, start: row.start, enabled: row.enabled, createdAt: row.createdAt };
   if (row.name !== null) view.name = row.name;
   if (row.meta !== null) view.meta = row.meta;
   if (row.updatedAt !== null) view.updatedAt = row.updatedAt;
   if (row.lastUsedAt !== null) view.lastUsedAt = row.lastUsedAt;
   if (row.expiresAt !== null) view.expires = row.expiresAt;
-  const access = loadKeyAccess(db, row.id);
+  const access = yield* loadKeyAccessIn(records, row.id);
   if (access.permissions.length > 0) view.permissions = access.permissions;
   if (access.roles.length > 0) view.roles = access.roles;
   const balance = creditsView(row.remaining === null ? row : { ...row, remaining: row.remaining - credits.pendingOf(row.id) });
   if (balance) view.credits = balance;
-  const identity = row.identityId ? findIdentityById(db, row.identityId) : undefined;
+  const identity = row.identityId ? yield* step(records.identities.findById(row.identityId)) : undefined;
   if (identity) {
-    const limits = loadRatelimitConfigs(db, { identityId: identity.id });
+    const limits = yield* step(records.limits.load({ identityId: identity.id }));
     view.identity = {
       id: identity.id,
       externalId: identity.externalId,
@@ -31,7 +30,7 @@ export function buildKeyView(db: Db, row: KeyRow, credits: Pick<CreditBalances, 
       ...(limits.length > 0 ? { ratelimits: limits } : {}),
     };
   }
-  const limits = loadRatelimitConfigs(db, { keyId: row.id });
+  const limits = yield* step(records.limits.load({ keyId: row.id }));
   if (limits.length > 0) view.ratelimits = limits;
   return view;
 }

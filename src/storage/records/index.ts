@@ -19,6 +19,8 @@ import { SqliteRootKeyStore, SqliteWorkspaceStore, type RootKeyStore, type Works
 export { SqliteRootKeyStore, SqliteWorkspaceStore } from "./workspaces.ts";
 import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type OverrideStore } from "./ratelimits.ts";
 export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
+import { SqliteKeyStore, type KeyStore } from "./keys.ts";
+export { SqliteKeyStore } from "./keys.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -30,6 +32,9 @@ export type {
   NewRootKey, RootKeyCredential, RootKeyRecord, RootKeyStore, WorkspaceRecord, WorkspaceStore,
 } from "./workspaces.ts";
 export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceStore, OverrideRecord, OverrideStore } from "./ratelimits.ts";
+export type {
+  CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
+} from "./keys.ts";
 export { DuplicateRecord } from "./errors.ts";
 
 export interface Records {
@@ -44,6 +49,8 @@ export interface Records {
   /** Rate-limit namespaces and their overrides. */
   namespaces: NamespaceStore;
   overrides: OverrideStore;
+  /** End-user keys, their links to permissions and roles, and the workspaces' data keys. */
+  keys: KeyStore;
 }
 
 export interface RecordBackend {
@@ -70,6 +77,7 @@ export function sqliteRecords(db: Db): Records {
     rootKeys: new SqliteRootKeyStore(db),
     namespaces: new SqliteNamespaceStore(db),
     overrides: new SqliteOverrideStore(db),
+    keys: new SqliteKeyStore(db),
   };
 }
 

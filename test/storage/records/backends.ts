@@ -25,11 +25,25 @@ export interface TestBackend {
   workspace(id: string, name?: string): Promise<void>;
   /** Inserts a bare key row in an existing key space, as records that belong to a key need one. */
   key(row: { id: string; workspaceId: string; keySpaceId: string }): Promise<void>;
+  /** Inserts a role, which no record store writes yet. */
+  role(row: RoleRow): Promise<void>;
+}
+
+export interface RoleRow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
 }
 
 export type BackendKind = "embedded" | "cluster";
 
-/** Declares `suite` for each backend; `open()` gives a fresh one inside a test. */
+/**
+ * Declares `suite` for each backend; `open()` gives a fresh one inside a test. `icuLocale`: the
+ * PostgreSQL databases sort text by that ICU locale instead of the server's default (bytes), so
+ * that a query which forgets to compare by bytes answers differently from SQLite.
+ */
 export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: BackendKind) => void): void {
   describe("embedded (SQLite)", () => {
     const closers: Array<() => void> = [];
@@ -52,6 +66,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         async key(row) {
           storage.db.insert(sqliteSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 }).run();
         },
+        async role(row) {
+          storage.db.insert(sqliteSchema.roles).values(row).run();
+        },
       };
     }, "embedded");
   });
@@ -71,6 +88,9 @@ export function eachBackend(suite: (open: () => Promise<TestBackend>, kind: Back
         },
         async key(row) {
           await db.insert(pgSchema.keys).values({ ...row, hash: `hash_${row.id}`, start: "tg_", createdAt: 1 });
+        },
+        async role(row) {
+          await db.insert(pgSchema.roles).values(row);
         },
       };
     }, "cluster");

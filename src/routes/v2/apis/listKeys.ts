@@ -21,9 +21,9 @@ export const listKeysRoute = (deps: RouteDeps) => operation({
     summary: "List an API's keys", tags: ["apis"], description: "Paginated by key id. Needs `read_key` and `read_api` on the API.",
     ...documented({ data: ListOf(KeyData, "The API's keys, by key id"), paged: true, errors: ["api_not_found", "precondition_failed"] }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const principal = deps.principal(request, info);
-    const page = deps.services.keys.listKeys(principal, body);
+    const page = await deps.services.keys.listKeys(principal, body);
     return okPage(page.items, page.cursor);
   },
 });

@@ -13,5 +13,5 @@ export const addPermissionsRoute = (deps: RouteDeps) => operation({
     summary: "Add permissions to a key", tags: ["keys"], description: "Answers the key's direct permissions. Needs `update_key` on the key's API and `rbac.*.add_permission_to_key`.",
     ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_already_exists"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.addPermissions(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.addPermissions(deps.principal(request, info), body)),
 });

@@ -13,5 +13,5 @@ export const addRolesRoute = (deps: RouteDeps) => operation({
     summary: "Add roles to a key", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API and `rbac.*.add_role_to_key`.",
     ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.addRoles(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.addRoles(deps.principal(request, info), body)),
 });

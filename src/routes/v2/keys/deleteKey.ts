@@ -16,5 +16,5 @@ export const deleteKeyRoute = (deps: RouteDeps) => operation({
     summary: "Delete a key", tags: ["keys"], description: "Its verifications answer NOT_FOUND from then on. Needs `delete_key` on the key's API.",
     ...documented({ data: EmptyData, errors: ["key_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.deleteKey(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.deleteKey(deps.principal(request, info), body)),
 });

@@ -17,8 +17,8 @@ export const getKeyRoute = (deps: RouteDeps) => operation({
     summary: "Get a key", tags: ["keys"], description: "Needs `read_key` on the key's API.",
     ...documented({ data: KeyData, errors: ["key_not_found", "precondition_failed"] }),
   },
-  handle: (body, request, info) => {
+  handle: async (body, request, info) => {
     const principal = deps.principal(request, info);
-    return ok(deps.services.keys.getKey(principal, body));
+    return ok(await deps.services.keys.getKey(principal, body));
   },
 });

@@ -13,5 +13,5 @@ export const removePermissionsRoute = (deps: RouteDeps) => operation({
     summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.",
     ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.removePermissions(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.removePermissions(deps.principal(request, info), body)),
 });

@@ -13,5 +13,5 @@ export const removeRolesRoute = (deps: RouteDeps) => operation({
     summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API and `rbac.*.remove_role_from_key`.",
     ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.removeRoles(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.removeRoles(deps.principal(request, info), body)),
 });

@@ -13,5 +13,5 @@ export const setPermissionsRoute = (deps: RouteDeps) => operation({
     summary: "Replace a key's permissions", tags: ["keys"], description: "Answers the key's direct permissions. Needs `update_key` on the key's API, `rbac.*.add_permission_to_key` and `rbac.*.remove_permission_from_key`.",
     ...documented({ data: ListOf(PermissionData, "The key's direct permissions afterwards"), errors: ["key_not_found", "permission_already_exists"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.setPermissions(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.setPermissions(deps.principal(request, info), body)),
 });

@@ -13,5 +13,5 @@ export const setRolesRoute = (deps: RouteDeps) => operation({
     summary: "Replace a key's roles", tags: ["keys"], description: "Answers the key's roles, by name. Needs `update_key` on the key's API, `rbac.*.add_role_to_key` and `rbac.*.remove_role_from_key`.",
     ...documented({ data: ListOf(RoleData, "The key's roles afterwards"), errors: ["key_not_found", "role_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.setRoles(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.setRoles(deps.principal(request, info), body)),
 });

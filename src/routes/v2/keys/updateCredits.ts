@@ -20,5 +20,5 @@ export const updateCreditsRoute = (deps: RouteDeps) => operation({
     summary: "Change a key's credits", tags: ["keys"], description: "Answers the credits afterwards. Needs `update_key` on the key's API.",
     ...documented({ data: CreditsData, errors: ["key_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.updateCredits(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.updateCredits(deps.principal(request, info), body)),
 });

@@ -16,5 +16,5 @@ export const whoamiRoute = (deps: RouteDeps) => operation({
     summary: "Look up a key by its plaintext", tags: ["keys"], description: "Needs `read_key` on the key's API (403 without it). A key of another workspace is not found (404).",
     ...documented({ data: KeyData, errors: ["key_not_found"] }),
   },
-  handle: (body, request, info) => ok(deps.services.keys.whoami(deps.principal(request, info), body)),
+  handle: async (body, request, info) => ok(await deps.services.keys.whoami(deps.principal(request, info), body)),
 });

@@ -16,6 +16,7 @@ import { PgIdentityStore, PgRatelimitConfigStore } from "./identities.ts";
 import { PgRbacStore } from "./rbac.ts";
 import { PgRootKeyStore, PgWorkspaceStore } from "./workspaces.ts";
 import { PgNamespaceStore, PgOverrideStore } from "./ratelimits.ts";
+import { PgKeyStore } from "./keys.ts";
 
 /** Attempts of a unit whose transactions keep racing others, before its error is answered. */
 export const MAX_ATTEMPTS = 5;
@@ -34,6 +35,7 @@ function pgStores(db: PgDb): Records {
     rootKeys: new PgRootKeyStore(db),
     namespaces: new PgNamespaceStore(db),
     overrides: new PgOverrideStore(db),
+    keys: new PgKeyStore(db),
   };
 }
 
