@@ -122,7 +122,7 @@ export function buildServices(
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),
     audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
     analytics: new AnalyticsQueryService({
-      storage, clock,
+      records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.
       runner: new AnalyticsProcessPool({
         dbPath: analytics.sqlite.filename, command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,

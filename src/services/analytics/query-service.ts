@@ -5,12 +5,10 @@
  * execution happen in a query process (query-process.ts), which alone knows the tables a query
  * reads: a key that may read one family of tables only is refused there for the other.
  */
-import { eq } from "drizzle-orm";
-import type { Storage } from "../../storage/db.ts";
-import { workspaces } from "../../storage/schema/index.ts";
+import type { RecordBackend } from "../../storage/records/index.ts";
+import { step } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
-import { findLiveApi } from "../apis/index.ts";
 import { grantedIds, requirePermission, type Principal } from "../auth/index.ts";
 import { assertQuerySize, type Confinement } from "./query/compile.ts";
 import type { Row } from "./execute.ts";
@@ -23,7 +21,7 @@ export interface AnalyticsQueryRunner {
 }
 
 export class AnalyticsQueryService {
-  constructor(private readonly deps: { storage: Storage; clock: Clock; runner: AnalyticsQueryRunner }) {}
+  constructor(private readonly deps: { records: RecordBackend; clock: Clock; runner: AnalyticsQueryRunner }) {}
 
   /**
    * Runs the caller's SQL over their verification analytics; rows as selected (at most the
@@ -32,8 +30,8 @@ export class AnalyticsQueryService {
    * workspace's share of the query processes.
    */
   async getVerifications(principal: Principal, input: { query: string }): Promise<Row[]> {
-    this.requireOptIn(principal.workspaceId);
-    const confinement = this.confinement(principal);
+    await this.requireOptIn(principal.workspaceId);
+    const confinement = await this.confinement(principal);
     assertQuerySize(input.query);
     return this.deps.runner.run({ sql: input.query, confinement, nowMs: this.deps.clock.now() });
   }
@@ -44,9 +42,9 @@ export class AnalyticsQueryService {
   }
 
   /** Read on every request, so `tollgate workspace update --analytics` applies at once. */
-  private requireOptIn(workspaceId: string): void {
-    const row = this.deps.storage.db.select({ enabled: workspaces.analyticsEnabled }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
-    if (!row?.enabled) {
+  private async requireOptIn(workspaceId: string): Promise<void> {
+    const workspace = await this.deps.records.read((r) => step(r.workspaces.findByIdOrName(workspaceId)));
+    if (workspace?.id !== workspaceId || !workspace.analyticsEnabled) {
       throw new AppError("analytics_not_configured", { detail: "Analytics is not enabled for this workspace. An operator can enable it with `tollgate workspace update <workspace> --analytics on`." });
     }
   }
@@ -56,8 +54,8 @@ export class AnalyticsQueryService {
    * those APIs' key spaces. Of rate-limit decisions, `ratelimit.*.read_analytics` or
    * `ratelimit.<namespaceId>.read_analytics` likewise. 403 naming the first when the key holds neither.
    */
-  private confinement(principal: Principal): Confinement {
-    const keySpaceIds = this.keySpaces(principal);
+  private async confinement(principal: Principal): Promise<Confinement> {
+    const keySpaceIds = await this.keySpaces(principal);
     const namespaceIds = this.namespaces(principal);
     // `read_api` used to grant analytics (v1); it no longer does.
     if (keySpaceIds === undefined && namespaceIds === undefined) requirePermission(principal, "api", "*", "read_analytics");
@@ -72,8 +70,16 @@ export class AnalyticsQueryService {
     return grantedIds(principal, "ratelimit", "read_analytics");
   }
 
-  private keySpaces(principal: Principal): readonly string[] | null | undefined {
+  private async keySpaces(principal: Principal): Promise<readonly string[] | null | undefined> {
     const apiIds = grantedIds(principal, "api", "read_analytics");
-    return apiIds ? apiIds.flatMap((id) => findLiveApi(this.deps.storage.db, principal.workspaceId, id)?.keySpaceId ?? []) : apiIds;
+    if (!apiIds) return apiIds;
+    return this.deps.records.read(function* (r) {
+      const keySpaceIds: string[] = [];
+      for (const id of apiIds) {
+        const api = yield* step(r.apis.findLive(principal.workspaceId, id));
+        if (api) keySpaceIds.push(api.keySpaceId);
+      }
+      return keySpaceIds;
+    });
   }
 }

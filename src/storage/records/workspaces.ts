@@ -51,7 +51,7 @@ export interface RootKeyCredential {
 }
 
 export interface WorkspaceStore {
-  /** The workspace with this id, or whose name equals it ignoring ASCII case. */
+  /** The workspace with this id, else the one whose name equals it ignoring ASCII case. */
   findByIdOrName(idOrName: string): Maybe<WorkspaceRecord | undefined>;
   /** Every workspace, oldest first (ties by id in byte order). */
   list(): Maybe<WorkspaceRecord[]>;
@@ -89,7 +89,8 @@ export class SqliteWorkspaceStore implements WorkspaceStore {
 
   findByIdOrName(idOrName: string): WorkspaceRecord | undefined {
     return this.db.select(WORKSPACE).from(workspaces)
-      .where(sql`${workspaces.id} = ${idOrName} or lower(${workspaces.name}) = lower(${idOrName})`).get();
+      .where(sql`${workspaces.id} = ${idOrName} or lower(${workspaces.name}) = lower(${idOrName})`)
+      .orderBy(sql`${workspaces.id} = ${idOrName} desc`).get();
   }
 
   list(): WorkspaceRecord[] {

@@ -46,6 +46,13 @@ eachBackend((open, kind) => {
     expect(await find("nope")).toBeUndefined();
   });
 
+  test("an id wins over another workspace's name that equals it", async () => {
+    const b = await open();
+    // Inserted first, so that the name's row comes first in storage order.
+    await insertWorkspaces(b, [workspaceRow("ws_2", "ws_1"), workspaceRow("ws_1", "Acme")]);
+    expect(await b.records.read((r) => step(r.workspaces.findByIdOrName("ws_1")))).toMatchObject({ id: "ws_1", name: "Acme" });
+  });
+
   test("a second workspace whose name differs only in ASCII case is a DuplicateRecord, and nothing of its unit is kept", async () => {
     const b = await open();
     await insertWorkspaces(b, [workspaceRow("ws_1", "acme")]);

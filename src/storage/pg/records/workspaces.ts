@@ -25,7 +25,8 @@ export class PgWorkspaceStore implements WorkspaceStore {
 
   async findByIdOrName(idOrName: string): Promise<WorkspaceRecord | undefined> {
     const [row] = await this.db.select(WORKSPACE).from(workspaces)
-      .where(sql`${workspaces.id} = ${idOrName} or lower(${workspaces.name} COLLATE "C") = lower(${idOrName} COLLATE "C")`).limit(1);
+      .where(sql`${workspaces.id} = ${idOrName} or lower(${workspaces.name} COLLATE "C") = lower(${idOrName} COLLATE "C")`)
+      .orderBy(sql`${workspaces.id} = ${idOrName} desc`).limit(1);
     return row;
   }
 
