@@ -16,18 +16,13 @@ import { ANALYTICS_MIGRATIONS, MIGRATIONS } from "./storage/migrations.ts";
 import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
-import { RootKeyAuthenticator, sqliteRootKeyLookup } from "./services/auth/index.ts";
-import { WorkspaceService } from "./services/workspaces/index.ts";
-import { ApiService } from "./services/apis/index.ts";
+import { sqliteRootKeyLookup } from "./services/auth/index.ts";
+import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
+import { assembleServices, type Backend } from "./compose.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
 import { answered } from "./storage/work.ts";
-import { IdentityService } from "./services/identities/index.ts";
-import { KeyService, Vault } from "./services/keys/index.ts";
-import { RbacService } from "./services/rbac/index.ts";
-import { LedgerCredits, SnapshotLoader, VerificationService, type KeySnapshot } from "./services/verification/index.ts";
-import { KeyCache } from "./services/key-cache/index.ts";
 import { CreditLedger } from "./services/credits/index.ts";
-import { RatelimitService, RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
+import { RatelimitStore, SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import { BOOTSTRAP_KEY_FILE, bootstrapWorkspace, loadMasterKey, MASTER_KEY_FILE } from "./bootstrap.ts";
 import { lockDataDir, type InstanceLock } from "./storage/instance-lock.ts";
 import { createPrivateDir, tightenModes } from "./storage/private-files.ts";
@@ -37,10 +32,7 @@ import { API_DOCS_PATH } from "./http/openapi.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
-import { AuditService } from "./services/audit/index.ts";
-import { RatelimitDecisionAggregator, SqliteEventWriter, VerificationEventSink, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
-import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
-import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
+import { SqliteEventWriter, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 
@@ -82,61 +74,35 @@ export function buildServices(
   dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter & DecisionRowWriter } = {},
 ): Services {
   const { storage, analytics } = dataDir;
-  const records = embeddedRecords(storage);
-  const vault = new Vault({ records, clock, masterKey: loadMasterKey(config.dataDir, config.masterKey) });
-  // One watcher of other processes' commits (a CLI command beside `serve`), so its reactions run in
-  // this order: the ledger first, since the key cache reloads balances from it.
-  const changesElsewhere = new ExternalCommits(storage.sqlite, () => {
+  // One watcher of other processes' commits (a CLI command beside `serve`): the ledger reloads
+  // first, then the services drop their caches (`react`, given by assembleServices).
+  let react = () => undefined as void;
+  const watcher = new ExternalCommits(storage.sqlite, () => {
     credits.restore();
-    cache.clear();
-    auth.invalidate();
+    react();
   });
-  const auth = new RootKeyAuthenticator({ lookup: sqliteRootKeyLookup(storage), clock, changesElsewhere });
-  // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
-  const keyCacheBytes = config.keyCacheMb * MIB;
-  const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
-  const limiter = new SlidingWindowLimiter({
+  const credits = new CreditLedger(storage, {}, watcher);
+  const windows = new SlidingWindowLimiter({
     clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
   });
-  const credits = new CreditLedger(storage, {}, changesElsewhere);
-  const eventWriter = opts.eventWriter ?? new SqliteEventWriter(analytics);
-  // Rate-limit decisions go the way verification events go, by the same switch (TOLLGATE_ANALYTICS).
-  const ratelimitDecisions = new RatelimitDecisionAggregator({ writer: eventWriter, maxPendingRows: config.analyticsRatelimitPendingRows });
-  const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
-  return {
-    auth,
-    workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
-    apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ records, clock, vault, cache, credits }),
-    identities: new IdentityService({ records, clock, cache }),
-    rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
-    verification: new VerificationService({
-      clock, limiter, cache, changesElsewhere,
-      snapshots: new SnapshotLoader(storage.sqlite, credits, keyCacheBytes / 8),
-      credits: new LedgerCredits(credits, (keyId) => cache.keyChanged(keyId)),
-      maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
-    }),
-    ratelimits: new RatelimitService({ records, storage, clock, limiter, namespaceCacheCaps: {
-      totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB,
+  const backend: Backend = {
+    records: embeddedRecords(storage),
+    rootKeys: sqliteRootKeyLookup(storage),
+    masterKey: loadMasterKey(config.dataDir, config.masterKey),
+    changesElsewhere: (reaction) => {
+      react = reaction;
+      return watcher;
     },
-      wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}) }),
-    audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
-    analytics: new AnalyticsQueryService({
-      records, clock,
-      // Query processes start on the first query, so CLI commands that build services start none.
-      runner: new AnalyticsProcessPool({
-        dbPath: analytics.sqlite.filename, command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,
-        maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
-        processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
-      }),
-    }),
-    verificationTotals: new VerificationTotals({ storage, analytics }),
-    keyCache: cache,
     credits,
-    limiter,
-    verificationEvents,
-    ratelimitDecisions,
+    creditTaker: (dropKey) => new LedgerCredits(credits, dropKey),
+    snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes),
+    windows,
+    localWindows: windows,
+    ratelimitStorage: storage,
+    analytics,
+    statsStorage: storage,
   };
+  return assembleServices(backend, config, clock, opts.eventWriter ?? new SqliteEventWriter(analytics));
 }
 
 /**

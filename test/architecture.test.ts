@@ -104,7 +104,7 @@ describe("dependency rules (ARCHITECTURE.md)", () => {
   });
 
   test("services never import routes, http, app.ts or anything above them (boot, bootstrap, cli, jobs, main)", () => {
-    const above = anyOf(under("routes"), under("http"), isFile("app.ts"), isFile("boot.ts"), isFile("bootstrap.ts"), under("cli"), under("jobs"), isFile("main.ts"));
+    const above = anyOf(under("routes"), under("http"), isFile("app.ts"), isFile("boot.ts"), isFile("compose.ts"), isFile("boot-cluster.ts"), isFile("bootstrap.ts"), under("cli"), under("jobs"), isFile("main.ts"));
     expectNone("These service files import a layer above services:", localOffences(under("services"), above));
   });
 

@@ -10,7 +10,7 @@ import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.t
 import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
 import type { AnalyticsQueryService, RatelimitDecisionAggregator, VerificationEventSink, VerificationTotals } from "./analytics/index.ts";
-import type { CreditLedger } from "./credits/index.ts";
+import type { CreditAccounts } from "./credits/index.ts";
 
 export interface Services {
   auth: RootKeyAuthenticator;
@@ -24,12 +24,12 @@ export interface Services {
   audit: AuditService;
   /** analytics.getVerifications: callers' SQL, run off the main thread. */
   analytics: AnalyticsQueryService;
-  /** Verification counts by API and outcome, from the totals tables. */
-  verificationTotals: VerificationTotals;
+  /** Verification counts by API and outcome, from the totals tables (the embedded mode's, for `tollgate stats`). */
+  verificationTotals?: VerificationTotals;
   /** Shared state of the hot paths, for jobs and shutdown. */
   keyCache: KeyCache<KeySnapshot>;
-  /** Credit balances and the journal of spends; restored at start, flushed on stop. */
-  credits: CreditLedger;
+  /** Credit balances and the journal of spends; restored at start, flushed on stop (none in the cluster mode). */
+  credits: CreditAccounts;
   limiter: SlidingWindowLimiter;
   /** Buffered verification events, written by the analytics flush job and on stop. */
   verificationEvents: VerificationEventSink;

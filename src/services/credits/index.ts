@@ -16,5 +16,5 @@
  *
  * Cluster mode keeps no balance in memory: PgCreditSpender decides each spend in PostgreSQL.
  */
-export { CreditLedger, type CreditBalances } from "./ledger.ts";
+export { CreditLedger, NO_PENDING_CREDITS, type CreditAccounts, type CreditBalances } from "./ledger.ts";
 export { CreditSpendFailed, PgCreditSpender, type PgCreditSpenderOptions, type SpendResult } from "./pg-spender.ts";

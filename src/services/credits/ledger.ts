@@ -13,6 +13,26 @@ export interface CreditBalances {
   settle(keyIds: readonly string[]): void;
 }
 
+/** The ledger as start, stop and the CLI use it: its journal restored, flushed and folded. */
+export interface CreditAccounts extends CreditBalances {
+  /** Loads the journal's pending spends; returns the keys that have some. */
+  restore(): number;
+  flush(): void;
+  foldAll(budgetMs: number): void;
+}
+
+/**
+ * The cluster mode's accounts: PostgreSQL decides and records each spend in `keys.remaining`
+ * (pg-spender.ts), so no spend is ever pending in a node and there is no journal.
+ */
+export const NO_PENDING_CREDITS: CreditAccounts = {
+  pendingOf: () => 0,
+  settle: () => undefined,
+  restore: () => 0,
+  flush: () => undefined,
+  foldAll: () => undefined,
+};
+
 interface QueuedSpend {
   keyId: string;
   cost: number;
@@ -40,7 +60,7 @@ const DEFAULT_LIMITS: CreditLedgerLimits = {
   compactAfterEntries: 100_000, maxPendingKeys: 200_000, maxFoldPerCompaction: 10_000, retryForMs: BUSY_TIMEOUT_MS,
 };
 
-export class CreditLedger implements CreditBalances {
+export class CreditLedger implements CreditAccounts {
   private readonly journal: CreditJournal;
   /** keyId → credits spent and not yet in `keys.remaining` (committed or queued). */
   private readonly pending = new Map<string, number>();
