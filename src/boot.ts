@@ -19,6 +19,10 @@ import type { Services } from "./services/index.ts";
 import { sqliteRootKeyLookup } from "./services/auth/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
+import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
+import { bootCluster } from "./boot-cluster.ts";
+
+export type { BootOptions, Running } from "./listen.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
 import { answered } from "./storage/work.ts";
 import { CreditLedger } from "./services/credits/index.ts";
@@ -40,23 +44,6 @@ const MIB = 1024 * 1024;
 
 /** How long a stop may spend folding pending credit spends into keys.remaining (the rest waits in the journal). */
 const CREDIT_FOLD_BUDGET_MS = 1000;
-
-export interface BootOptions {
-  config: Config;
-  logger: Logger;
-  clock?: Clock;
-}
-
-export interface Running {
-  url: string;
-  port: number;
-  services: Services;
-  /** tollgate.db. */
-  storage: Storage;
-  /** analytics.db: verification events and rollups (storage/data-dir.ts). */
-  analytics: Storage;
-  stop(): Promise<void>;
-}
 
 /** Opens the data dir and its databases and applies migrations; shared by `serve`, `migrate` and the CLI commands. */
 export function openDataDir(config: Config, logger: Logger): DataStores {
@@ -146,32 +133,13 @@ function tightenDataDir(dataDir: string, logger: Logger): void {
   }
 }
 
-/** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */
-function listenAlone(app: ReturnType<typeof createApp>, config: Config): void {
-  try {
-    // No body size limit of Bun's own: it would answer a body over it with an empty 413 before any
-    // route sees it (no envelope, no log); the routes' limits stop every body (http/body-reader.ts).
-    app.listen({
-      hostname: config.host, port: config.port, reusePort: false,
-      maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: config.http.idleTimeoutSeconds,
-    });
-  } catch (error) {
-    const address = `${displayHost(config.host)}:${config.port}`;
-    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`cannot listen on ${address}: address in use (another process listens there)`);
-    throw new Error(`cannot listen on ${address}: ${(error as Error).message}`);
-  }
-}
-
-function displayHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
-}
-
 /**
  * Starts the service; resolves once it listens. Holds the data dir's lock from before it opens a
  * database until stop(); a data dir in use (DataDirInUseError) or an address in use fails the
  * start with nothing left running, open or held.
  */
 export async function boot(opts: BootOptions): Promise<Running> {
+  if (opts.config.cluster) return bootCluster(opts, opts.config.cluster);
   createPrivateDir(opts.config.dataDir);
   const lock = lockDataDir(opts.config.dataDir);
   try {

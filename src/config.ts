@@ -325,6 +325,9 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     },
     cluster: cluster(r),
   };
+  if (config.cluster && config.masterKey === undefined) {
+    r.problems.push("the cluster mode needs TOLLGATE_MASTER_KEY, the same on every node (recoverable keys made on one node are decrypted on another)");
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return { config, effective: r.effective };
 }

@@ -118,6 +118,11 @@ describe("TOLLGATE_MASTER_KEY must be base64 of exactly 32 bytes", () => {
 });
 
 describe("the cluster mode's servers", () => {
+  test("the cluster mode without TOLLGATE_MASTER_KEY is a problem: every node must decrypt what another encrypted", () => {
+    expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg", TOLLGATE_REDIS_URL: "redis://localhost" }))
+      .toEqual([expect.stringContaining("TOLLGATE_MASTER_KEY")]);
+  });
+
   test("one server without the other is a problem naming the missing one", () => {
     expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg" })).toEqual([expect.stringContaining("TOLLGATE_REDIS_URL")]);
     expect(problemsOf({ TOLLGATE_REDIS_URL: "redis://localhost" })).toEqual([expect.stringContaining("TOLLGATE_DATABASE_URL")]);
@@ -130,7 +135,7 @@ describe("the cluster mode's servers", () => {
     ["TOLLGATE_REDIS_URL", "redis://"],
   ])("%s=%s is refused without echoing the URL (it may hold a password)", (name, value) => {
     const other: Record<string, string> = name === "TOLLGATE_DATABASE_URL" ? { TOLLGATE_REDIS_URL: "redis://localhost" } : { TOLLGATE_DATABASE_URL: "postgres://localhost/tg" };
-    const problems = problemsOf({ ...other, [name]: value });
+    const problems = problemsOf({ ...other, [name]: value, TOLLGATE_MASTER_KEY: MASTER_KEY_32 });
     expect(problems).toEqual([expect.stringContaining(name)]);
     expect(problems.join("\n")).not.toContain("hunter2");
     expect(problems.join("\n")).not.toContain("localhost");
@@ -141,7 +146,7 @@ describe("the cluster mode's servers", () => {
     ["TOLLGATE_REDIS_UNREACHABLE", "maybe"],
     ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "5"],
   ])("rejects %s=%s", (name, value) => {
-    expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg", TOLLGATE_REDIS_URL: "redis://localhost", [name]: value }))
+    expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg", TOLLGATE_REDIS_URL: "redis://localhost", TOLLGATE_MASTER_KEY: MASTER_KEY_32, [name]: value }))
       .toEqual([expect.stringContaining(name)]);
   });
 });

@@ -176,7 +176,7 @@ describe("valid values", () => {
   });
 
   test("the cluster mode: both servers set, with defaults for the rest (pool 10, fail open, poll 100 ms)", () => {
-    expect(loadConfig({ TOLLGATE_DATABASE_URL: "postgresql://localhost/tg", TOLLGATE_REDIS_URL: "rediss://localhost" }).cluster).toEqual({
+    expect(loadConfig({ TOLLGATE_DATABASE_URL: "postgresql://localhost/tg", TOLLGATE_REDIS_URL: "rediss://localhost", TOLLGATE_MASTER_KEY: MASTER_KEY_32 }).cluster).toEqual({
       databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100,
     });
   });

@@ -36,8 +36,8 @@ const BATCHES = 3;
 async function addAuditCases(set: EmbeddedDataSet): Promise<void> {
   const h = await startHarness({ env: { TOLLGATE_DATA_DIR: set.dataDir, TOLLGATE_MASTER_KEY: set.masterKey.toString("base64") } });
   const actors = [
-    h.rootKeyWith(["api.*.create_api", "api.*.create_key", "api.*.delete_key", "identity.*.create_identity"]),
-    h.rootKeyWith(["api.*.create_api", "rbac.*.create_permission", "rbac.*.create_role", "rbac.*.add_permission_to_role"]),
+    await h.rootKeyWith(["api.*.create_api", "api.*.create_key", "api.*.delete_key", "identity.*.create_identity"]),
+    await h.rootKeyWith(["api.*.create_api", "rbac.*.create_permission", "rbac.*.create_role", "rbac.*.add_permission_to_role"]),
   ];
   const call = async (path: string, body: unknown, key: string) => {
     const res = await h.post(path, body, { key });

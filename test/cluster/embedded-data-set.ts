@@ -40,8 +40,8 @@ export async function buildEmbeddedDataSet(): Promise<EmbeddedDataSet> {
   };
 
   const other = await h.running.services.workspaces.create({ name: "other" }, TEST_ACTOR);
-  const otherRoot = h.rootKeyWith(["api.*.create_api", "api.*.create_key", "api.*.read_key"], other.name);
-  h.rootKeyWith(["api.*.read_api"]);
+  const otherRoot = await h.rootKeyWith(["api.*.create_api", "api.*.create_key", "api.*.read_key"], other.name);
+  await h.rootKeyWith(["api.*.read_api"]);
 
   const { apiId } = await call("/v2/apis.createApi", { name: "payments" });
   const gone = await call("/v2/apis.createApi", { name: "retired" });

@@ -36,7 +36,7 @@ const LARGE_META = { blob: "x".repeat(2000), text: NON_ASCII, list: Array.from({
  */
 async function addSnapshotCases(set: EmbeddedDataSet): Promise<void> {
   const h = await startHarness({ env: { TOLLGATE_DATA_DIR: set.dataDir, TOLLGATE_MASTER_KEY: set.masterKey.toString("base64") } });
-  const rootKey = h.rootKeyWith([...ALL_GRANTS]);
+  const rootKey = await h.rootKeyWith([...ALL_GRANTS]);
   const call = async (path: string, body: unknown) => {
     const res = await h.post(path, body, { key: rootKey });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);

@@ -43,7 +43,7 @@ describe("success", () => {
 describe("failures", () => {
   test("403: a read-only key's forced write carries the API's title, detail and request id", async () => {
     const { keyId } = await createKey(h, { apiId });
-    const e = await failure(clientFor(h.rootKeyWith(["api.*.read_api", "api.*.read_key"])).call("keys.updateKey", { keyId, enabled: false }));
+    const e = await failure(clientFor(await h.rootKeyWith(["api.*.read_api", "api.*.read_key"])).call("keys.updateKey", { keyId, enabled: false }));
     expect(e.status).toBe(403);
     expect(e.detail).toContain("update_key");
     expect(e.type).toContain("insufficient_permissions");

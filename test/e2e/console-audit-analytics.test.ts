@@ -124,7 +124,7 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
 
   test("a read-only root key sees the lists and no write action on these pages", async () => {
     const pages = PAGES;
-    const tab = await at("/console", "Overview", h.rootKeyWith(READ_ONLY));
+    const tab = await at("/console", "Overview", await h.rootKeyWith(READ_ONLY));
     const { page } = tab;
     try {
       for (const [path, heading, shown] of pages) {

@@ -91,7 +91,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
     const { keyId } = await createKey(h, { apiId, name: "seen", permissions: ["docs.read"] });
     const { page, close } = await openPage(browser);
     try {
-      await signedIn(page, h.url, h.rootKeyWith(["api.*.read_api", "api.*.read_key", "api.*.read_analytics"]));
+      await signedIn(page, h.url, await h.rootKeyWith(["api.*.read_api", "api.*.read_key", "api.*.read_analytics"]));
       for (const path of ["/console/apis", `/console/apis/${apiId}`, `/console/apis/${apiId}/keys/${keyId}`]) {
         await page.goto(h.url + path);
         await page.getByRole("main").getByRole("heading").first().waitFor();

@@ -79,7 +79,7 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
   test("rate limits: a key that may read overrides but not the audit log sees the namespaces; one granted a namespace sees it alone", async () => {
     for (const namespace of ["sms", "push"]) await h.post("/v2/ratelimit.limit", { namespace, identifier: "u1", limit: 5, duration: 60_000 });
     const smsId = (await h.post("/v2/ratelimit.listNamespaces", { search: "sms" })).body.data[0].id as string;
-    const everyKey = h.rootKeyWith(["ratelimit.*.read_override"]);
+    const everyKey = await h.rootKeyWith(["ratelimit.*.read_override"]);
     const every = await at("/console/ratelimits", "Rate limits", everyKey);
     try {
       for (const name of ["sms", "push"]) await every.page.getByRole("link", { name, exact: true }).waitFor();
@@ -87,7 +87,7 @@ describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, pe
     } finally {
       await every.close();
     }
-    const scoped = await at("/console/ratelimits", "Rate limits", h.rootKeyWith([`ratelimit.${smsId}.read_override`]));
+    const scoped = await at("/console/ratelimits", "Rate limits", await h.rootKeyWith([`ratelimit.${smsId}.read_override`]));
     const { page } = scoped;
     try {
       await page.getByRole("link", { name: "sms", exact: true }).click();

@@ -208,7 +208,7 @@ export async function runPrivilegeCampaign(h: Harness, opts: { seed: number; per
   const own = routeTable(() => h);
   const ownFixtures = await own.setUp();
   await h.running.services.workspaces.create({ name: OTHER_WORKSPACE }, TEST_ACTOR);
-  const otherRoot = h.rootKeyWith([...ALL_GRANTS], OTHER_WORKSPACE);
+  const otherRoot = await h.rootKeyWith([...ALL_GRANTS], OTHER_WORKSPACE);
   const otherFixtures = await routeTable(() => h, { workspace: OTHER_WORKSPACE, rootKey: otherRoot, tag: "zq" }).setUp();
   const schemas = await bodySchemas(h);
   const c = new PrivilegeCampaign(h, secretsOf(otherFixtures));
@@ -216,8 +216,8 @@ export async function runPrivilegeCampaign(h: Harness, opts: { seed: number; per
   for (const [index, route] of own.routes.entries()) {
     const near = neighbour(own.routes, index);
     const callers: Caller[] = [
-      { label: `only ${route.needs.join("+")}`, rootKey: h.rootKeyWith(route.needs), grants: new Set(route.needs) },
-      ...(near ? [{ label: `only ${near.needs.join("+")} (of ${near.path})`, rootKey: h.rootKeyWith(near.needs), grants: new Set(near.needs) }] : []),
+      { label: `only ${route.needs.join("+")}`, rootKey: await h.rootKeyWith(route.needs), grants: new Set(route.needs) },
+      ...(near ? [{ label: `only ${near.needs.join("+")} (of ${near.path})`, rootKey: await h.rootKeyWith(near.needs), grants: new Set(near.needs) }] : []),
     ];
     for (const caller of callers) {
       const valid = await route.body(ownFixtures);

@@ -209,10 +209,10 @@ export class TransportCampaign {
 }
 
 /** The four callers of a route: every grant, exactly the route's grants, no root key, an unknown one. */
-function callersFor(h: Harness, route: Route): Caller[] {
+async function callersFor(h: Harness, route: Route): Promise<Caller[]> {
   return [
     { label: "root", rootKey: h.rootKey },
-    { label: `only ${route.needs.join("+")}`, rootKey: h.rootKeyWith(route.needs) },
+    { label: `only ${route.needs.join("+")}`, rootKey: await h.rootKeyWith(route.needs) },
     { label: "no root key", rootKey: null, authError: TYPES.missingKey },
     { label: "unknown root key", rootKey: `tg_root_${randomKeyPart(24)}`, authError: TYPES.unknownKey },
   ];
@@ -235,7 +235,7 @@ export async function runTransportCampaign(h: Harness, opts: { seed: number; per
       fixtures,
       limitBytes: limits.get(route.path) ?? DEFAULT_BODY_LIMIT_BYTES,
       hostiles: hostileBodies(await route.body(fixtures), schemas.get(route.path)),
-      callers: callersFor(h, route),
+      callers: await callersFor(h, route),
     };
     for (let i = 0; i < opts.perRoute; i++) {
       await c.quiesce(`the previous shape on ${route.path}`);

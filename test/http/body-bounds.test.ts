@@ -130,7 +130,7 @@ describe("the root key is checked before a large body is read", () => {
     expectInvalid(h, await h.post("/v2/apis.createApi", paddedBody(MiB)), "body.pad");
     const apiId = (await h.post("/v2/apis.createApi", { name: "large-bodies" })).body.data.apiId as string;
     const large = { apiId, meta: { blob: "m".repeat(200 * 1024) } };
-    const readOnly = h.rootKeyWith(["api.*.read_api", "api.*.read_key"]);
+    const readOnly = await h.rootKeyWith(["api.*.read_api", "api.*.read_key"]);
     expectError(h, await h.post("/v2/keys.createKey", large, { key: readOnly }), 403, "service/authorization/insufficient_permissions");
     const created = await h.post("/v2/keys.createKey", large);
     expect(created.status).toBe(200);

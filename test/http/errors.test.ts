@@ -153,7 +153,7 @@ describe("type URLs", () => {
       await h.post("/v2/apis.createApi", { name: "abc" }, { key: null }),
       await h.post("/v2/apis.createApi", { name: "abc" }, { key: "tg_root_unknown" }),
       await h.post("/v2/apis.getApi", { apiId: "api_missing" }),
-      await h.post("/v2/apis.createApi", { name: "abc" }, { key: h.rootKeyWith(["api.*.read_api"]) }),
+      await h.post("/v2/apis.createApi", { name: "abc" }, { key: await h.rootKeyWith(["api.*.read_api"]) }),
       await h.post("/v2/nope.nope", {}),
       await h.post("/v2/apis.createApi", "{"),
     ];

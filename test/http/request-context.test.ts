@@ -15,7 +15,7 @@ describe("request id", () => {
       await h.post("/v2/apis.createApi", "{"),
       await h.post("/v2/apis.createApi", { name: "ids" }, { key: null }),
       await h.post("/v2/apis.createApi", { name: "ids" }, { key: "tg_root_unknown" }),
-      await h.post("/v2/apis.createApi", { name: "ids" }, { key: h.rootKeyWith(["api.*.read_api"]) }),
+      await h.post("/v2/apis.createApi", { name: "ids" }, { key: await h.rootKeyWith(["api.*.read_api"]) }),
       await h.post("/v2/apis.getApi", { apiId: "api_missing" }),
       await h.post("/v2/keys.verifyKey", { key: "unknown" }),
       await h.post("/v2/no.route", {}),

@@ -60,7 +60,7 @@ describe("a change to one workspace drops that workspace's cached keys only", ()
   let other: { rootKey: string; key: string };
   beforeAll(async () => {
     h = await startHarness();
-    const rootKey = otherWorkspaceRootKey(h, "other-ws");
+    const rootKey = await otherWorkspaceRootKey(h, "other-ws");
     const otherApi = await createApi(h, "other-api", rootKey);
     other = { rootKey, key: (await createKey(h, { apiId: otherApi, meta: { ws: "other" } }, rootKey)).key };
   });

@@ -78,7 +78,7 @@ describe("what is recorded", () => {
       (await verify({ key: disabled!.key })).code, (await verify({ key: expired!.key })).code,
       (await verify({ key: perms!.key, permissions: "b" })).code, (await verify({ key: limited!.key })).code,
       (await verify({ key: limited!.key })).code, (await verify({ key: deleted!.key })).code, (await verify({ key: orphan.key })).code,
-      (await verify({ key: masked!.key }, h.rootKeyWith([`api.${goneApi}.verify_key`]))).code,
+      (await verify({ key: masked!.key }, await h.rootKeyWith([`api.${goneApi}.verify_key`]))).code,
     ];
     expect(codes).toEqual(["DISABLED", "EXPIRED", "INSUFFICIENT_PERMISSIONS", "VALID", "RATE_LIMITED", "NOT_FOUND", "NOT_FOUND", "NOT_FOUND"]);
     await flush();
@@ -98,7 +98,7 @@ describe("what is recorded", () => {
     h = await startHarness();
     const k = await createKey(h, { apiId: await createApi(h) });
     await verify({ key: "unknown_key_123" });
-    expect((await verify({ key: k.key }, otherWorkspaceRootKey(h, "other"))).code).toBe("NOT_FOUND");
+    expect((await verify({ key: k.key }, await otherWorkspaceRootKey(h, "other"))).code).toBe("NOT_FOUND");
     expect((await h.post("/v2/keys.verifyKey", { key: k.key, permissions: "a AND" })).status).toBe(400);
     await flush();
     expect(rawEvents()).toEqual([]);

@@ -31,19 +31,19 @@ test("the table lists every protected route the app registers", () => {
 describe("200", () => {
   for (const r of ROUTES) {
     test(`${r.path}: a root key holding exactly ${r.needs.join(" + ")} succeeds`, async () => {
-      const res = await post(r, h.rootKeyWith(r.needs));
+      const res = await post(r, await h.rootKeyWith(r.needs));
       expect(res.status).toBe(200);
       if (r.path === "/v2/keys.verifyKey") expect(res.body.data.code).toBe("VALID");
     });
   }
 
   test("`apis.*.create_api` works like `api.*.create_api`", async () => {
-    expect((await h.post("/v2/apis.createApi", { name: "alias" }, { key: h.rootKeyWith(["apis.*.create_api"]) })).status).toBe(200);
+    expect((await h.post("/v2/apis.createApi", { name: "alias" }, { key: await h.rootKeyWith(["apis.*.create_api"]) })).status).toBe(200);
   });
 
   test("`api.<apiId>.read_api` grants getApi on that API only", async () => {
     const other = await createApi(h, "other");
-    const scoped = h.rootKeyWith([`api.${f.apiId}.read_api`]);
+    const scoped = await h.rootKeyWith([`api.${f.apiId}.read_api`]);
     expect((await h.post("/v2/apis.getApi", { apiId: f.apiId }, { key: scoped })).status).toBe(200);
     expectError(h, await h.post("/v2/apis.getApi", { apiId: other }, { key: scoped }), 403, INSUFFICIENT);
   });

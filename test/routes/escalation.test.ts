@@ -49,7 +49,7 @@ describe("keys.createKey", () => {
     ["a permission that does not exist yet, without create_permission", { permissions: ["brand.new"] }, [CREATE_KEY, RBAC("add_permission_to_key")], "create_permission"],
   ])("403: %s, naming the grant; no key, permission or audit entry", async (_name, fields, grants, missing) => {
     const before = footprint();
-    const res = await h.post("/v2/keys.createKey", { apiId, ...fields }, { key: h.rootKeyWith(grants) });
+    const res = await h.post("/v2/keys.createKey", { apiId, ...fields }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
     expect(footprint()).toEqual(before);
   });
@@ -60,7 +60,7 @@ describe("keys.createKey", () => {
     ["roles, with create_key and add_role_to_key", { roles: ["admin"] }, [CREATE_KEY, RBAC("add_role_to_key")], ["everything"], ["admin"]],
     ["empty lists, with create_key alone", { permissions: [], roles: [] }, [CREATE_KEY], [], []],
   ])("200: %s", async (_name, fields, grants, permissions, roles) => {
-    const { keyId } = await createKey(h, { apiId, ...fields }, h.rootKeyWith(grants));
+    const { keyId } = await createKey(h, { apiId, ...fields }, await h.rootKeyWith(grants));
     expect(await access(keyId)).toEqual({ permissions, roles });
   });
 });
@@ -79,7 +79,7 @@ describe("keys.updateKey (the lists replace the key's set, so they need add and 
   ])("403: %s, naming the grant; the whole update is refused and nothing is audited", async (_name, fields, grants, missing) => {
     const { keyId } = await createKey(h, { apiId, name: "unchanged", permissions: ["kept.perm"] });
     const before = { view: await getKey(h, keyId), footprint: footprint() };
-    const res = await h.post("/v2/keys.updateKey", { keyId, name: "changed", ...fields }, { key: h.rootKeyWith(grants) });
+    const res = await h.post("/v2/keys.updateKey", { keyId, name: "changed", ...fields }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
     expect({ view: await getKey(h, keyId), footprint: footprint() }).toEqual(before);
     expect(auditRows(h, "key.update", keyId)).toEqual([]);
@@ -92,7 +92,7 @@ describe("keys.updateKey (the lists replace the key's set, so they need add and 
     ["other fields, with update_key alone", { name: "renamed", credits: { remaining: 5 }, ratelimits: [{ name: "per_minute", limit: 1, duration: 60_000, autoApply: false }] }, [UPDATE_KEY], ["kept.perm"], []],
   ])("200: %s", async (_name, fields, grants, permissions, roles) => {
     const { keyId } = await createKey(h, { apiId, permissions: ["kept.perm"] });
-    const res = await h.post("/v2/keys.updateKey", { keyId, ...fields }, { key: h.rootKeyWith(grants) });
+    const res = await h.post("/v2/keys.updateKey", { keyId, ...fields }, { key: await h.rootKeyWith(grants) });
     expect(res.status).toBe(200);
     expect(await access(keyId)).toEqual({ permissions, roles });
   });
@@ -106,7 +106,7 @@ describe("keys.rerollKey (the copy holds the old key's permissions and roles)", 
   ])("403: a key holding %s, naming the grant; no new key, the old one unchanged", async (_name, fields, grants, missing) => {
     const { keyId } = await createKey(h, { apiId, ...fields });
     const before = { view: await getKey(h, keyId), footprint: footprint() };
-    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: h.rootKeyWith(grants) });
+    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
     expect({ view: await getKey(h, keyId), footprint: footprint() }).toEqual(before);
   });
@@ -116,7 +116,7 @@ describe("keys.rerollKey (the copy holds the old key's permissions and roles)", 
     ["both, with create_key, add_permission_to_key and add_role_to_key", { permissions: ["existing.perm"], roles: ["admin"] }, [CREATE_KEY, RBAC("add_permission_to_key"), RBAC("add_role_to_key")], ["everything", "existing.perm"], ["admin"]],
   ])("200: a key holding %s; the new key holds the same", async (_name, fields, grants, permissions, roles) => {
     const { keyId } = await createKey(h, { apiId, ...fields });
-    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: h.rootKeyWith(grants) });
+    const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: await h.rootKeyWith(grants) });
     expect(res.status).toBe(200);
     expect(await access(res.body.data.keyId)).toEqual({ permissions, roles });
   });

@@ -25,7 +25,7 @@ const { setUp } = routeTable(() => h);
 beforeAll(async () => {
   h = await startHarness();
   f = await setUp();
-  stranger = otherWorkspaceRootKey(h, "stranger");
+  stranger = await otherWorkspaceRootKey(h, "stranger");
   await h.running.services.workspaces.setAnalytics("stranger", true, TEST_ACTOR);
   const apiId = await createApi(h, "strangers-own", stranger);
   own = { apiId, keyId: (await createKey(h, { apiId }, stranger)).keyId };
@@ -85,7 +85,7 @@ describe("ratelimit.limit on a namespace of another workspace", () => {
     test(`/v2/${family}.limit: by name, and by id`, async () => {
       for (const ref of [LIMIT_NAMESPACE, namespaceId]) {
         const body = { namespace: ref, identifier: "u", limit: 5, duration: 60_000 };
-        const res = await expectOneAnswer(h, { path: `/v2/${family}.limit`, body, key: otherWorkspaceRootKey(h, `limits_${family}_${ref}`), ref });
+        const res = await expectOneAnswer(h, { path: `/v2/${family}.limit`, body, key: await otherWorkspaceRootKey(h, `limits_${family}_${ref}`), ref });
         expect(res.body.data).toMatchObject({ success: true, remaining: 4 });
       }
     });
@@ -99,7 +99,7 @@ test("a permission, role or identity named like one of another workspace is crea
     ["/v2/identities.createIdentity", { externalId: EXTERNAL_ID }],
   ];
   // A workspace of its own, so that `stranger` keeps holding none of these names.
-  const key = otherWorkspaceRootKey(h, "namesakes");
+  const key = await otherWorkspaceRootKey(h, "namesakes");
   for (const [path, body] of creates) expect((await h.post(path, body, { key })).status).toBe(200);
 });
 
@@ -107,7 +107,7 @@ test("analytics.getVerifications: a grant on another workspace's API reads what 
   const workspaceId = (await h.running.services.workspaces.get("default")).id;
   insertRollup(h.running.analytics.sqlite, "day", { time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: keySpaceOf(h, f.apiId), count: 7 });
   const query = { query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" };
-  const ask = (apiId: string) => h.post("/v2/analytics.getVerifications", query, { key: h.rootKeyWith([`api.${apiId}.read_analytics`], "stranger") });
+  const ask = async (apiId: string) => h.post("/v2/analytics.getVerifications", query, { key: await h.rootKeyWith([`api.${apiId}.read_analytics`], "stranger") });
   const [named, unknown] = [await ask(f.apiId), await ask(lookalike(f.apiId))];
   expect({ ...named.body, meta: null }).toEqual({ ...unknown.body, meta: null });
   expect(named.body.error).toBeUndefined();

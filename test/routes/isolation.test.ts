@@ -27,7 +27,7 @@ beforeAll(async () => {
   // Windows flushed in the middle of a refused request would change the row counts it compares.
   h = await startHarness({ env: { TOLLGATE_RATELIMIT_FLUSH_MS: "60000" } });
   f = await setUp();
-  foreignKey = otherWorkspaceRootKey(h, "elsewhere");
+  foreignKey = await otherWorkspaceRootKey(h, "elsewhere");
   await h.running.services.workspaces.setAnalytics("elsewhere", true, { type: "cli", id: "test" });
 });
 afterAll(async () => { await h.stop(); });
@@ -51,7 +51,7 @@ describe("a root key lacking a needed grant", () => {
     for (const missing of r.needs) {
       test(`${r.path}: without ${missing} → ${r.denied ? "masked as not found" : "insufficient_permissions"}`, async () => {
         const body = await r.body(f);
-        const key = h.rootKeyWith(allGrantsExcept(missing));
+        const key = await h.rootKeyWith(allGrantsExcept(missing));
         const before = counts();
         const res = await h.post(r.path, body, { key });
         expectRouteOutcome(h, res, r.denied ?? DENIED);
@@ -88,13 +88,13 @@ describe("a fully privileged root key of another workspace", () => {
 describe("a record of this workspace and one that never existed: one answer", () => {
   // A workspace of its own: `elsewhere` made records above (a namespace named like this one's).
   let strangerKey: string;
-  beforeAll(() => { strangerKey = otherWorkspaceRootKey(h, "stranger"); });
+  beforeAll(async () => { strangerKey = await otherWorkspaceRootKey(h, "stranger"); });
 
   for (const r of ROUTES.filter((x) => x.foreign !== null)) {
     for (const missing of [undefined, ...r.needs]) {
       test(`${r.path}: ${missing === undefined ? "with every grant" : `without ${missing}`}`, async () => {
         const body = await r.body(f);
-        const key = missing === undefined ? strangerKey : h.rootKeyWith(allGrantsExcept(missing), "stranger");
+        const key = missing === undefined ? strangerKey : await h.rootKeyWith(allGrantsExcept(missing), "stranger");
         await expectOneAnswer(h, { path: r.path, body, key, ref: addressedRef(body) });
       });
     }

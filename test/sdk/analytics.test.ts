@@ -50,13 +50,13 @@ describe("analytics.getVerifications through @unkey/api", () => {
   });
 
   test("read_api is not enough: ForbiddenErrorResponse", async () => {
-    const error = await client(h.rootKeyWith(["api.*.read_api"])).analytics.getVerifications({ query: "SELECT count() FROM key_verifications_v1" }).catch((e: unknown) => e);
+    const error = await client(await h.rootKeyWith(["api.*.read_api"])).analytics.getVerifications({ query: "SELECT count() FROM key_verifications_v1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
   });
 
   test("a workspace without the opt-in: the SDK's generic error with status 412", async () => {
     await h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
-    const key = h.rootKeyWith(["api.*.read_analytics"], "no-analytics");
+    const key = await h.rootKeyWith(["api.*.read_analytics"], "no-analytics");
     const error = await client(key).analytics.getVerifications({ query: "SELECT count() FROM key_verifications_v1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).statusCode).toBe(412);

@@ -54,7 +54,7 @@ describe("apis.* through @unkey/api", () => {
     expect((bad as BadRequestErrorResponse).data$.error.errors.map((e) => e.location)).toEqual(["body.name"]);
     const unknown = sdkClient(h, "tg_root_unknown");
     expect(await unknown.apis.createApi({ name: "nope" }).catch((e: unknown) => e)).toBeInstanceOf(UnauthorizedErrorResponse);
-    const weak = sdkClient(h, h.rootKeyWith(["api.*.read_api"]));
+    const weak = sdkClient(h, await h.rootKeyWith(["api.*.read_api"]));
     expect(await weak.apis.createApi({ name: "nope" }).catch((e: unknown) => e)).toBeInstanceOf(ForbiddenErrorResponse);
   });
 });

@@ -27,9 +27,9 @@ beforeAll(async () => {
   await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
   root = client(h.rootKey);
   unknown = client("tg_root_unknown");
-  weak = client(h.rootKeyWith(["api.*.read_api"]));
+  weak = client(await h.rootKeyWith(["api.*.read_api"]));
   await h.running.services.workspaces.create({ name: "no-analytics" }, TEST_ACTOR);
-  noAnalytics = client(h.rootKeyWith(["api.*.read_analytics"], "no-analytics"));
+  noAnalytics = client(await h.rootKeyWith(["api.*.read_analytics"], "no-analytics"));
   await root.ratelimit.limit({ namespace: "errs", identifier: "x", limit: 1, duration: 60_000 });
 });
 afterAll(async () => { await h.stop(); });

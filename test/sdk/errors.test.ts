@@ -30,7 +30,7 @@ beforeAll(async () => {
   h = await startHarness();
   root = client(h.rootKey);
   unknown = client("tg_root_unknown");
-  weak = client(h.rootKeyWith(["ratelimit.*.limit"]));
+  weak = client(await h.rootKeyWith(["ratelimit.*.limit"]));
   const apiId = (await root.apis.createApi({ name: "sdk-errors" })).data.apiId;
   const protectedApiId = (await root.apis.createApi({ name: "sdk-protected" })).data.apiId;
   h.running.storage.sqlite.run("UPDATE apis SET delete_protection = 1 WHERE id = ?", [protectedApiId]);

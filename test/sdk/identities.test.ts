@@ -78,7 +78,7 @@ describe("identities.* through @unkey/api", () => {
   });
 
   test("a missing permission is ForbiddenErrorResponse", async () => {
-    const limited = sdkClient(h, h.rootKeyWith(["identity.*.create_identity"]));
+    const limited = sdkClient(h, await h.rootKeyWith(["identity.*.create_identity"]));
     const error = await limited.identities.getIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.read_identity'");
@@ -87,7 +87,7 @@ describe("identities.* through @unkey/api", () => {
   // The SDK matches deleteIdentity's errors only as application/problem+json (though it asks for
   // application/json), so tollgate sends that content type there and the SDK raises its typed errors.
   test("deleteIdentity errors surface as the SDK's typed errors", async () => {
-    const limited = sdkClient(h, h.rootKeyWith(["identity.*.read_identity"]));
+    const limited = sdkClient(h, await h.rootKeyWith(["identity.*.read_identity"]));
     const error = await limited.identities.deleteIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.delete_identity'");

@@ -136,7 +136,7 @@ describe("errors", () => {
     const { keyId } = await newKey();
     const bad = await unkey.keys.updateCredits({ keyId, operation: "increment" }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(BadRequestErrorResponse);
-    const limited = sdkClient(h, h.rootKeyWith(["api.*.read_key"]));
+    const limited = sdkClient(h, await h.rootKeyWith(["api.*.read_key"]));
     await expect(limited.keys.updateKey({ keyId, name: "x" })).rejects.toBeInstanceOf(ForbiddenErrorResponse);
     await expect(limited.keys.whoami({ key: "sdk_nope" })).rejects.toBeInstanceOf(NotFoundErrorResponse);
     await expect(unkey.keys.addRoles({ keyId, roles: ["missing.role"] })).rejects.toBeInstanceOf(NotFoundErrorResponse);

@@ -39,7 +39,7 @@ describe("permissions", () => {
   });
 
   test("a missing root-key permission is a ForbiddenErrorResponse", async () => {
-    const limited = sdkClient(h, h.rootKeyWith(["rbac.*.read_role"]));
+    const limited = sdkClient(h, await h.rootKeyWith(["rbac.*.read_role"]));
     const error = await limited.permissions.createPermission({ name: "nope", slug: "nope" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
     expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'rbac.*.create_permission'");

@@ -89,7 +89,7 @@ describe("errors are the SDK's typed errors", () => {
   });
 
   test("403 without create_namespace for a new namespace", async () => {
-    const weak = sdkClient(h, h.rootKeyWith(["ratelimit.*.limit"]));
+    const weak = sdkClient(h, await h.rootKeyWith(["ratelimit.*.limit"]));
     await expect(weak.ratelimit.limit({ namespace: "sdk.new", identifier: "x", limit: 1, duration: MINUTE })).rejects.toBeInstanceOf(ForbiddenErrorResponse);
   });
 

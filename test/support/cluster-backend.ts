@@ -36,7 +36,7 @@ function sharedPostgres(): Promise<SharedPostgres> {
 }
 
 export interface ClusterServers {
-  /** TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL of this harness. */
+  /** TOLLGATE_DATABASE_URL, TOLLGATE_REDIS_URL and the master key the cluster mode needs, of this harness. */
   env: Record<string, string>;
   /** Stops the harness's Redis and drops its database. */
   stop(): Promise<void>;
@@ -52,7 +52,7 @@ export async function clusterServers(): Promise<ClusterServers> {
   url.pathname = `/${name}`;
   const redis = await startRedis();
   return {
-    env: { TOLLGATE_DATABASE_URL: url.href, TOLLGATE_REDIS_URL: redis.url },
+    env: { TOLLGATE_DATABASE_URL: url.href, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
     async stop() {
       await redis.stop();
       await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

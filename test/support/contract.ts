@@ -46,9 +46,9 @@ export async function createKey(h: Harness, body: Record<string, unknown>, key?:
 }
 
 /** A new workspace and a root key there holding every grant. */
-export function otherWorkspaceRootKey(h: Harness, name: string): string {
-  answered(h.running.services.workspaces.create({ name }, TEST_ACTOR));
-  return h.rootKeyWith([...ALL_GRANTS], name);
+export async function otherWorkspaceRootKey(h: Harness, name: string): Promise<string> {
+  await h.running.services.workspaces.create({ name }, TEST_ACTOR);
+  return await h.rootKeyWith([...ALL_GRANTS], name);
 }
 
 /** Every grant except those listed. */

@@ -11,7 +11,6 @@ import { boot, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
-import { answered } from "../../src/storage/work.ts";
 import { TestClock } from "./test-clock.ts";
 import { clusterServers, TEST_BACKEND, type ClusterServers } from "./cluster-backend.ts";
 
@@ -25,7 +24,7 @@ export interface Harness {
   /** POSTs JSON to a path with `Authorization: Bearer <key>` (the bootstrap key unless given; null sends none). */
   post(path: string, body: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
   /** A new root key in `workspace` (default `default`) holding exactly `permissions`. */
-  rootKeyWith(permissions: string[], workspace?: string): string;
+  rootKeyWith(permissions: string[], workspace?: string): Promise<string>;
   /** Stops the service gracefully and boots it again on the same data dir (a new port; same clock). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -70,8 +69,8 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
       }
       return { status: res.status, headers: res.headers, body: parsed };
     },
-    rootKeyWith(permissions, workspace = "default") {
-      return answered(h.running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor)).key;
+    async rootKeyWith(permissions, workspace = "default") {
+      return (await h.running.services.workspaces.createRootKey({ workspace, name: "test", permissions }, actor)).key;
     },
     async restart() {
       await h.running.stop();

@@ -111,14 +111,14 @@ export function routeContract<F = undefined>(path: string, opts: RouteContractOp
     },
     call,
     async expectDeniedWithout(grant: string, body: unknown, on?: string) {
-      const res = await call(body, h.rootKeyWith(allGrantsExcept(grant)));
+      const res = await call(body, await h.rootKeyWith(allGrantsExcept(grant)));
       const detail = on === undefined ? missingPermission(grant) : missingPermission(grant, grant.replace("*", on));
       expectError(h, res, 403, INSUFFICIENT, detail);
       return res;
     },
     async expectHiddenFromOtherWorkspace(body: unknown, typePath: string, detail?: string) {
       otherWorkspaces += 1;
-      const res = await call(body, otherWorkspaceRootKey(h, `elsewhere-${otherWorkspaces}`));
+      const res = await call(body, await otherWorkspaceRootKey(h, `elsewhere-${otherWorkspaces}`));
       expectError(h, res, 404, typePath, detail);
       return res;
     },

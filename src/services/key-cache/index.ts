@@ -100,6 +100,11 @@ export class KeyCache<Snapshot extends KeyScoped> implements KeyCacheInvalidator
     hashes.add(hash);
   }
 
+  /** Keys may have been created elsewhere (another node): forget every hash remembered as unknown. */
+  forgetUnknown(): void {
+    this.unknown.clear();
+  }
+
   /** A hash remembered as unknown may now exist: forget that it was unknown. */
   keyCreated(hash: string): void {
     this.unknown.delete(hash);

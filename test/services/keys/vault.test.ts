@@ -59,7 +59,7 @@ describe("envelope encryption", () => {
     const b = await createKey(h, { apiId, recoverable: true });
     const iv = (keyId: string) => Buffer.from(encryptedOf(keyId)!, "base64").subarray(0, 12).toString("hex");
     expect(iv(a.keyId)).not.toBe(iv(b.keyId));
-    const other = otherWorkspaceRootKey(h, "vault-other");
+    const other = await otherWorkspaceRootKey(h, "vault-other");
     const otherApi = await createApi(h, "vault-elsewhere", other);
     const c = await createKey(h, { apiId: otherApi, recoverable: true }, other);
     const keyA = open(MASTER, dataKeyOf(workspaceOf(a.keyId))!);

@@ -25,7 +25,7 @@ const fingerprint = () => JSON.stringify([
 beforeAll(async () => {
   h = await startHarness();
   w = await seedWorld(h);
-  scoped = h.rootKeyWith([`api.${w.api2}.read_analytics`]);
+  scoped = await h.rootKeyWith([`api.${w.api2}.read_analytics`]);
   before = fingerprint();
 });
 afterAll(async () => { await h.stop(); });

@@ -28,8 +28,8 @@ beforeAll(async () => {
   insertEvent(sqlite, { time: h.clock.now() - 500, workspaceId: w.wsA, keySpaceId: ksDoomed });
   const deleted = await h.post("/v2/apis.deleteApi", { apiId: doomed });
   expect(deleted.status).toBe(200);
-  viewers.set("a deleted API", h.rootKeyWith([`api.${doomed}.read_analytics`]));
-  viewers.set("an API that never existed", h.rootKeyWith(["api.api_neverexisted.read_analytics"]));
+  viewers.set("a deleted API", await h.rootKeyWith([`api.${doomed}.read_analytics`]));
+  viewers.set("an API that never existed", await h.rootKeyWith(["api.api_neverexisted.read_analytics"]));
 });
 afterAll(async () => { await h.stop(); });
 

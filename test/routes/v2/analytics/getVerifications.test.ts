@@ -86,15 +86,15 @@ describe("200: confinement", () => {
   });
 
   test("api.<apiId>.read_analytics sees that API's key space only", async () => {
-    const scoped = h.rootKeyWith([`api.${w.api2}.read_analytics`]);
+    const scoped = await h.rootKeyWith([`api.${w.api2}.read_analytics`]);
     expect(await rows(`SELECT SUM(count) AS total, uniq(key_space_id) AS spaces FROM ${PER_DAY}`, scoped)).toEqual([{ total: 6, spaces: 1 }]);
     expect(await rows(`SELECT count() AS n FROM key_verifications_v1 WHERE key_space_id = '${w.ks1}'`, scoped)).toEqual([{ n: 0 }]);
   });
 
   test("several API grants add up; a grant for an API of another workspace adds nothing", async () => {
-    const both = h.rootKeyWith([`api.${w.api1}.read_analytics`, `api.${w.api2}.read_analytics`]);
+    const both = await h.rootKeyWith([`api.${w.api1}.read_analytics`, `api.${w.api2}.read_analytics`]);
     expect(await rows(`SELECT SUM(count) AS total FROM ${PER_DAY}`, both)).toEqual([{ total: 125 }]);
-    const foreign = h.rootKeyWith([`api.${w.api1}.read_analytics`], "other");
+    const foreign = await h.rootKeyWith([`api.${w.api1}.read_analytics`], "other");
     expect(await rows(`SELECT SUM(count) AS total FROM ${PER_DAY}`, foreign)).toEqual([{ total: 0 }]);
   });
 });
@@ -145,19 +145,19 @@ describe("400", () => {
 
 describe("403", () => {
   test("read_api does not grant analytics; the detail names the permission", async () => {
-    const res = await runQuery(h, `SELECT count() FROM ${PER_DAY}`, h.rootKeyWith(["api.*.read_api", `api.${w.api1}.read_api`]));
+    const res = await runQuery(h, `SELECT count() FROM ${PER_DAY}`, await h.rootKeyWith(["api.*.read_api", `api.${w.api1}.read_api`]));
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'api.*.read_analytics'");
   });
 
   test("ratelimit.*.read_analytics is not api analytics", async () => {
-    expectError(h, await runQuery(h, `SELECT count() FROM ${PER_DAY}`, h.rootKeyWith(["ratelimit.*.read_analytics"])), 403, INSUFFICIENT);
+    expectError(h, await runQuery(h, `SELECT count() FROM ${PER_DAY}`, await h.rootKeyWith(["ratelimit.*.read_analytics"])), 403, INSUFFICIENT);
   });
 });
 
 describe("412", () => {
   test("a workspace without the opt-in; turning it on takes effect at once", async () => {
     await h.running.services.workspaces.create({ name: "closed" }, TEST_ACTOR);
-    const key = h.rootKeyWith(["api.*.read_analytics"], "closed");
+    const key = await h.rootKeyWith(["api.*.read_analytics"], "closed");
     const res = await runQuery(h, `SELECT count() FROM ${PER_DAY}`, key);
     expectError(h, res, 412, "service/data/analytics_not_configured");
     await h.running.services.workspaces.setAnalytics("closed", true, TEST_ACTOR);

@@ -46,7 +46,7 @@ beforeAll(async () => {
   const ws = h.running.services.workspaces;
   const wsA = (await ws.setAnalytics("default", true, TEST_ACTOR)).id;
   const wsB = (await ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR)).id;
-  const keyB = h.rootKeyWith([...ALL_GRANTS], "other");
+  const keyB = await h.rootKeyWith([...ALL_GRANTS], "other");
 
   // default: 5 verifications in api1 (3 + 2), 4 in api2. other: 6 + 1 in its own API.
   const [api1, api2, apiB] = [await createApi(h, "leak-1"), await createApi(h, "leak-2"), await createApi(h, "leak-b", keyB)];
@@ -64,7 +64,7 @@ beforeAll(async () => {
   viewers.set(VIEWERS[0], { rootKey: h.rootKey, sees: { count: 9, keyIds: sorted([a1.keyId, a2.keyId, a3.keyId]), keySpaceIds: sorted([ks1, ks2]), workspaceIds: [wsA] } });
   viewers.set(VIEWERS[1], { rootKey: keyB, sees: { count: 7, keyIds: sorted([b1.keyId, b2.keyId]), keySpaceIds: [ksB], workspaceIds: [wsB] } });
   viewers.set(VIEWERS[2], {
-    rootKey: h.rootKeyWith([`api.${api1}.read_analytics`]),
+    rootKey: await h.rootKeyWith([`api.${api1}.read_analytics`]),
     sees: { count: 5, keyIds: sorted([a1.keyId, a2.keyId]), keySpaceIds: [ks1], workspaceIds: [wsA] },
   });
   allIds = [wsA, wsB, ks1, ks2, ksB, a1.keyId, a2.keyId, a3.keyId, b1.keyId, b2.keyId];

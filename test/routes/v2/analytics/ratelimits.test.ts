@@ -38,7 +38,7 @@ beforeAll(async () => {
   const ws = h.running.services.workspaces;
   await ws.setAnalytics("default", true, TEST_ACTOR);
   await ws.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
-  keyB = h.rootKeyWith([...ALL_GRANTS], "other");
+  keyB = await h.rootKeyWith([...ALL_GRANTS], "other");
   for (let i = 0; i < 3; i++) expect((await limit("api", "alice")).status).toBe(200);
   const multi = await h.post("/v2/ratelimit.multiLimit", [
     { namespace: "logins", identifier: "a", limit: 1, duration: MINUTE }, { namespace: "logins", identifier: "b", limit: 1, duration: MINUTE },
@@ -99,37 +99,37 @@ describe("confinement", () => {
   });
 
   test("ratelimit.<namespaceId>.read_analytics reads that namespace's rows only, also with OR 1=1", async () => {
-    const scoped = h.rootKeyWith([`ratelimit.${loginNs}.read_analytics`]);
+    const scoped = await h.rootKeyWith([`ratelimit.${loginNs}.read_analytics`]);
     expect(await rows(`SELECT namespace_id, SUM(total) AS n FROM ratelimits_per_day_v1 WHERE namespace_id = '${apiNs}' OR 1=1 GROUP BY namespace_id`, scoped))
       .toEqual([{ namespace_id: loginNs, n: 2 }]);
   });
 
   test("a scoped grant for a namespace of another workspace reads nothing", async () => {
     const foreign = namespaceId(h, "api", "other")!;
-    expect(await rows("SELECT count() AS n FROM ratelimits_per_minute_v1", h.rootKeyWith([`ratelimit.${foreign}.read_analytics`]))).toEqual([{ n: 0 }]);
+    expect(await rows("SELECT count() AS n FROM ratelimits_per_minute_v1", await h.rootKeyWith([`ratelimit.${foreign}.read_analytics`]))).toEqual([{ n: 0 }]);
   });
 });
 
 describe("403: each family of tables needs its own read_analytics", () => {
   test("api.*.read_analytics alone does not read the rate-limit tables", async () => {
-    const res = await runQuery(h, "SELECT SUM(total) FROM ratelimits_per_day_v1", h.rootKeyWith(["api.*.read_analytics"]));
+    const res = await runQuery(h, "SELECT SUM(total) FROM ratelimits_per_day_v1", await h.rootKeyWith(["api.*.read_analytics"]));
     expectError(h, res, 403, INSUFFICIENT,
       "Missing permission: 'ratelimit.*.read_analytics' or 'ratelimit.<namespaceId>.read_analytics' (to read ratelimits_per_day_v1)");
   });
 
   test("ratelimit.*.read_analytics alone reads them, but not the key verification tables, nor a query that reads both", async () => {
-    const key = h.rootKeyWith(["ratelimit.*.read_analytics"]);
+    const key = await h.rootKeyWith(["ratelimit.*.read_analytics"]);
     expect(await rows("SELECT SUM(total) AS n FROM ratelimits_per_month_v1", key)).toEqual([{ n: 6 }]);
     expectError(h, await runQuery(h, "SELECT SUM(count) FROM key_verifications_per_day_v1", key), 403, INSUFFICIENT,
       "Missing permission: 'api.*.read_analytics' or 'api.<apiId>.read_analytics' (to read key_verifications_per_day_v1)");
     const both = "SELECT time FROM ratelimits_per_day_v1 UNION ALL SELECT time FROM key_verifications_per_day_v1";
     expectError(h, await runQuery(h, both, key), 403, INSUFFICIENT);
     // A day row per namespace and day; no verifications in this workspace.
-    expect(await rows(both, h.rootKeyWith(["ratelimit.*.read_analytics", "api.*.read_analytics"]))).toHaveLength(3);
+    expect(await rows(both, await h.rootKeyWith(["ratelimit.*.read_analytics", "api.*.read_analytics"]))).toHaveLength(3);
   });
 
   test("neither: 403 before the query runs, as before", async () => {
-    const res = await runQuery(h, "SELECT SUM(total) FROM ratelimits_per_day_v1", h.rootKeyWith(["ratelimit.*.limit"]));
+    const res = await runQuery(h, "SELECT SUM(total) FROM ratelimits_per_day_v1", await h.rootKeyWith(["ratelimit.*.limit"]));
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'api.*.read_analytics'");
   });
 });

@@ -112,7 +112,7 @@ export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
   const api2 = await createApi(h, "analytics-2");
   const world: AnalyticsWorld = {
     wsA: (await ws.get("default")).id, wsB: (await ws.get("other")).id, api1, api2, ks1: keySpaceOf(h, api1), ks2: keySpaceOf(h, api2),
-    keyB: h.rootKeyWith([...ALL_GRANTS], "other"),
+    keyB: await h.rootKeyWith([...ALL_GRANTS], "other"),
   };
   const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;
   const { wsA, wsB, ks1, ks2 } = world;

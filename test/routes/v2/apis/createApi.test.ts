@@ -44,7 +44,7 @@ describe("200", () => {
 
   test("`apis.*.create_api` grants the same as `api.*.create_api`", async () => {
     for (const grant of ["api.*.create_api", "apis.*.create_api"]) {
-      const res = await h.post("/v2/apis.createApi", { name: "aliased" }, { key: h.rootKeyWith([grant]) });
+      const res = await h.post("/v2/apis.createApi", { name: "aliased" }, { key: await h.rootKeyWith([grant]) });
       expect(res.status).toBe(200);
     }
   });
@@ -93,7 +93,7 @@ describe("403", () => {
   });
 
   test("a per-API create_api grant does not apply", async () => {
-    const res = await h.post("/v2/apis.createApi", { name: "valid" }, { key: h.rootKeyWith(["api.api_123.create_api"]) });
+    const res = await h.post("/v2/apis.createApi", { name: "valid" }, { key: await h.rootKeyWith(["api.api_123.create_api"]) });
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'api.*.create_api'");
   });
 });

@@ -35,7 +35,7 @@ describe("200", () => {
 
   test("`api.<apiId>.delete_api` is enough for that API", async () => {
     const apiId = await createApi(h, "scoped");
-    const res = await h.post("/v2/apis.deleteApi", { apiId }, { key: h.rootKeyWith([`api.${apiId}.delete_api`]) });
+    const res = await h.post("/v2/apis.deleteApi", { apiId }, { key: await h.rootKeyWith([`api.${apiId}.delete_api`]) });
     expect(res.status).toBe(200);
   });
 });
@@ -71,7 +71,7 @@ describe("403", () => {
   test("`api.<apiId>.delete_api` does not grant another API", async () => {
     const a = await createApi(h, "api-a");
     const b = await createApi(h, "api-b");
-    const res = await h.post("/v2/apis.deleteApi", { apiId: b }, { key: h.rootKeyWith([`api.${a}.delete_api`]) });
+    const res = await h.post("/v2/apis.deleteApi", { apiId: b }, { key: await h.rootKeyWith([`api.${a}.delete_api`]) });
     expectError(h, res, 403, INSUFFICIENT);
   });
 });
@@ -90,7 +90,7 @@ describe("404", () => {
 
   test("API of another workspace; it is not deleted", async () => {
     const apiId = await createApi(h, "foreign-target");
-    const foreign = otherWorkspaceRootKey(h, "deleteapi-other");
+    const foreign = await otherWorkspaceRootKey(h, "deleteapi-other");
     expectError(h, await h.post("/v2/apis.deleteApi", { apiId }, { key: foreign }), 404, API_NOT_FOUND);
     expect((await h.post("/v2/apis.getApi", { apiId })).status).toBe(200);
   });

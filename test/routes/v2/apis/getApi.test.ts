@@ -16,13 +16,13 @@ describe("200", () => {
   });
 
   test("`api.<apiId>.read_api` is enough for that API", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: h.rootKeyWith([`api.${h.apiId}.read_api`]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: await h.rootKeyWith([`api.${h.apiId}.read_api`]) });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ id: h.apiId, name: "orders" });
   });
 
   test("`apis.*.read_api` works like `api.*.read_api`", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: h.rootKeyWith(["apis.*.read_api"]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: await h.rootKeyWith(["apis.*.read_api"]) });
     expect(res.status).toBe(200);
   });
 });
@@ -62,12 +62,12 @@ describe("403", () => {
 
   test("`api.<apiId>.read_api` does not grant another API", async () => {
     const other = await createApi(h, "other");
-    const res = await h.post("/v2/apis.getApi", { apiId: other }, { key: h.rootKeyWith([`api.${h.apiId}.read_api`]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: other }, { key: await h.rootKeyWith([`api.${h.apiId}.read_api`]) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'api.*.read_api' or 'api.${other}.read_api'`);
   });
 
   test("permission is checked before existence, so an unknown API without permission is 403", async () => {
-    const res = await h.post("/v2/apis.getApi", { apiId: "api_doesnotexist" }, { key: h.rootKeyWith(["api.*.create_api"]) });
+    const res = await h.post("/v2/apis.getApi", { apiId: "api_doesnotexist" }, { key: await h.rootKeyWith(["api.*.create_api"]) });
     expectError(h, res, 403, INSUFFICIENT);
   });
 });
@@ -84,7 +84,7 @@ describe("404", () => {
   });
 
   test("API of another workspace, even with every permission there", async () => {
-    const foreign = otherWorkspaceRootKey(h, "getapi-other");
+    const foreign = await otherWorkspaceRootKey(h, "getapi-other");
     expectError(h, await h.post("/v2/apis.getApi", { apiId: h.apiId }, { key: foreign }), 404, API_NOT_FOUND, NOT_FOUND_DETAIL);
   });
 });

@@ -44,18 +44,18 @@ describe("200", () => {
 
   test("a key holding read_api on one API (as api. or apis.) sees that API only", async () => {
     for (const grant of [`api.${ids[1]}.read_api`, `apis.${ids[1]}.read_api`]) {
-      expect((await list({}, h.rootKeyWith([grant]))).body.data.map((a: { id: string }) => a.id)).toEqual([ids[1]]);
+      expect((await list({}, await h.rootKeyWith([grant]))).body.data.map((a: { id: string }) => a.id)).toEqual([ids[1]]);
     }
   });
 
   test("a key of another workspace sees none of these APIs", async () => {
-    expect((await list({}, otherWorkspaceRootKey(h, "list-apis-other"))).body.data).toEqual([]);
+    expect((await list({}, await otherWorkspaceRootKey(h, "list-apis-other"))).body.data).toEqual([]);
   });
 });
 
 describe("4xx", () => {
   test("403: a key that may read no API", async () => {
-    expectError(h, await list({}, h.rootKeyWith(["api.*.read_key", `api.${ids[0]}.create_key`])), 403, INSUFFICIENT);
+    expectError(h, await list({}, await h.rootKeyWith(["api.*.read_key", `api.${ids[0]}.create_key`])), 403, INSUFFICIENT);
   });
 
   test("400: a limit out of range, an unknown field", async () => {

@@ -112,7 +112,7 @@ describe("200", () => {
   test("`api.<apiId>.read_key` + `api.<apiId>.read_api` (+ decrypt_key) suffice", async () => {
     const apiId = await createApi(h, "scoped");
     const k = await createKey(h, { apiId, recoverable: true });
-    const root = h.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`, `api.${apiId}.decrypt_key`]);
+    const root = await h.rootKeyWith([`api.${apiId}.read_key`, `api.${apiId}.read_api`, `api.${apiId}.decrypt_key`]);
     const res = await list({ apiId, decrypt: true }, root);
     expect(res.status).toBe(200);
     expect(res.body.data[0].plaintext).toBe(k.key);
@@ -162,7 +162,7 @@ describe("403", () => {
   test("per-API grants do not reach another API", async () => {
     const a = await createApi(h, "perm-a");
     const b = await createApi(h, "perm-b");
-    const res = await list({ apiId: b }, h.rootKeyWith([`api.${a}.read_key`, `api.${a}.read_api`]));
+    const res = await list({ apiId: b }, await h.rootKeyWith([`api.${a}.read_key`, `api.${a}.read_api`]));
     expectError(h, res, 403, INSUFFICIENT);
   });
 });

@@ -98,7 +98,7 @@ describe("400", () => {
 describe("403", () => {
   test("without audit.*.read_log, naming the permission", async () => {
     const { logId } = await apiCreatedLog("guarded");
-    const res = await h.post("/v2/audit.getLog", { logId }, { key: h.rootKeyWith(allGrantsExcept("audit.*.read_log")) });
+    const res = await h.post("/v2/audit.getLog", { logId }, { key: await h.rootKeyWith(allGrantsExcept("audit.*.read_log")) });
     expectError(h, res, 403, INSUFFICIENT);
     expect(res.body.error.detail).toContain("'audit.*.read_log'");
   });
@@ -113,7 +113,7 @@ describe("404", () => {
 
   test("an entry of another workspace, even for a fully privileged root key there", async () => {
     const { logId } = await apiCreatedLog("private");
-    expectError(h, await h.post("/v2/audit.getLog", { logId }, { key: otherWorkspaceRootKey(h, "snoop") }), 404, NOT_FOUND);
+    expectError(h, await h.post("/v2/audit.getLog", { logId }, { key: await otherWorkspaceRootKey(h, "snoop") }), 404, NOT_FOUND);
     expect((await h.post("/v2/audit.getLog", { logId })).status).toBe(200);
   });
 

@@ -102,7 +102,7 @@ describe("200", () => {
 
   test("only the caller's workspace", async () => {
     await createApis(2);
-    const foreign = otherWorkspaceRootKey(h, "elsewhere");
+    const foreign = await otherWorkspaceRootKey(h, "elsewhere");
     await h.post("/v2/apis.createApi", { name: "theirs" }, { key: foreign });
     const theirs = await list({ event: "api.create" }, foreign);
     expect(theirs.body.data).toHaveLength(1);
@@ -126,7 +126,7 @@ describe("200", () => {
     await createApis(2);
     const cursor = (await list({ limit: 1 })).body.pagination.cursor;
     expect((await list({ cursor: "log_unknown" })).body).toMatchObject({ data: [], pagination: { hasMore: false } });
-    expect((await list({ cursor }, otherWorkspaceRootKey(h, "peeker"))).body).toMatchObject({ data: [], pagination: { hasMore: false } });
+    expect((await list({ cursor }, await otherWorkspaceRootKey(h, "peeker"))).body).toMatchObject({ data: [], pagination: { hasMore: false } });
   });
 });
 
@@ -157,7 +157,7 @@ describe("400", () => {
 
 describe("403", () => {
   test("without audit.*.read_log, naming the permission", async () => {
-    const res = await list({}, h.rootKeyWith(allGrantsExcept("audit.*.read_log")));
+    const res = await list({}, await h.rootKeyWith(allGrantsExcept("audit.*.read_log")));
     expectError(h, res, 403, INSUFFICIENT);
     expect(res.body.error.detail).toContain("'audit.*.read_log'");
   });

@@ -53,7 +53,7 @@ describe("200", () => {
   });
 
   test("the same externalId in two workspaces makes two identities", async () => {
-    const other = otherWorkspaceRootKey(h, "ws-create-twin");
+    const other = await otherWorkspaceRootKey(h, "ws-create-twin");
     const a = await createIdentity(h, "user_twin");
     const b = await createIdentity(h, "user_twin", {}, other);
     expect(a).not.toBe(b);

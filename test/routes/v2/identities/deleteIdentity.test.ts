@@ -109,7 +109,7 @@ describe("404", () => {
 
   test("an identity of another workspace; it survives", async () => {
     const id = await createIdentity(h, "user_foreign");
-    const other = otherWorkspaceRootKey(h, "ws-delete-other");
+    const other = await otherWorkspaceRootKey(h, "ws-delete-other");
     expectError(h, await h.post(PATH, { identity: id }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await h.post(PATH, { identity: "user_foreign" }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
     expect((await getIdentity(h, id)).id).toBe(id);

@@ -34,7 +34,7 @@ describe("200", () => {
 
   test("`identity.<id>.read_identity` is enough for that identity, by id or externalId", async () => {
     const id = await createIdentity(h, "user_scoped");
-    const key = h.rootKeyWith([`identity.${id}.read_identity`]);
+    const key = await h.rootKeyWith([`identity.${id}.read_identity`]);
     expect((await h.post(PATH, { identity: id }, { key })).body.data.id).toBe(id);
     expect((await h.post(PATH, { identity: "user_scoped" }, { key })).body.data.id).toBe(id);
   });
@@ -60,20 +60,20 @@ describe("401", () => {
 describe("403", () => {
   test("without read_identity", async () => {
     await createIdentity(h, "user_hidden");
-    const res = await h.post(PATH, { identity: "user_hidden" }, { key: h.rootKeyWith(allGrantsExcept("identity.*.read_identity")) });
+    const res = await h.post(PATH, { identity: "user_hidden" }, { key: await h.rootKeyWith(allGrantsExcept("identity.*.read_identity")) });
     expectError(h, res, 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 
   test("a grant for another identity; the detail never names the resolved id", async () => {
     const mine = await createIdentity(h, "user_mine");
     await createIdentity(h, "user_theirs");
-    const key = h.rootKeyWith([`identity.${mine}.read_identity`]);
+    const key = await h.rootKeyWith([`identity.${mine}.read_identity`]);
     expectError(h, await h.post(PATH, { identity: "user_theirs" }, { key }), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 
   test("without the wildcard grant, a missing identity is 403 as well (existence does not leak)", async () => {
     const mine = await createIdentity(h, "user_only");
-    const key = h.rootKeyWith([`identity.${mine}.read_identity`]);
+    const key = await h.rootKeyWith([`identity.${mine}.read_identity`]);
     expectError(h, await h.post(PATH, { identity: "user_nonexistent" }, { key }), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 });
@@ -93,7 +93,7 @@ describe("404", () => {
 
   test("an identity of another workspace, by id and by externalId", async () => {
     const id = await createIdentity(h, "user_elsewhere");
-    const other = otherWorkspaceRootKey(h, "ws-get-other");
+    const other = await otherWorkspaceRootKey(h, "ws-get-other");
     expectError(h, await h.post(PATH, { identity: id }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await h.post(PATH, { identity: "user_elsewhere" }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
   });

@@ -9,7 +9,7 @@ const WILDCARD_DETAIL = "Missing permission: 'identity.*.read_identity'";
 
 /** A fresh workspace (so listings are not mixed with other tests) with a full root key and `externalIds` created in it. */
 async function workspaceWith(name: string, externalIds: string[]): Promise<{ key: string; ids: string[] }> {
-  const key = otherWorkspaceRootKey(h, name);
+  const key = await otherWorkspaceRootKey(h, name);
   const ids: string[] = [];
   for (const externalId of externalIds) ids.push(await createIdentity(h, externalId, {}, key));
   return { key, ids: ids.sort() };
@@ -27,7 +27,7 @@ describe("200", () => {
   });
 
   test("every live identity, full Identity objects sorted by id, pagination {hasMore:false} without cursor", async () => {
-    const key = otherWorkspaceRootKey(h, "ws-list-full");
+    const key = await otherWorkspaceRootKey(h, "ws-list-full");
     const a = await createIdentity(h, "user_a", { meta: { n: 1 }, ratelimits: [{ name: "req", limit: 5, duration: 1000 }] }, key);
     const b = await createIdentity(h, "user_b", {}, key);
     const res = await list(key);
@@ -58,7 +58,7 @@ describe("200", () => {
   });
 
   test("default limit is 100", async () => {
-    const key = otherWorkspaceRootKey(h, "ws-list-default");
+    const key = await otherWorkspaceRootKey(h, "ws-list-default");
     for (let i = 0; i < 101; i++) await createIdentity(h, `bulk_${i}`, {}, key);
     const res = await list(key);
     expect(res.body.data.length).toBe(100);
@@ -94,7 +94,7 @@ describe("200", () => {
 
   test("per-identity grants suffice when they cover every row of the page", async () => {
     const { ids } = await workspaceWith("ws-list-scoped", ["s1", "s2"]);
-    const key = h.rootKeyWith(ids.map((id) => `identity.${id}.read_identity`), "ws-list-scoped");
+    const key = await h.rootKeyWith(ids.map((id) => `identity.${id}.read_identity`), "ws-list-scoped");
     expect((await list(key)).body.data.length).toBe(2);
   });
 });
@@ -123,19 +123,19 @@ describe("401", () => {
 describe("403", () => {
   test("without any read_identity grant", async () => {
     await workspaceWith("ws-list-denied", ["d1"]);
-    const key = h.rootKeyWith(["identity.*.create_identity"], "ws-list-denied");
+    const key = await h.rootKeyWith(["identity.*.create_identity"], "ws-list-denied");
     expectError(h, await list(key), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 
   test("a per-identity grant that does not cover every row of the page", async () => {
     const { ids } = await workspaceWith("ws-list-partial", ["q1", "q2"]);
-    const key = h.rootKeyWith([`identity.${ids[0]}.read_identity`], "ws-list-partial");
+    const key = await h.rootKeyWith([`identity.${ids[0]}.read_identity`], "ws-list-partial");
     expectError(h, await list(key), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 
   test("an empty page without the wildcard grant", async () => {
     await h.running.services.workspaces.create({ name: "ws-list-empty" }, { type: "cli", id: "test" });
-    const key = h.rootKeyWith(["identity.id_123.read_identity"], "ws-list-empty");
+    const key = await h.rootKeyWith(["identity.id_123.read_identity"], "ws-list-empty");
     expectError(h, await list(key), 403, INSUFFICIENT, WILDCARD_DETAIL);
   });
 });

@@ -112,7 +112,7 @@ describe("403", () => {
 
   test("a per-identity update grant does not apply (upstream needs the wildcard)", async () => {
     const id = await createIdentity(h, "user_per_id");
-    const res = await h.post(PATH, { identity: id, meta: {} }, { key: h.rootKeyWith([`identity.${id}.update_identity`]) });
+    const res = await h.post(PATH, { identity: id, meta: {} }, { key: await h.rootKeyWith([`identity.${id}.update_identity`]) });
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'identity.*.update_identity'");
   });
 });
@@ -124,7 +124,7 @@ describe("404", () => {
     await h.post("/v2/identities.deleteIdentity", { identity: gone });
     expectError(h, await h.post(PATH, { identity: gone, meta: {} }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
     const theirs = await createIdentity(h, "user_theirs");
-    const other = otherWorkspaceRootKey(h, "ws-update-other");
+    const other = await otherWorkspaceRootKey(h, "ws-update-other");
     expectError(h, await h.post(PATH, { identity: theirs, meta: {} }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await h.post(PATH, { identity: "user_theirs", meta: {} }, { key: other }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
   });

@@ -42,7 +42,7 @@ describe("200", () => {
   test("existing permissions need no create_permission", async () => {
     await createPermission(h, "exists.already");
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
+    const rootKey = await h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
     expect((await add({ keyId, permissions: ["exists.already"] }, rootKey)).status).toBe(200);
   });
 
@@ -81,7 +81,7 @@ describe("403", () => {
   test("a new slug without rbac.*.create_permission: nothing is created or added", async () => {
     await createPermission(h, "known.slug");
     const { keyId, key } = await createKey(h, { apiId: h.apiId });
-    const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
+    const rootKey = await h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key"]);
     const res = await add({ keyId, permissions: ["known.slug", "brand.new"] }, rootKey);
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
     expect(permissionCount("brand.new")).toBe(0);

@@ -69,7 +69,7 @@ describe("403", () => {
 
   test("without update_key", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    expectError(h, await addRoles({ keyId, roles: ["admin"] }, h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
+    expectError(h, await addRoles({ keyId, roles: ["admin"] }, await h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
   });
 });
 
@@ -87,7 +87,7 @@ describe("404", () => {
   });
 
   test("a role of another workspace", async () => {
-    const other = otherWorkspaceRootKey(h, "add-roles-other");
+    const other = await otherWorkspaceRootKey(h, "add-roles-other");
     expect((await h.post("/v2/permissions.createRole", { name: "foreign" }, { key: other })).status).toBe(200);
     const { keyId } = await createKey(h, { apiId: h.apiId });
     expectError(h, await addRoles({ keyId, roles: ["foreign"] }), 404, "service/data/role_not_found");

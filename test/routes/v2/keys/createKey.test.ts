@@ -145,7 +145,7 @@ describe("200", () => {
   });
 
   test("`api.<apiId>.create_key` suffices; recoverable also needs `encrypt_key`", async () => {
-    const scoped = h.rootKeyWith([`api.${h.apiId}.create_key`, `api.${h.apiId}.encrypt_key`]);
+    const scoped = await h.rootKeyWith([`api.${h.apiId}.create_key`, `api.${h.apiId}.encrypt_key`]);
     expect((await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: scoped })).status).toBe(200);
     expect((await h.post("/v2/keys.createKey", { apiId: h.apiId, recoverable: true }, { key: scoped })).status).toBe(200);
   });
@@ -172,7 +172,7 @@ describe("403", () => {
 
   test("create_key on another API does not apply", async () => {
     const other = await createApi(h, "other-api");
-    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: h.rootKeyWith([`api.${other}.create_key`]) });
+    const res = await h.post("/v2/keys.createKey", { apiId: h.apiId }, { key: await h.rootKeyWith([`api.${other}.create_key`]) });
     expectError(h, res, 403, INSUFFICIENT);
   });
 });
@@ -200,7 +200,7 @@ describe("404", () => {
   });
 
   test("a role of another workspace is not found", async () => {
-    await createRole(h, "foreign_role", [], otherWorkspaceRootKey(h, "role-owner"));
+    await createRole(h, "foreign_role", [], await otherWorkspaceRootKey(h, "role-owner"));
     const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, roles: ["foreign_role"] });
     expectError(h, res, 404, "service/data/role_not_found", "Role 'foreign_role' was not found.");
   });

@@ -48,7 +48,7 @@ describe("200", () => {
 
   test("a per-API delete_key grant is enough", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    expect((await del({ keyId }, h.rootKeyWith([`api.${h.apiId}.delete_key`]))).status).toBe(200);
+    expect((await del({ keyId }, await h.rootKeyWith([`api.${h.apiId}.delete_key`]))).status).toBe(200);
   });
 });
 

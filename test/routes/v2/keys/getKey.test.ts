@@ -54,7 +54,7 @@ describe("200", () => {
 
   test("`api.<apiId>.read_key` (+ `decrypt_key`) suffices", async () => {
     const k = await createKey(h, { apiId: h.apiId, recoverable: true });
-    const root = h.rootKeyWith([`api.${h.apiId}.read_key`, `api.${h.apiId}.decrypt_key`]);
+    const root = await h.rootKeyWith([`api.${h.apiId}.read_key`, `api.${h.apiId}.decrypt_key`]);
     const res = await get({ keyId: k.keyId, decrypt: true }, root);
     expect(res.status).toBe(200);
     expect(res.body.data.plaintext).toBe(k.key);
@@ -94,7 +94,7 @@ describe("403", () => {
   test("read_key on another API does not apply", async () => {
     const other = await createApi(h, "other-api");
     const k = await createKey(h, { apiId: h.apiId });
-    expectError(h, await get({ keyId: k.keyId }, h.rootKeyWith([`api.${other}.read_key`])), 403, INSUFFICIENT);
+    expectError(h, await get({ keyId: k.keyId }, await h.rootKeyWith([`api.${other}.read_key`])), 403, INSUFFICIENT);
   });
 });
 

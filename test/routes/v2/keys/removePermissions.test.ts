@@ -69,7 +69,7 @@ describe("403", () => {
 
   test("without update_key", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["guarded"] });
-    const res = await remove({ keyId, permissions: ["guarded"] }, h.rootKeyWith(allGrantsExcept("api.*.update_key")));
+    const res = await remove({ keyId, permissions: ["guarded"] }, await h.rootKeyWith(allGrantsExcept("api.*.update_key")));
     expectError(h, res, 403, INSUFFICIENT);
   });
 });

@@ -34,7 +34,7 @@ describe("200", () => {
 
   test("update_key and rbac.*.remove_role_from_key are enough", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["alpha"] });
-    const res = await removeRoles({ keyId, roles: ["alpha"] }, h.rootKeyWith([`api.${h.apiId}.update_key`, "rbac.*.remove_role_from_key"]));
+    const res = await removeRoles({ keyId, roles: ["alpha"] }, await h.rootKeyWith([`api.${h.apiId}.update_key`, "rbac.*.remove_role_from_key"]));
     expect({ status: res.status, data: res.body.data }).toEqual({ status: 200, data: [] });
   });
 

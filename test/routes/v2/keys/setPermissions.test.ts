@@ -31,7 +31,7 @@ describe("200", () => {
   test("existing permissions need no create_permission", async () => {
     await createPermission(h, "set.existing");
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const rootKey = h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"]);
+    const rootKey = await h.rootKeyWith(["api.*.update_key", "rbac.*.add_permission_to_key", "rbac.*.remove_permission_from_key"]);
     expect((await set({ keyId, permissions: ["set.existing"] }, rootKey)).status).toBe(200);
   });
 

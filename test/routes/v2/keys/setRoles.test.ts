@@ -37,7 +37,7 @@ describe("200", () => {
 
   test("update_key, rbac.*.add_role_to_key and rbac.*.remove_role_from_key are enough", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    const key = h.rootKeyWith(["api.*.update_key", "rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"]);
+    const key = await h.rootKeyWith(["api.*.update_key", "rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"]);
     expect((await setRoles({ keyId, roles: ["reader"] }, key)).status).toBe(200);
   });
 
@@ -61,14 +61,14 @@ describe("400", () => {
 describe("403", () => {
   test("without update_key", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
-    expectError(h, await setRoles({ keyId, roles: [] }, h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
+    expectError(h, await setRoles({ keyId, roles: [] }, await h.rootKeyWith(allGrantsExcept("api.*.update_key"))), 403, INSUFFICIENT);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
   });
 
   // Upstream asks only update_key, which would let setRoles hand out any role that addRoles refuses.
   test.each(["rbac.*.add_role_to_key", "rbac.*.remove_role_from_key"])("without %s: 403 naming it; the roles stay and no audit entry", async (grant) => {
     const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
-    expectError(h, await setRoles({ keyId, roles: ["owner"] }, h.rootKeyWith(allGrantsExcept(grant))), 403, INSUFFICIENT, `Missing permission: '${grant}'`);
+    expectError(h, await setRoles({ keyId, roles: ["owner"] }, await h.rootKeyWith(allGrantsExcept(grant))), 403, INSUFFICIENT, `Missing permission: '${grant}'`);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
     expect(auditRows(h, "key.set_roles", keyId)).toEqual([]);
   });

@@ -157,7 +157,7 @@ describe("200: ratelimits, permissions, roles", () => {
 
   test("a per-API update_key grant is enough", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
-    expect((await update({ keyId, name: "scoped" }, h.rootKeyWith([`api.${h.apiId}.update_key`]))).status).toBe(200);
+    expect((await update({ keyId, name: "scoped" }, await h.rootKeyWith([`api.${h.apiId}.update_key`]))).status).toBe(200);
   });
 });
 
@@ -206,7 +206,7 @@ describe("403", () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
     await h.expectDeniedWithout("api.*.update_key", { keyId, name: "x" }, h.apiId);
     const otherApi = await createApi(h, "update-other");
-    expectError(h, await update({ keyId, name: "x" }, h.rootKeyWith([`api.${otherApi}.update_key`])), 403, INSUFFICIENT);
+    expectError(h, await update({ keyId, name: "x" }, await h.rootKeyWith([`api.${otherApi}.update_key`])), 403, INSUFFICIENT);
     expect((await getKey(h, keyId)).name).toBeUndefined();
   });
 });

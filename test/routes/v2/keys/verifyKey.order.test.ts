@@ -124,9 +124,9 @@ beforeAll(async () => {
   await workspaces.setAnalytics("default", true, TEST_ACTOR);
   await workspaces.create({ name: "other", analyticsEnabled: true }, TEST_ACTOR);
   ws.default = { rootKey: h.rootKey, probeApiId: await createApi(h, "probe") };
-  const otherKey = h.rootKeyWith([...ALL_GRANTS], "other");
+  const otherKey = await h.rootKeyWith([...ALL_GRANTS], "other");
   ws.other = { rootKey: otherKey, probeApiId: await createApi(h, "probe", otherKey) };
-  verifiesOtherApiOnly = h.rootKeyWith([`api.${await createApi(h, "elsewhere")}.verify_key`]);
+  verifiesOtherApiOnly = await h.rootKeyWith([`api.${await createApi(h, "elsewhere")}.verify_key`]);
 });
 afterAll(async () => { await h.stop(); });
 

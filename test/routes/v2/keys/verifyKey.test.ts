@@ -55,7 +55,7 @@ describe("200 VALID", () => {
 
   test("a root key holding only `api.<apiId>.verify_key` may verify keys of that API", async () => {
     const k = await createKey(h, { apiId: h.apiId });
-    expect((await verify({ key: k.key }, h.rootKeyWith([`api.${h.apiId}.verify_key`]))).code).toBe("VALID");
+    expect((await verify({ key: k.key }, await h.rootKeyWith([`api.${h.apiId}.verify_key`]))).code).toBe("VALID");
   });
 });
 
@@ -73,7 +73,7 @@ describe("200 NOT_FOUND", () => {
 
   test("a key of another workspace, with every permission there", async () => {
     const k = await createKey(h, { apiId: h.apiId, name: "secret-name" });
-    expect(await verify({ key: k.key }, otherWorkspaceRootKey(h, "verify-other"))).toEqual(BARE_NOT_FOUND);
+    expect(await verify({ key: k.key }, await otherWorkspaceRootKey(h, "verify-other"))).toEqual(BARE_NOT_FOUND);
   });
 
   test("a key of a deleted API", async () => {
@@ -85,13 +85,13 @@ describe("200 NOT_FOUND", () => {
 
   test("a root key without verify_key gets 200 NOT_FOUND, not 403", async () => {
     const k = await createKey(h, { apiId: h.apiId });
-    expect(await verify({ key: k.key }, h.rootKeyWith(allGrantsExcept("api.*.verify_key")))).toEqual(BARE_NOT_FOUND);
+    expect(await verify({ key: k.key }, await h.rootKeyWith(allGrantsExcept("api.*.verify_key")))).toEqual(BARE_NOT_FOUND);
   });
 
   test("verify_key on another API does not apply", async () => {
     const other = await createApi(h, "other");
     const k = await createKey(h, { apiId: h.apiId });
-    expect(await verify({ key: k.key }, h.rootKeyWith([`api.${other}.verify_key`]))).toEqual(BARE_NOT_FOUND);
+    expect(await verify({ key: k.key }, await h.rootKeyWith([`api.${other}.verify_key`]))).toEqual(BARE_NOT_FOUND);
   });
 });
 

@@ -35,7 +35,7 @@ describe("200", () => {
 
   test("read_key on the key's API alone is enough", async () => {
     const { key } = await createKey(h, { apiId: h.apiId });
-    const res = await whoami(key, h.rootKeyWith([`api.${h.apiId}.read_key`]));
+    const res = await whoami(key, await h.rootKeyWith([`api.${h.apiId}.read_key`]));
     expect(res.status).toBe(200);
   });
 });
@@ -70,7 +70,7 @@ describe("404", () => {
 
   test("a key of another workspace: the unknown key's answer", async () => {
     const { key } = await createKey(h, { apiId: h.apiId });
-    const other = otherWorkspaceRootKey(h, "whoami-other");
+    const other = await otherWorkspaceRootKey(h, "whoami-other");
     expectError(h, await whoami(key, other), 404, KEY_NOT_FOUND, "We could not find the requested key.");
   });
 });
@@ -78,10 +78,10 @@ describe("404", () => {
 describe("403", () => {
   test("without read_key on the key's API: 403 naming the permission (DECISIONS)", async () => {
     const { key } = await createKey(h, { apiId: h.apiId });
-    const res = await whoami(key, h.rootKeyWith(allGrantsExcept("api.*.read_key")));
+    const res = await whoami(key, await h.rootKeyWith(allGrantsExcept("api.*.read_key")));
     expectError(h, res, 403, "service/authorization/insufficient_permissions");
     expect(res.body.error.detail).toContain("read_key");
     const otherApi = await createApi(h, "whoami-other-api");
-    expectError(h, await whoami(key, h.rootKeyWith([`api.${otherApi}.read_key`])), 403, "service/authorization/insufficient_permissions");
+    expectError(h, await whoami(key, await h.rootKeyWith([`api.${otherApi}.read_key`])), 403, "service/authorization/insufficient_permissions");
   });
 });

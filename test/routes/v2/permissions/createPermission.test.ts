@@ -24,7 +24,7 @@ describe("200", () => {
   });
 
   test("`rbac.*.create_permission` alone is enough", async () => {
-    const res = await create({ name: "only.create", slug: "only.create" }, h.rootKeyWith(["rbac.*.create_permission"]));
+    const res = await create({ name: "only.create", slug: "only.create" }, await h.rootKeyWith(["rbac.*.create_permission"]));
     expect(res.status).toBe(200);
   });
 
@@ -42,7 +42,7 @@ describe("200", () => {
 
   test("the same name in another workspace is no conflict", async () => {
     await createPermission(h, "shared.name");
-    const res = await create({ name: "shared.name", slug: "shared.name" }, otherWorkspaceRootKey(h, "cp-other"));
+    const res = await create({ name: "shared.name", slug: "shared.name" }, await otherWorkspaceRootKey(h, "cp-other"));
     expect(res.status).toBe(200);
   });
 });

@@ -41,12 +41,12 @@ describe("200", () => {
 
   test("`create_role` + `add_permission_to_role` suffice when every permission exists", async () => {
     await createPermission(h, "exists.already");
-    const key = h.rootKeyWith(["rbac.*.create_role", "rbac.*.add_permission_to_role"]);
+    const key = await h.rootKeyWith(["rbac.*.create_role", "rbac.*.add_permission_to_role"]);
     expect((await create({ name: "no-create-needed", permissions: ["exists.already"] }, key)).status).toBe(200);
   });
 
   test("`create_role` alone suffices for an empty permissions list", async () => {
-    expect((await create({ name: "empty-list", permissions: [] }, h.rootKeyWith(["rbac.*.create_role"]))).status).toBe(200);
+    expect((await create({ name: "empty-list", permissions: [] }, await h.rootKeyWith(["rbac.*.create_role"]))).status).toBe(200);
   });
 
   test("writes one `role.create` audit entry naming the role and its permissions", async () => {
@@ -62,7 +62,7 @@ describe("200", () => {
 
   test("the same name in another workspace is no conflict", async () => {
     await createRole(h, "shared-role");
-    expect((await create({ name: "shared-role" }, otherWorkspaceRootKey(h, "cr-other"))).status).toBe(200);
+    expect((await create({ name: "shared-role" }, await otherWorkspaceRootKey(h, "cr-other"))).status).toBe(200);
   });
 });
 
@@ -121,7 +121,7 @@ describe("403", () => {
 
   test("a missing permission without create_permission: 403 and nothing is stored", async () => {
     await createPermission(h, "p.there");
-    const key = h.rootKeyWith(allGrantsExcept("rbac.*.create_permission"));
+    const key = await h.rootKeyWith(allGrantsExcept("rbac.*.create_permission"));
     const before = { roles: countRows(h, "roles"), permissions: countRows(h, "permissions"), audit: countRows(h, "audit_logs") };
     const res = await create({ name: "denied3", permissions: ["p.there", "p.not.there"] }, key);
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");

@@ -109,7 +109,7 @@ describe("404", () => {
 
   test("a permission of another workspace stays untouched", async () => {
     const id = await createPermission(h, "foreign.target");
-    const foreign = otherWorkspaceRootKey(h, "other");
+    const foreign = await otherWorkspaceRootKey(h, "other");
     expectError(h, await del({ permission: id }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await del({ permission: "foreign.target" }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
     expect((await get(id)).status).toBe(200);

@@ -105,7 +105,7 @@ describe("404", () => {
 
   test("a role of another workspace stays untouched", async () => {
     const id = await createRole(h, "foreign-target");
-    const foreign = otherWorkspaceRootKey(h, "other");
+    const foreign = await otherWorkspaceRootKey(h, "other");
     expectError(h, await del({ role: id }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await del({ role: "foreign-target" }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
     expect((await get(id)).status).toBe(200);

@@ -33,7 +33,7 @@ describe("200", () => {
   });
 
   test("`rbac.*.read_permission` alone is enough", async () => {
-    expect((await get({ permission: h.fixture.permissionId }, h.rootKeyWith(["rbac.*.read_permission"]))).status).toBe(200);
+    expect((await get({ permission: h.fixture.permissionId }, await h.rootKeyWith(["rbac.*.read_permission"]))).status).toBe(200);
   });
 });
 
@@ -81,7 +81,7 @@ describe("404", () => {
   });
 
   test("a permission of another workspace, by id or slug, even with every permission there", async () => {
-    const foreign = otherWorkspaceRootKey(h, "other");
+    const foreign = await otherWorkspaceRootKey(h, "other");
     expectError(h, await get({ permission: h.fixture.permissionId }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await get({ permission: "documents.read" }, foreign), 404, PERMISSION_NOT_FOUND, NOT_FOUND_DETAIL);
   });

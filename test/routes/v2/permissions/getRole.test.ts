@@ -36,7 +36,7 @@ describe("200", () => {
   });
 
   test("`rbac.*.read_role` alone is enough", async () => {
-    expect((await get({ role: h.fixture.roleId }, h.rootKeyWith(["rbac.*.read_role"]))).status).toBe(200);
+    expect((await get({ role: h.fixture.roleId }, await h.rootKeyWith(["rbac.*.read_role"]))).status).toBe(200);
   });
 });
 
@@ -77,7 +77,7 @@ describe("404", () => {
   });
 
   test("a role of another workspace, by id or name", async () => {
-    const foreign = otherWorkspaceRootKey(h, "other");
+    const foreign = await otherWorkspaceRootKey(h, "other");
     expectError(h, await get({ role: h.fixture.roleId }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
     expectError(h, await get({ role: "Docs.Editor" }, foreign), 404, ROLE_NOT_FOUND, NOT_FOUND_DETAIL);
   });

@@ -16,7 +16,7 @@ describeListing(h, permissions);
 
 describe("200", () => {
   test("items are permission records, description left out when there is none", async () => {
-    const key = otherWorkspaceRootKey(h, "shapes");
+    const key = await otherWorkspaceRootKey(h, "shapes");
     const a = await createPermission(h, "a.read", { name: "A", description: "about a" }, key);
     const b = await createPermission(h, "b.read", {}, key);
     const res = await list({}, key);
@@ -34,7 +34,7 @@ describe("200", () => {
   });
 
   test("search: case-insensitive substring of name, slug or description; `%` and `_` are literal", async () => {
-    const key = otherWorkspaceRootKey(h, "search");
+    const key = await otherWorkspaceRootKey(h, "search");
     const docs = await createPermission(h, "documents.read", {}, key);
     const named = await createPermission(h, "x.1", { name: "All DOCUMENTS" }, key);
     const described = await createPermission(h, "x.2", { description: "for documents" }, key);

@@ -11,7 +11,7 @@ describeListing(h, { noun: "roles", create: (h, name, key) => createRole(h, name
 
 describe("200", () => {
   test("each role includes its permissions; one without any leaves the field out", async () => {
-    const key = otherWorkspaceRootKey(h, "shapes");
+    const key = await otherWorkspaceRootKey(h, "shapes");
     const admin = await createRole(h, "admin", ["all.read", "all.write"], key);
     const empty = await createRole(h, "nobody", [], key);
     const res = await list({}, key);
@@ -25,7 +25,7 @@ describe("200", () => {
   });
 
   test("search: case-insensitive substring of name or description", async () => {
-    const key = otherWorkspaceRootKey(h, "search");
+    const key = await otherWorkspaceRootKey(h, "search");
     const named = await createRole(h, "Support.Agent", [], key);
     const described = (await h.post("/v2/permissions.createRole", { name: "helpdesk", description: "first-line SUPPORT" }, { key })).body.data.roleId;
     await createRole(h, "billing", [], key);

@@ -28,7 +28,7 @@ export const listedIds = (res: ApiResponse): string[] => res.body.data.map((r: {
 
 /** A fresh workspace named `name` with a record for each of `names`. */
 export async function workspaceWith(h: Harness, listed: Listed, name: string, names: string[]): Promise<ListedWorkspace> {
-  const key = otherWorkspaceRootKey(h, name);
+  const key = await otherWorkspaceRootKey(h, name);
   const created: string[] = [];
   for (const recordName of names) created.push(await listed.create(h, recordName, key));
   return { key, ids: created.sort() };

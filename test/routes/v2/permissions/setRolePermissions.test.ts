@@ -49,7 +49,7 @@ describe("200", () => {
   test("existing permissions need no create_permission", async () => {
     await createPermission(h, "set.exists");
     const roleId = await createRole(h, "set-no-create");
-    const key = h.rootKeyWith(["rbac.*.add_permission_to_role", "rbac.*.remove_permission_from_role"]);
+    const key = await h.rootKeyWith(["rbac.*.add_permission_to_role", "rbac.*.remove_permission_from_role"]);
     expect((await set({ roleId, permissions: ["set.exists"] }, key)).status).toBe(200);
   });
 

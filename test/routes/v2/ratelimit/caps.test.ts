@@ -15,8 +15,8 @@ let keyB: string;
 let keyC: string;
 beforeAll(async () => {
   h = await startHarness({ env: { TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB: "2", TOLLGATE_RATELIMIT_MEMORY_MB: "3" } });
-  keyB = otherWorkspaceRootKey(h, "caps-b");
-  keyC = otherWorkspaceRootKey(h, "caps-c");
+  keyB = await otherWorkspaceRootKey(h, "caps-b");
+  keyC = await otherWorkspaceRootKey(h, "caps-c");
 });
 afterAll(async () => { await h.stop(); });
 
@@ -50,7 +50,7 @@ describe("per-workspace cap", () => {
     await fill("a1");
     const apiId = await createApi(h, "caps");
     const { key } = await createKey(h, { apiId });
-    const verifier = h.rootKeyWith(["api.*.verify_key"]);
+    const verifier = await h.rootKeyWith(["api.*.verify_key"]);
     for (let i = 0; i < 5; i++) {
       const ratelimits = Array.from({ length: 50 }, (_, j) => ({ name: `adhoc-${i}-${j}-`.padEnd(255, "y"), limit: 5, duration: MINUTE }));
       expect((await h.post("/v2/keys.verifyKey", { key, ratelimits }, { key: verifier })).body.data.code).toBe("VALID");

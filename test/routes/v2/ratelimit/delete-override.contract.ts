@@ -82,7 +82,7 @@ export function deleteOverrideContract(family: Family): void {
       expectError(h, await h.post(url, { namespace: uniq("ns"), identifier: "x" }), 404, NS_NOT_FOUND);
       const id = await createNamespace(h);
       await setOverride(h, id, "x", 1);
-      const foreign = otherWorkspaceRootKey(h, uniq("ws"));
+      const foreign = await otherWorkspaceRootKey(h, uniq("ws"));
       expectError(h, await h.post(url, { namespace: id, identifier: "x" }, { key: foreign }), 404, NS_NOT_FOUND);
     });
   });

@@ -37,7 +37,7 @@ export function getOverrideContract(family: Family): void {
     });
 
     test("`ratelimit.<namespaceId>.read_override` is enough", async () => {
-      const res = await h.post(url, { namespace: ns, identifier: "premium_vip" }, { key: h.rootKeyWith([`ratelimit.${nsId}.read_override`]) });
+      const res = await h.post(url, { namespace: ns, identifier: "premium_vip" }, { key: await h.rootKeyWith([`ratelimit.${nsId}.read_override`]) });
       expect(res.body.data.overrideId).toBe(exactId);
     });
   });
@@ -58,7 +58,7 @@ export function getOverrideContract(family: Family): void {
 
   describe("403", () => {
     test("without `read_override` (DECISIONS: a missing permission is 403, naming it)", async () => {
-      const res = await h.post(url, { namespace: ns, identifier: "premium_vip" }, { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.read_override")) });
+      const res = await h.post(url, { namespace: ns, identifier: "premium_vip" }, { key: await h.rootKeyWith(allGrantsExcept("ratelimit.*.read_override")) });
       expectError(h, res, 403, INSUFFICIENT);
       expect(res.body.error.detail).toContain("'ratelimit.*.read_override'");
     });
@@ -84,7 +84,7 @@ export function getOverrideContract(family: Family): void {
     });
 
     test("a namespace of another workspace", async () => {
-      const foreign = otherWorkspaceRootKey(h, uniq("ws"));
+      const foreign = await otherWorkspaceRootKey(h, uniq("ws"));
       expectError(h, await h.post(url, { namespace: nsId, identifier: "premium_vip" }, { key: foreign }), 404, NS_NOT_FOUND);
     });
   });

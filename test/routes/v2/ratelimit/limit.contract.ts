@@ -101,14 +101,14 @@ export function limitContract(family: Family): void {
 
     test("`ratelimit.<namespaceId>.limit` is enough for an existing namespace", async () => {
       const id = await createNamespace(h);
-      const res = await h.post(url, body(id), { key: h.rootKeyWith([`ratelimit.${id}.limit`]) });
+      const res = await h.post(url, body(id), { key: await h.rootKeyWith([`ratelimit.${id}.limit`]) });
       expect(res.body.data.success).toBe(true);
     });
 
     test("the same name in another workspace is another namespace", async () => {
       const ns = uniq("ns");
       for (let i = 0; i < 3; i++) await h.post(url, body(ns));
-      const foreign = otherWorkspaceRootKey(h, uniq("ws"));
+      const foreign = await otherWorkspaceRootKey(h, uniq("ws"));
       expect((await h.post(url, body(ns), { key: foreign })).body.data).toMatchObject({ success: true, remaining: 2 });
     });
   });
@@ -148,7 +148,7 @@ export function limitContract(family: Family): void {
 
     test("a new namespace with `create_namespace` but no `ratelimit.*.limit`: 403 and nothing is created", async () => {
       const ns = uniq("ns");
-      const res = await h.post(url, body(ns), { key: h.rootKeyWith(["ratelimit.*.create_namespace"]) });
+      const res = await h.post(url, body(ns), { key: await h.rootKeyWith(["ratelimit.*.create_namespace"]) });
       expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'ratelimit.*.limit'");
       expect(namespaceId(h, ns)).toBeUndefined();
     });
@@ -156,7 +156,7 @@ export function limitContract(family: Family): void {
     test("an existing namespace without `limit` on it; the detail names both grants", async () => {
       const id = await createNamespace(h);
       const other = await createNamespace(h);
-      const res = await h.post(url, body(id), { key: h.rootKeyWith([`ratelimit.${other}.limit`, "ratelimit.*.create_namespace"]) });
+      const res = await h.post(url, body(id), { key: await h.rootKeyWith([`ratelimit.${other}.limit`, "ratelimit.*.create_namespace"]) });
       expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.limit' or 'ratelimit.${id}.limit'`);
     });
   });

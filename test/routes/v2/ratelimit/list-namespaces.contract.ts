@@ -18,7 +18,7 @@ const idsOf = (page: { items: Namespace[] }) => page.items.map((n) => n.id);
 
 /** A new workspace with a namespace for each of `names` (made by their first limit); its full key and the namespaces' ids by name. */
 async function workspaceWith(h: Harness, workspace: string, names: string[]): Promise<{ key: string; ids: Map<string, string> }> {
-  const key = otherWorkspaceRootKey(h, workspace);
+  const key = await otherWorkspaceRootKey(h, workspace);
   const ids = new Map<string, string>();
   for (const name of names) {
     const res = await h.post("/v2/ratelimit.limit", { namespace: name, identifier: "first", limit: 1, duration: 1000 }, { key });
@@ -71,8 +71,8 @@ export function listNamespacesContract(family: Family): void {
     test("a key holding read_override on some namespaces sees those only", async () => {
       const { ids } = await workspaceWith(h, "scoped", ["one", "two", "three"]);
       const grant = (name: string) => `ratelimit.${ids.get(name)}.read_override`;
-      expect(idsOf(readPage(family, await list({}, h.rootKeyWith([grant("two")], "scoped"))))).toEqual([ids.get("two")!]);
-      const two = h.rootKeyWith([grant("one"), grant("three"), "ratelimit.*.limit"], "scoped");
+      expect(idsOf(readPage(family, await list({}, await h.rootKeyWith([grant("two")], "scoped"))))).toEqual([ids.get("two")!]);
+      const two = await h.rootKeyWith([grant("one"), grant("three"), "ratelimit.*.limit"], "scoped");
       expect(idsOf(readPage(family, await list({}, two)))).toEqual([ids.get("one")!, ids.get("three")!].toSorted());
     });
 
@@ -81,7 +81,7 @@ export function listNamespacesContract(family: Family): void {
       const theirs = await workspaceWith(h, "theirs", ["shared"]);
       expect(idsOf(readPage(family, await list({}, theirs.key)))).toEqual([theirs.ids.get("shared")!]);
       expect(readPage(family, await list({ search: "only" }, theirs.key)).items).toEqual([]);
-      const scopedToMine = h.rootKeyWith([`ratelimit.${mine.ids.get("shared")}.read_override`], "theirs");
+      const scopedToMine = await h.rootKeyWith([`ratelimit.${mine.ids.get("shared")}.read_override`], "theirs");
       expect(readPage(family, await list({}, scopedToMine)).items).toEqual([]);
     });
   });
@@ -102,7 +102,7 @@ export function listNamespacesContract(family: Family): void {
 
     test("a key with other grants on a namespace but no read_override anywhere", async () => {
       const { ids } = await workspaceWith(h, "denied", ["x"]);
-      const key = h.rootKeyWith([`ratelimit.${ids.get("x")}.set_override`, "ratelimit.*.limit", "audit.*.read_log"], "denied");
+      const key = await h.rootKeyWith([`ratelimit.${ids.get("x")}.set_override`, "ratelimit.*.limit", "audit.*.read_log"], "denied");
       expectError(h, await list({}, key), 403, INSUFFICIENT, missingPermission("ratelimit.*.read_override"));
     });
   });

@@ -81,7 +81,7 @@ export function listOverridesContract(family: Family): void {
 
   describe("403", () => {
     test("without `read_override`", async () => {
-      const res = await h.post(url, { namespace: ns }, { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.read_override")) });
+      const res = await h.post(url, { namespace: ns }, { key: await h.rootKeyWith(allGrantsExcept("ratelimit.*.read_override")) });
       expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.read_override' or 'ratelimit.${nsId}.read_override'`);
     });
   });

@@ -60,7 +60,7 @@ describe("200", () => {
   test("`ratelimit.<id>.limit` for every namespace of the batch is enough", async () => {
     const a = await createNamespace(h);
     const b = await createNamespace(h);
-    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: h.rootKeyWith([`ratelimit.${a}.limit`, `ratelimit.${b}.limit`]) });
+    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: await h.rootKeyWith([`ratelimit.${a}.limit`, `ratelimit.${b}.limit`]) });
     expect(res.body.data.passed).toBe(true);
   });
 });
@@ -87,7 +87,7 @@ describe("403", () => {
   test("without `limit` on one namespace of the batch: 403 and nothing is charged", async () => {
     const a = await createNamespace(h);
     const b = await createNamespace(h);
-    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: h.rootKeyWith([`ratelimit.${a}.limit`]) });
+    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: await h.rootKeyWith([`ratelimit.${a}.limit`]) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'ratelimit.*.limit' or 'ratelimit.${b}.limit'`);
     expect(await remainingOf(a, "x")).toBe(2);
   });
@@ -95,7 +95,7 @@ describe("403", () => {
   test("a new namespace without `create_namespace`: 403 and none of the batch's namespaces is created", async () => {
     const a = uniq("ns");
     const b = uniq("ns");
-    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: h.rootKeyWith(allGrantsExcept("ratelimit.*.create_namespace")) });
+    const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: await h.rootKeyWith(allGrantsExcept("ratelimit.*.create_namespace")) });
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'ratelimit.*.create_namespace'");
     expect([namespaceId(h, a), namespaceId(h, b)]).toEqual([undefined, undefined]);
   });

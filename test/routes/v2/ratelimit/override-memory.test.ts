@@ -15,8 +15,8 @@ let setter: string;
 let keyB: string;
 beforeAll(async () => {
   h = await startHarness({ env: { TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB: "1" } });
-  setter = h.rootKeyWith(["ratelimit.*.set_override"]);
-  keyB = otherWorkspaceRootKey(h, "nsmem-b");
+  setter = await h.rootKeyWith(["ratelimit.*.set_override"]);
+  keyB = await otherWorkspaceRootKey(h, "nsmem-b");
 });
 afterAll(async () => { await h.stop(); });
 

@@ -43,7 +43,7 @@ export function setOverrideContract(family: Family): void {
 
     test("`ratelimit.<namespaceId>.set_override` is enough", async () => {
       const id = await createNamespace(h);
-      const res = await h.post(url, body(id), { key: h.rootKeyWith([`ratelimit.${id}.set_override`]) });
+      const res = await h.post(url, body(id), { key: await h.rootKeyWith([`ratelimit.${id}.set_override`]) });
       expect(res.status).toBe(200);
     });
   });
@@ -80,13 +80,13 @@ export function setOverrideContract(family: Family): void {
     });
 
     test("the namespace is checked before permissions", async () => {
-      const res = await h.post(url, body(uniq("ns")), { key: h.rootKeyWith(["ratelimit.*.limit"]) });
+      const res = await h.post(url, body(uniq("ns")), { key: await h.rootKeyWith(["ratelimit.*.limit"]) });
       expectError(h, res, 404, NS_NOT_FOUND);
     });
 
     test("a namespace of another workspace, even with every permission there", async () => {
       const id = await createNamespace(h);
-      const foreign = otherWorkspaceRootKey(h, uniq("ws"));
+      const foreign = await otherWorkspaceRootKey(h, uniq("ws"));
       expectError(h, await h.post(url, body(id), { key: foreign }), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
     });
   });

@@ -15,7 +15,7 @@ const whoami = (key: string | null, body: unknown = {}) => h.post("/v2/rootKeys.
 
 describe("200", () => {
   test("a key without any grant: its id, name and workspace; no permissions; analytics recorded but not queryable", async () => {
-    const key = h.rootKeyWith([]);
+    const key = await h.rootKeyWith([]);
     const res = await whoami(key);
     expect(res.status).toBe(200);
     const ws = await h.running.services.workspaces.get("default");
@@ -32,14 +32,14 @@ describe("200", () => {
   });
 
   test("permissions sorted, an `apis.` grant also listed as `api.`", async () => {
-    const res = await whoami(h.rootKeyWith(["rbac.*.read_role", "apis.api_1.read_key"]));
+    const res = await whoami(await h.rootKeyWith(["rbac.*.read_role", "apis.api_1.read_key"]));
     expect(res.body.data.permissions).toEqual(["api.api_1.read_key", "apis.api_1.read_key", "rbac.*.read_role"]);
   });
 
   test("querying follows the workspace's opt-in; a key of another workspace names its own workspace", async () => {
     await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
     expect((await whoami(h.rootKey)).body.data.analytics).toEqual({ recording: true, querying: true });
-    const other = await whoami(otherWorkspaceRootKey(h, "whoami-other"));
+    const other = await whoami(await otherWorkspaceRootKey(h, "whoami-other"));
     expect(other.body.data.workspace.name).toBe("whoami-other");
     expect(other.body.data.analytics.querying).toBe(false);
   });

@@ -1,0 +1,160 @@
+/**
+ * `serve` in the cluster mode (TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL): the same services as
+ * the embedded mode (compose.ts) over PostgreSQL's records, Redis's windows and PostgreSQL's credit
+ * decisions. What one node changes reaches the others' caches through change notices
+ * (storage/pg/changes.ts), and the scheduled jobs of the records run on one node per tick
+ * (jobs/leased.ts). The data dir keeps this node's lock and its own analytics.db.
+ */
+import { SQL } from "bun";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sql";
+import type { ClusterConfig } from "./config.ts";
+import { systemClock } from "./lib/clock.ts";
+import { databaseSizeBytes, openStorage } from "./storage/db.ts";
+import { ANALYTICS_DATABASE_FILE } from "./storage/data-dir.ts";
+import { applyMigrations } from "./storage/migrate.ts";
+import { ANALYTICS_MIGRATIONS } from "./storage/migrations.ts";
+import { lockDataDir } from "./storage/instance-lock.ts";
+import { createPrivateDir } from "./storage/private-files.ts";
+import { migratePostgres } from "./storage/pg/migrate.ts";
+import type { PgDb } from "./storage/pg/db.ts";
+import { clusterRecords } from "./storage/pg/records/index.ts";
+import { ChangeWatcher } from "./storage/pg/changes.ts";
+import { JobLeases, leaseClaims } from "./storage/pg/job-lease.ts";
+import { step } from "./storage/work.ts";
+import type { RecordBackend } from "./storage/records/index.ts";
+import type { RootKeyLookup } from "./services/auth/index.ts";
+import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
+import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
+import { RedisWindowLimiter, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
+import { WorkerEventWriter } from "./services/analytics/index.ts";
+import { assembleServices, type Backend } from "./compose.ts";
+import { bootstrapWorkspace } from "./bootstrap.ts";
+import { createApp } from "./app.ts";
+import { stopAccepting } from "./http/shutdown.ts";
+import { startScheduler } from "./jobs/scheduler.ts";
+import { leasedJob } from "./jobs/leased.ts";
+import { refillJob } from "./jobs/refill.ts";
+import { auditPruneJob } from "./jobs/audit.ts";
+import { startAnalyticsPipeline } from "./jobs/analytics.ts";
+import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
+import { API_DOCS_PATH } from "./http/openapi.ts";
+
+/** How long a node holds a scheduled job's run without renewing it before another may take it. */
+const JOB_LEASE_MS = 60_000;
+
+/** A root key as authentication reads it, from the cluster's records. */
+function pgRootKeyLookup(records: RecordBackend): RootKeyLookup {
+  return async (hash) => {
+    const found = await records.read((r) => step(r.rootKeys.findByHash(hash)));
+    if (found === undefined) return undefined;
+    return {
+      id: found.id, name: found.name, workspace_id: found.workspaceId, permissions: JSON.stringify(found.permissions),
+      enabled: found.enabled ? 1 : 0, expires_at: found.expiresAt, revoked_at: found.revokedAt, workspace_enabled: found.workspaceEnabled ? 1 : 0,
+    };
+  };
+}
+
+/** Starts a cluster node; resolves once it listens. */
+export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Promise<Running> {
+  const { config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  createPrivateDir(config.dataDir);
+  const lock = lockDataDir(config.dataDir);
+  const closers: Array<() => unknown> = [() => lock.release()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    const analyticsStorage = openStorage(join(config.dataDir, ANALYTICS_DATABASE_FILE));
+    closers.push(() => analyticsStorage.close());
+    applyMigrations(analyticsStorage.sqlite, ANALYTICS_MIGRATIONS);
+    const applied = await migratePostgres(cluster.databaseUrl);
+    if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
+    const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
+    closers.push(() => sql.close());
+    const db = drizzle({ client: sql }) as unknown as PgDb;
+    const records = clusterRecords(db);
+    const redis = redisWindowClient(cluster.redisUrl);
+    closers.push(() => redis.close());
+    await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
+    // Bun gives up reconnecting after a few tries: a check that finds Redis away asks again, one connect at a time.
+    let reconnecting: Promise<void> | undefined;
+    const reconnect = () => {
+      if (redis.connected || reconnecting) return;
+      reconnecting = redis.connect().catch(() => undefined).finally(() => {
+        reconnecting = undefined;
+      });
+    };
+    const spender = new PgCreditSpender({ url: cluster.databaseUrl });
+    closers.push(() => spender.close());
+    const backend: Backend = {
+      records,
+      rootKeys: pgRootKeyLookup(records),
+      masterKey: config.masterKey!,
+      changesElsewhere: () => ({ look: () => undefined }),
+      credits: NO_PENDING_CREDITS,
+      creditTaker: () => new PostgresCredits(spender),
+      snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes),
+      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, reconnect),
+      localWindows: new SlidingWindowLimiter({ clock }),
+      analytics: analyticsStorage,
+    };
+    const services = assembleServices(backend, config, clock, new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: true }));
+    const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
+    if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
+    const watcher = new ChangeWatcher({
+      sql, pollMs: cluster.changePollMs,
+      onChange: (workspaceId) => {
+        services.keyCache.workspaceChanged(workspaceId);
+        services.keyCache.forgetUnknown();
+        services.auth.invalidate();
+        services.ratelimits.workspaceChanged(workspaceId);
+      },
+      onError: (error) => logger.warn("change notices", { error: error.message }),
+    });
+    await watcher.start();
+    closers.push(() => watcher.stop());
+    const analytics = startAnalyticsPipeline(
+      { storage: analyticsStorage, events: services.verificationEvents, decisions: services.ratelimitDecisions, retentionDays: config.analyticsRetentionDays },
+      { clock, logger, flushMs: config.analyticsFlushMs },
+    );
+    const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
+    const scheduler = startScheduler([
+      leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
+      leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
+      // Each node prunes its own analytics.db.
+      analytics.pruneJob,
+    ], logger);
+    let baseUrl = "";
+    const app = createApp({
+      services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
+      metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
+      analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
+    });
+    const running: Running = {
+      url: "",
+      port: 0,
+      services,
+      storage: analyticsStorage,
+      analytics: analyticsStorage,
+      async stop() {
+        scheduler.stop();
+        await stopAccepting(app, config.shutdownTimeoutMs, logger);
+        services.analytics.stop();
+        await new Promise((resolve) => setImmediate(resolve));
+        await analytics.flushAndStop();
+        await closeAll();
+      },
+    };
+    listenAlone(app, config);
+    running.port = app.server?.port ?? config.port;
+    baseUrl = `http://${displayHost(config.host)}:${running.port}`;
+    running.url = baseUrl;
+    logger.info("tollgate listening (cluster mode)", { url: baseUrl, console: `${baseUrl}/`, docs: `${baseUrl}${API_DOCS_PATH}`, dataDir: config.dataDir });
+    return running;
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

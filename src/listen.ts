@@ -1,0 +1,47 @@
+/**
+ * What starting the service gives, in either mode, and its listener: alone on its address.
+ */
+import type { Config } from "./config.ts";
+import type { Clock } from "./lib/clock.ts";
+import type { Logger } from "./lib/logger.ts";
+import type { Storage } from "./storage/db.ts";
+import type { Services } from "./services/index.ts";
+import type { createApp } from "./app.ts";
+
+export interface BootOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface Running {
+  url: string;
+  port: number;
+  services: Services;
+  /** tollgate.db; in the cluster mode, whose records are in PostgreSQL, the node's analytics.db. */
+  storage: Storage;
+  /** analytics.db: verification events and rollups (storage/data-dir.ts). */
+  analytics: Storage;
+  stop(): Promise<void>;
+}
+
+/** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */
+export function listenAlone(app: ReturnType<typeof createApp>, config: Config): void {
+  try {
+    // No body size limit of Bun's own: it would answer a body over it with an empty 413 before any
+    // route sees it (no envelope, no log); the routes' limits stop every body (http/body-reader.ts).
+    app.listen({
+      hostname: config.host, port: config.port, reusePort: false,
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: config.http.idleTimeoutSeconds,
+    });
+  } catch (error) {
+    const address = `${displayHost(config.host)}:${config.port}`;
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`cannot listen on ${address}: address in use (another process listens there)`);
+    throw new Error(`cannot listen on ${address}: ${(error as Error).message}`);
+  }
+}
+
+export function displayHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
