@@ -102,12 +102,11 @@ function chownPostgres(dir: string): void {
   chownSync(dir, uid, gid);
 }
 
-/** A Redis server without persistence (no RDB, no AOF). */
-export async function startRedis(): Promise<TestServer> {
+/** A Redis server without persistence (no RDB, no AOF), on `port` when given (to start one again where a stopped one was). */
+export async function startRedis(port = freePort()): Promise<TestServer> {
   const server = Bun.which("redis-server");
   if (server === null) throw new Error(`redis-server is not installed (apt-get install -y redis-server)`);
   const dir = mkdtempSync(join(tmpdir(), "tollgate-redis-"));
-  const port = freePort();
   const proc = Bun.spawn([server, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdout: "ignore", stderr: "ignore" });
   const stop = stopper(proc, "SIGTERM", dir);
   try {
