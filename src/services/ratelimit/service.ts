@@ -78,6 +78,11 @@ export class RatelimitService {
     this.overrides = new OverrideLoader(deps.storage, caps.workspaceBytes);
   }
 
+  /** Another node changed the workspace's records: its cached namespaces and overrides are read again. */
+  workspaceChanged(workspaceId: string): void {
+    this.cache.clear(workspaceId);
+  }
+
   /** Cached namespaces and the bytes charged for them (with their overrides); `bytes` of one workspace when named. */
   namespaceCacheStats(workspaceId?: string): { entries: number; bytes: number } {
     return this.cache.stats(workspaceId);
