@@ -8,9 +8,11 @@
 import { SQL } from "bun";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sql";
-import type { ClusterConfig } from "./config.ts";
-import { systemClock } from "./lib/clock.ts";
-import { databaseSizeBytes, openStorage } from "./storage/db.ts";
+import type { ClusterConfig, Config } from "./config.ts";
+import { systemClock, type Clock } from "./lib/clock.ts";
+import type { Logger } from "./lib/logger.ts";
+import { databaseSizeBytes, openStorage, type Storage } from "./storage/db.ts";
+import type { Services } from "./services/index.ts";
 import { ANALYTICS_DATABASE_FILE } from "./storage/data-dir.ts";
 import { applyMigrations } from "./storage/migrate.ts";
 import { ANALYTICS_MIGRATIONS } from "./storage/migrations.ts";
@@ -27,7 +29,7 @@ import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
-import { WorkerEventWriter } from "./services/analytics/index.ts";
+import { WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
@@ -55,20 +57,34 @@ function pgRootKeyLookup(records: RecordBackend): RootKeyLookup {
   };
 }
 
-/** Starts a cluster node; resolves once it listens. */
-export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Promise<Running> {
-  const { config, logger } = opts;
-  const clock = opts.clock ?? systemClock;
-  createPrivateDir(config.dataDir);
-  const lock = lockDataDir(config.dataDir);
-  const closers: Array<() => unknown> = [() => lock.release()];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+/** A cluster node's services and what they hold open, for `serve` and for the CLI. */
+export interface ClusterServices {
+  services: Services;
+  sql: SQL;
+  db: PgDb;
+  records: RecordBackend;
+  analytics: Storage;
+  /** Closes what was opened, last first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the cluster's servers (PostgreSQL migrated first, Redis connected when it answers) and
+ * this node's analytics.db in the data dir, and assembles the services over them. `eventWriter`
+ * writes verification events into `analytics` (a worker thread for `serve`).
+ */
+export async function openClusterServices(
+  config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger, eventWriter: (analytics: Storage) => EventBatchWriter & DecisionRowWriter,
+): Promise<ClusterServices> {
+  const closers: Array<() => unknown> = [];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
   };
   try {
-    const analyticsStorage = openStorage(join(config.dataDir, ANALYTICS_DATABASE_FILE));
-    closers.push(() => analyticsStorage.close());
-    applyMigrations(analyticsStorage.sqlite, ANALYTICS_MIGRATIONS);
+    createPrivateDir(config.dataDir);
+    const analytics = openStorage(join(config.dataDir, ANALYTICS_DATABASE_FILE));
+    closers.push(() => analytics.close());
+    applyMigrations(analytics.sqlite, ANALYTICS_MIGRATIONS);
     const applied = await migratePostgres(cluster.databaseUrl);
     if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
@@ -79,11 +95,11 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
     // Bun gives up reconnecting after a few tries: a check that finds Redis away asks again, one connect at a time.
-    let reconnecting: Promise<void> | undefined;
+    const reconnecting: { attempt?: Promise<void> } = {};
     const reconnect = () => {
-      if (redis.connected || reconnecting) return;
-      reconnecting = redis.connect().catch(() => undefined).finally(() => {
-        reconnecting = undefined;
+      if (redis.connected || reconnecting.attempt) return;
+      reconnecting.attempt = redis.connect().catch(() => undefined).finally(() => {
+        reconnecting.attempt = undefined;
       });
     };
     const spender = new PgCreditSpender({ url: cluster.databaseUrl });
@@ -98,9 +114,30 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes),
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, reconnect),
       localWindows: new SlidingWindowLimiter({ clock }),
-      analytics: analyticsStorage,
+      analytics,
     };
-    const services = assembleServices(backend, config, clock, new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: true }));
+    const services = assembleServices(backend, config, clock, eventWriter(analytics));
+    return { services, sql, db, records, analytics, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Starts a cluster node; resolves once it listens. */
+export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Promise<Running> {
+  const { config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  createPrivateDir(config.dataDir);
+  const lock = lockDataDir(config.dataDir);
+  const closers: Array<() => unknown> = [() => lock.release()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    const node = await openClusterServices(config, cluster, clock, logger, (analytics) => new WorkerEventWriter(analytics.sqlite.filename, { autoCheckpoint: true }));
+    closers.push(() => node.close());
+    const { services, sql, db, records, analytics: analyticsStorage } = node;
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
@@ -119,6 +156,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       { storage: analyticsStorage, events: services.verificationEvents, decisions: services.ratelimitDecisions, retentionDays: config.analyticsRetentionDays },
       { clock, logger, flushMs: config.analyticsFlushMs },
     );
+    closers.push(() => analytics.flushAndStop());
     const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
@@ -126,6 +164,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       // Each node prunes its own analytics.db.
       analytics.pruneJob,
     ], logger);
+    closers.push(() => scheduler.stop());
     let baseUrl = "";
     const app = createApp({
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
@@ -138,12 +177,12 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       services,
       storage: analyticsStorage,
       analytics: analyticsStorage,
+      // No new requests and none in flight, then (last opened first) the jobs, the last events, the notices, the servers, the lock.
       async stop() {
-        scheduler.stop();
         await stopAccepting(app, config.shutdownTimeoutMs, logger);
         services.analytics.stop();
+        // The spends just answered resolve their verifications in later microtasks, each recording its event.
         await new Promise((resolve) => setImmediate(resolve));
-        await analytics.flushAndStop();
         await closeAll();
       },
     };

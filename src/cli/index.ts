@@ -5,7 +5,10 @@
  */
 import type { ServicesCommand } from "./scope.ts";
 import pkg from "../../package.json";
-import { ConfigError, loadConfig, CONFIG_VARIABLES, type Config } from "../config.ts";
+import { ConfigError, loadConfig, CONFIG_VARIABLES, type ClusterConfig, type Config } from "../config.ts";
+import { openClusterServices } from "../boot-cluster.ts";
+import { bootstrapWorkspace } from "../bootstrap.ts";
+import { SqliteEventWriter } from "../services/analytics/index.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
 import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
@@ -15,7 +18,7 @@ import type { Actor } from "../services/auth/index.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { parseCommandLine } from "./command-line.ts";
 import { SERVE_HELP, serveCommand } from "./serve.ts";
-import { MIGRATE_HELP, migrateCommand } from "./migrate.ts";
+import { MIGRATE_HELP, MIGRATE_TO_CLUSTER_HELP, migrateCommand, migrateToClusterCommand } from "./migrate.ts";
 import { WORKSPACE_HELP, workspaceCommand } from "./workspace.ts";
 import { ROOT_KEY_HELP, rootKeyCommand } from "./root-key.ts";
 import { BACKUP_HELP, backupCommand } from "./backup.ts";
@@ -30,7 +33,7 @@ import { STATS_HELP, statsCommand } from "./stats.ts";
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
-  serve: SERVE_HELP, migrate: MIGRATE_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
+  serve: SERVE_HELP, migrate: MIGRATE_HELP, "migrate-to-cluster": MIGRATE_TO_CLUSTER_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
   stats: STATS_HELP, backup: BACKUP_HELP, restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP, ready: READY_HELP,
   version: "tollgate version\n  Prints the version.",
 };
@@ -59,6 +62,7 @@ const CLI_ACTOR: Actor = { type: "cli", id: "cli", name: "tollgate CLI" };
  * loaded as `serve` loads it, so balances shown and changed here count a running server's spends.
  */
 async function withServices(config: Config, logger: Logger, run: ServicesCommand): Promise<number> {
+  if (config.cluster) return withClusterServices(config, config.cluster, logger, run);
   const dataDir = openDataDir(config, logger);
   try {
     const services = buildServices(dataDir, config, systemClock);
@@ -70,7 +74,29 @@ async function withServices(config: Config, logger: Logger, run: ServicesCommand
   }
 }
 
+/** In the cluster mode, the same commands over the cluster's records (bootstrapped as a node would). */
+async function withClusterServices(config: Config, cluster: ClusterConfig, logger: Logger, run: ServicesCommand): Promise<number> {
+  const node = await openClusterServices(config, cluster, systemClock, logger, (analytics) => new SqliteEventWriter(analytics));
+  try {
+    await bootstrapWorkspace(node.services.workspaces, config.dataDir, config.rootKey);
+    return await run(node.services);
+  } finally {
+    await node.close();
+  }
+}
+
+/** Commands that work on a data dir's SQLite files, which hold no records in the cluster mode. */
+const EMBEDDED_ONLY: Record<string, string> = {
+  backup: "back up the cluster's PostgreSQL database instead (pg_dump)",
+  restore: "restore the cluster's PostgreSQL database instead (pg_restore)",
+  stats: "each node keeps its own analytics.db; ask analytics.getVerifications",
+};
+
 async function dispatch(command: string, rest: string[], config: Config, logger: Logger, io: CliIo): Promise<number> {
+  if (config.cluster && command in EMBEDDED_ONLY) {
+    io.stderr(`error: ${command} works on a data dir's own database, and in the cluster mode (TOLLGATE_DATABASE_URL) the records are in PostgreSQL: ${EMBEDDED_ONLY[command]}`);
+    return EXIT.failure;
+  }
   switch (command) {
     case "serve":
       if (rest.length > 0) throw new UsageError("serve takes no arguments; configure it with TOLLGATE_* variables");
@@ -78,6 +104,8 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
     case "migrate":
       if (rest.length > 0) throw new UsageError("migrate takes no arguments");
       return migrateCommand(config, logger, io);
+    case "migrate-to-cluster":
+      return migrateToClusterCommand(rest, config, logger, io);
     case "workspace":
       return withServices(config, logger, workspaceCommand(rest, CLI_ACTOR, io));
     case "root-key":
