@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { startServe, tempDataDir, type Served, type TempDataDir } from "../support/cli.ts";
+import { runCli, startServe, tempDataDir, type Served, type TempDataDir } from "../support/cli.ts";
 import { SERVER_START_TIMEOUT_MS, startPostgres, startRedis, type TestServer } from "../support/servers.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
@@ -61,23 +61,66 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the three-no
   let apiId = "";
   const newKey = async (extra: Record<string, unknown> = {}) => call(nodes[0]!, "/v2/keys.createKey", { apiId, ...extra }) as Promise<{ keyId: string; key: string }>;
 
-  test("a key disabled through node A verifies DISABLED on B and C within the bound", async () => {
-    apiId = (await call(nodes[0]!, "/v2/apis.createApi", { name: "cluster" })).apiId;
-    const { keyId, key } = await newKey();
-    // Cached on every node first, so that only a notice (or the poll) can tell them.
-    for (const node of nodes) expect((await verify(node, { key })).code).toBe("VALID");
+  /** Milliseconds from before `change` through node A until `seen` holds on B and on C (Infinity past five bounds). */
+  async function propagation(change: () => Promise<unknown>, seen: (node: Served) => Promise<boolean>): Promise<number[]> {
     const changedAt = performance.now();
-    await call(nodes[0]!, "/v2/keys.updateKey", { keyId, enabled: false });
-    const seenMs = await Promise.all(nodes.slice(1).map(async (node) => {
+    await change();
+    return Promise.all(nodes.slice(1).map(async (node) => {
       for (;;) {
-        if ((await verify(node, { key })).code === "DISABLED") return performance.now() - changedAt;
+        if (await seen(node)) return performance.now() - changedAt;
         if (performance.now() - changedAt > 5 * CHANGE_BOUND_MS) return Number.POSITIVE_INFINITY;
         await Bun.sleep(2);
       }
     }));
-    console.info(`disable seen on B and C after ${seenMs.map((ms) => ms.toFixed(1)).join(" and ")} ms`);
-    for (const ms of seenMs) expect(ms).toBeLessThan(CHANGE_BOUND_MS);
+  }
+
+  test("changes through node A are seen by B's and C's next verification within the bound", async () => {
+    apiId = (await call(nodes[0]!, "/v2/apis.createApi", { name: "cluster" })).apiId;
+    const [disabled, metered, deleted, roled] = await Promise.all([newKey(), newKey({ credits: { remaining: 50 } }), newKey(), newKey()]);
+    await call(nodes[0]!, "/v2/keys.addPermissions", { keyId: roled.keyId, permissions: ["docs.read"] });
+    // Cached on every node first, so that only a notice (or the poll) can tell them.
+    for (const node of nodes) {
+      for (const k of [disabled, metered, deleted]) expect((await verify(node, { key: k.key, credits: { cost: 0 } })).code).toBe("VALID");
+      expect((await verify(node, { key: roled.key, permissions: "docs.read" })).code).toBe("VALID");
+    }
+    const seen: Record<string, number[]> = {
+      disable: await propagation(() => call(nodes[0]!, "/v2/keys.updateKey", { keyId: disabled.keyId, enabled: false }),
+        async (node) => (await verify(node, { key: disabled.key })).code === "DISABLED"),
+      credits: await propagation(() => call(nodes[0]!, "/v2/keys.updateCredits", { keyId: metered.keyId, operation: "set", value: 0 }),
+        async (node) => (await verify(node, { key: metered.key, credits: { cost: 0 } })).credits === 0),
+      delete: await propagation(() => call(nodes[0]!, "/v2/keys.deleteKey", { keyId: deleted.keyId }),
+        async (node) => (await verify(node, { key: deleted.key })).code === "NOT_FOUND"),
+      permissions: await propagation(() => call(nodes[0]!, "/v2/keys.removePermissions", { keyId: roled.keyId, permissions: ["docs.read"] }),
+        async (node) => (await verify(node, { key: roled.key, permissions: "docs.read" })).code === "INSUFFICIENT_PERMISSIONS"),
+    };
+    console.info(`seen on B and C after (ms): ${Object.entries(seen).map(([change, ms]) => `${change} ${ms.map((m) => m.toFixed(1)).join("/")}`).join(", ")}`);
+    for (const [change, ms] of Object.entries(seen)) expect({ change, late: ms.filter((m) => m >= CHANGE_BOUND_MS) }).toEqual({ change, late: [] });
   });
+
+  test("a root key revoked through the CLI is refused by every node within the bound", async () => {
+    const dir = tempDataDir();
+    dirs.push(dir);
+    const cli = (...args: string[]) => runCli(args, { dataDir: dir.dir, env: env() });
+    const made = await cli("root-key", "create", "--workspace", "default", "--name", "short-lived", "--permission", "api.*.read_api");
+    expect(made.code).toBe(0);
+    const key = made.stdout.trim();
+    const listed = JSON.parse((await cli("root-key", "list", "--workspace", "default", "--json")).stdout) as Array<{ id: string; name: string }>;
+    const id = listed.find((k) => k.name === "short-lived")!.id;
+    for (const node of nodes) expect((await node.post("/v2/apis.listApis", {}, key)).status).toBe(200);
+    const changedAt = performance.now();
+    expect((await cli("root-key", "revoke", id)).code).toBe(0);
+    const exitedMs = performance.now() - changedAt;
+    const seenMs = await Promise.all(nodes.map(async (node) => {
+      while ((await node.post("/v2/apis.listApis", {}, key)).status !== 401) {
+        if (performance.now() - changedAt > 5 * CHANGE_BOUND_MS) return Number.POSITIVE_INFINITY;
+        await Bun.sleep(2);
+      }
+      return performance.now() - changedAt;
+    }));
+    console.info(`root key revoke refused after (ms from the CLI's start; it exited at ${exitedMs.toFixed(1)}): ${seenMs.map((m) => m.toFixed(1)).join("/")}`);
+    // The CLI's own start (opening the cluster's servers) is inside the measure: allow it one bound more.
+    for (const ms of seenMs) expect(ms).toBeLessThan(2 * CHANGE_BOUND_MS);
+  }, 30_000);
 
   test("300 verifications of a key limited to 100 a minute, spread over three nodes: exactly 100 pass", async () => {
     const { key } = await newKey({ ratelimits: [{ name: "requests", limit: 100, duration: 60_000, autoApply: true }] });
