@@ -118,8 +118,8 @@ export class RootKeyAuthenticator {
    * will not parse). Never rejects for a bad header: `authenticate` answers that.
    */
   prepare(authorization: string | null | undefined): Promise<PreparedRootKey> | undefined {
-    this.deps.changesElsewhere.look();
     if (!authorization || this.byHeader.has(authorization)) return undefined;
+    this.deps.changesElsewhere.look();
     const token = BEARER.exec(authorization)?.[1];
     if (!token) return undefined;
     const row = this.deps.lookup(sha256Base64(token));
