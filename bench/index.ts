@@ -31,6 +31,7 @@ const SUITES: Suite[] = [
   { name: "analytics-runaway", file: "analytics-runaway.ts", title: "keys.verifyKey while other workspaces keep runaway analytics queries going" },
   { name: "latency", file: "latency.ts", title: "latency at light load: p50 and p99 with one and four connections" },
   { name: "appliance", file: "appliance.ts", title: "the executable: size, start-up, idle memory" },
+  { name: "cluster", file: "cluster.ts", title: "keys.verifyKey on one, two and three cluster nodes against the embedded mode" },
 ];
 
 async function runSuite(suite: Suite): Promise<string> {
