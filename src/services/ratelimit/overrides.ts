@@ -73,13 +73,13 @@ export function overrideBytes(identifier: string): number {
   return identifier.includes("*") ? bytes + PATTERN_FIXED_BYTES + 2 * identifier.length : bytes;
 }
 
-/**
- * What a match answers: the override at once (`Found` left as it is), or, where a spilled index asks
- * a store that answers with promises (the cluster), maybe a promise of it.
- */
+/** What a match finds: the override that applies, or none. */
 export type Found = OverrideRecord | undefined;
 
-/** Where an index that has let its exact overrides go finds them again. */
+/**
+ * Where an index that has let its exact overrides go finds them again. `Answer`: Found when the
+ * lookup answers at once (SQLite), Maybe<Found> when its store may answer promises (the cluster).
+ */
 export interface Spill<Answer extends Maybe<Found> = Found> {
   /** Bytes of overrides the index may hold; beyond them it keeps only its wildcards. */
   maxBytes: number;

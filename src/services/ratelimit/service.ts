@@ -6,11 +6,10 @@
  * In the shared limiter a namespace is the scope `${workspaceId}|${namespaceId}` (one string per
  * cached namespace, so its hash is computed once) and the request's identifier is the counter in it.
  *
- * The override routes run as units of work on the records. A check (`limit`, `multiLimit`) answers
- * a Maybe: embedded (given the SQLite file and the in-memory limiter) it stays synchronous all the
- * way, reading the file directly on a cache miss (check-reads.ts); each step tests its answer for a
- * promise instead of mapping it through `then`, so that no closure is made on that path. In the
- * cluster the reads, creations and the window store (Redis) answer promises.
+ * The override routes run as units of work on the records. A check (`limit`, `multiLimit`,
+ * checks.ts) answers a Maybe: embedded (given the SQLite file and the in-memory limiter) it stays
+ * synchronous all the way, reading the file directly on a cache miss (check-reads.ts); in the
+ * cluster its reads, namespace creations and the window store (Redis) answer promises.
  */
 import type { Storage } from "../../storage/db.ts";
 import type { RecordBackend } from "../../storage/records/index.ts";
@@ -19,6 +18,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
+import { RatelimitChecks, type MultiLimitOutcome } from "./checks.ts";
 import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
 import type { Found, NamespaceOverrides, OverrideRecord } from "./overrides.ts";
 import { OverrideLoader } from "./override-loader.ts";
@@ -26,10 +26,8 @@ import { RecordCheckReads, SqliteCheckReads } from "./check-reads.ts";
 import { CheckNamespaces } from "./check-namespaces.ts";
 import { listNamespaces, type ListNamespacesInput, type NamespacePage } from "./namespace-list.ts";
 import { findNamespaceIn, upsertOverrideIn } from "./records.ts";
-import type { BatchResult, LimitRequest, LimitResult } from "./sliding-window.ts";
 import type { WindowLimiter } from "./window-limiter.ts";
-import { effectiveDurationMs } from "./durations.ts";
-import type { LimitInput, LimitOutcome, MultiLimitCheck, OverridePage, OverrideView, RatelimitDecisionRecorder } from "./views.ts";
+import type { LimitInput, LimitOutcome, OverridePage, OverrideView, RatelimitDecisionRecorder } from "./views.ts";
 
 export interface RatelimitDeps {
   /** Namespaces and overrides, for the override routes and the creation of namespaces; a check's reads without `storage`. */
@@ -59,7 +57,6 @@ export const DEFAULT_WILDCARD_OVERRIDES = 100;
 
 const namespaceNotFound = () => new AppError("ratelimit_namespace_not_found", { detail: "This namespace does not exist." });
 const overrideNotFound = () => new AppError("ratelimit_override_not_found", { detail: "This override does not exist." });
-const namespaceGone = () => new AppError("ratelimit_namespace_gone", { detail: "This namespace has been deleted. Contact support to restore." });
 
 function toView(o: OverrideRecord): OverrideView {
   return { overrideId: o.id, identifier: o.identifier, limit: o.limit, duration: o.duration };
@@ -70,28 +67,18 @@ function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U>
   return then(answer, fn) as Maybe<U>;
 }
 
-/** Every answer, at once when none is a promise (the same array, nothing allocated), else when all are. */
-function all<T>(answers: Array<Maybe<T>>): Maybe<T[]> {
-  return answers.some((a) => a instanceof Promise) ? Promise.all(answers) : answers as T[];
-}
-
-type MultiLimitOutcome = { passed: boolean; limits: MultiLimitCheck[] };
-
-/** A check ready for the limiter: the request with the applied override's limit and duration. */
-interface PlannedLimit {
-  request: LimitRequest;
-  overrideId: string | undefined;
-}
 
 export class RatelimitService {
   private readonly cache: NamespaceCache;
   private readonly namespaces: CheckNamespaces;
+  private readonly checks: RatelimitChecks;
 
   constructor(private readonly deps: RatelimitDeps) {
     const caps = deps.namespaceCacheCaps ?? DEFAULT_NAMESPACE_CACHE_CAPS;
     this.cache = new NamespaceCache(caps);
     const reads = deps.storage ? new SqliteCheckReads(deps.storage) : new RecordCheckReads(deps.records);
     this.namespaces = new CheckNamespaces(this.cache, reads, deps.records, new OverrideLoader(reads, caps.workspaceBytes));
+    this.checks = new RatelimitChecks({ namespaces: this.namespaces, limiter: deps.limiter, clock: deps.clock, decisions: deps.decisions });
   }
 
   /** Cached namespaces and the bytes charged for them (with their overrides); `bytes` of one workspace when named. */
@@ -101,57 +88,12 @@ export class RatelimitService {
 
   /** One check; 403 without `limit` (or, for a new namespace, `create_namespace`); 410 for a deleted namespace. */
   limit(principal: Principal, input: LimitInput): Maybe<LimitOutcome> {
-    const ns = this.namespaceForLimit(principal, input.namespace);
-    return ns instanceof Promise ? ns.then((known) => this.limitIn(known, input)) : this.limitIn(ns, input);
-  }
-
-  private limitIn(ns: NamespaceEntry, input: LimitInput): Maybe<LimitOutcome> {
-    const planned = this.plan(ns, input);
-    return planned instanceof Promise ? planned.then((p) => this.charge(ns, p)) : this.charge(ns, planned);
-  }
-
-  private charge(ns: NamespaceEntry, planned: PlannedLimit): Maybe<LimitOutcome> {
-    const result = this.deps.limiter.check(planned.request);
-    return result instanceof Promise ? result.then((r) => this.decided(ns, r, planned.overrideId)) : this.decided(ns, result, planned.overrideId);
-  }
-
-  private decided(ns: NamespaceEntry, result: LimitResult, overrideId: string | undefined): LimitOutcome {
-    this.deps.decisions?.record(ns.workspaceId, ns.id, result.success, this.deps.clock.now());
-    return toOutcome(result, overrideId);
+    return this.checks.limit(principal, input);
   }
 
   /** Up to 100 checks at one instant, charged all-or-nothing; results in request order. */
   multiLimit(principal: Principal, inputs: readonly LimitInput[]): Maybe<MultiLimitOutcome> {
-    const namespaces = this.namespacesForLimit(principal, inputs.map((i) => i.namespace));
-    return namespaces instanceof Promise ? namespaces.then((known) => this.multiLimitIn(known, inputs)) : this.multiLimitIn(namespaces, inputs);
-  }
-
-  private multiLimitIn(namespaces: Map<string, NamespaceEntry>, inputs: readonly LimitInput[]): Maybe<MultiLimitOutcome> {
-    const checked = inputs.map((i) => namespaces.get(i.namespace)!);
-    const planned = all(inputs.map((input, i) => this.plan(checked[i]!, input)));
-    return planned instanceof Promise ? planned.then((p) => this.chargeAll(checked, inputs, p)) : this.chargeAll(checked, inputs, planned);
-  }
-
-  private chargeAll(checked: readonly NamespaceEntry[], inputs: readonly LimitInput[], planned: readonly PlannedLimit[]): Maybe<MultiLimitOutcome> {
-    const batch = this.deps.limiter.checkAll(planned.map((p) => p.request));
-    return batch instanceof Promise ? batch.then((b) => this.decidedAll(checked, inputs, planned, b)) : this.decidedAll(checked, inputs, planned, batch);
-  }
-
-  private decidedAll(checked: readonly NamespaceEntry[], inputs: readonly LimitInput[], planned: readonly PlannedLimit[], batch: BatchResult): MultiLimitOutcome {
-    this.recordAll(checked, batch.results);
-    const limits = inputs.map((input, i) => {
-      const { success, ...rest } = toOutcome(batch.results[i]!, planned[i]!.overrideId);
-      return { namespace: input.namespace, identifier: input.identifier, ...rest, passed: success };
-    });
-    return { passed: batch.success, limits };
-  }
-
-  /** Each check as answered (its own `passed`), also in a batch refused as a whole. */
-  private recordAll(namespaces: readonly NamespaceEntry[], results: readonly LimitResult[]): void {
-    const recorder = this.deps.decisions;
-    if (recorder === undefined) return;
-    const nowMs = this.deps.clock.now();
-    namespaces.forEach((ns, i) => recorder.record(ns.workspaceId, ns.id, results[i]!.success, nowMs));
+    return this.checks.multiLimit(principal, inputs);
   }
 
   /**
@@ -273,78 +215,4 @@ export class RatelimitService {
       return entry;
     });
   }
-
-  /** namespacesForLimit for one ref, without its bookkeeping when the namespace is known. */
-  private namespaceForLimit(principal: Principal, ref: string): Maybe<NamespaceEntry> {
-    const ns = this.namespaces.lookup(principal.workspaceId, ref);
-    return ns instanceof Promise ? ns.then((found) => this.limitable(principal, ref, found)) : this.limitable(principal, ref, ns);
-  }
-
-  private limitable(principal: Principal, ref: string, ns: NamespaceEntry | undefined): Maybe<NamespaceEntry> {
-    if (ns === undefined) return then(this.namespacesForLimit(principal, [ref]), (found) => found.get(ref)!);
-    if (ns.deleted) throw namespaceGone();
-    requirePermission(principal, "ratelimit", ns.id, "limit");
-    return ns;
-  }
-
-  /**
-   * The namespaces of a limit request by ref. Deleted → 410; each existing one needs `limit`;
-   * missing ones need `create_namespace` and `ratelimit.*.limit`, checked before any is created.
-   */
-  private namespacesForLimit(principal: Principal, refs: readonly string[]): Maybe<Map<string, NamespaceEntry>> {
-    const ws = principal.workspaceId;
-    const unique = [...new Set(refs)];
-    return thenMaybe(all(unique.map((ref) => this.namespaces.lookup(ws, ref))), (looked) => {
-      const found = new Map<string, NamespaceEntry>();
-      const missing: string[] = [];
-      unique.forEach((ref, i) => {
-        const ns = looked[i];
-        if (ns === undefined) missing.push(ref);
-        else found.set(ref, ns);
-      });
-      for (const ns of found.values()) if (ns.deleted) throw namespaceGone();
-      for (const ns of found.values()) requirePermission(principal, "ratelimit", ns.id, "limit");
-      if (missing.length === 0) return found;
-      requirePermission(principal, "ratelimit", "*", "create_namespace");
-      requirePermission(principal, "ratelimit", "*", "limit");
-      return then(this.namespaces.create(ws, principal.actor, missing, this.deps.clock.now()), (created) => {
-        for (const [ref, ns] of created) found.set(ref, ns);
-        return found;
-      });
-    });
-  }
-
-  /**
-   * The limiter request for one input: an applied override replaces its limit and duration (an
-   * override stored by an older version with a duration outside the bounds is clamped into them).
-   */
-  private plan(ns: NamespaceEntry, input: LimitInput): Maybe<PlannedLimit> {
-    const index = this.namespaces.overridesOf(ns);
-    return index instanceof Promise ? index.then((loaded) => this.planWith(ns, loaded, input)) : this.planWith(ns, index, input);
-  }
-
-  private planWith(ns: NamespaceEntry, index: NamespaceOverrides, input: LimitInput): Maybe<PlannedLimit> {
-    const override = index.match(input.identifier);
-    return override instanceof Promise ? override.then((found: Found) => planned(ns, input, found)) : planned(ns, input, override);
-  }
-}
-
-function planned(ns: NamespaceEntry, input: LimitInput, override: Found): PlannedLimit {
-  return {
-    request: {
-      workspace: ns.workspaceId,
-      scope: ns.scope,
-      identifier: input.identifier,
-      limit: override?.limit ?? input.limit,
-      durationMs: override === undefined ? input.duration : effectiveDurationMs(override.duration),
-      cost: input.cost ?? 1,
-    },
-    overrideId: override?.id,
-  };
-}
-
-function toOutcome(r: LimitResult, overrideId: string | undefined): LimitOutcome {
-  const out: LimitOutcome = { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.resetMs };
-  if (overrideId !== undefined) out.overrideId = overrideId;
-  return out;
 }
