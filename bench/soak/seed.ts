@@ -31,7 +31,7 @@ export function seedSoak(dataDir: string, keyCount: number): SoakData {
     const rootKey = answered(services.workspaces.createRootKey({ workspace: "soak", name: "soak", permissions: [...ALL_GRANTS] }, actor)).key;
     const principal = services.auth.authenticate(`Bearer ${rootKey}`);
     const { apiId } = answered(services.apis.createApi(principal, { name: "soak" }));
-    services.ratelimits.limit(principal, { namespace: SOAK_NAMESPACE, identifier: "seed", limit: 1000, duration: 60_000 });
+    answered(services.ratelimits.limit(principal, { namespace: SOAK_NAMESPACE, identifier: "seed", limit: 1000, duration: 60_000 }));
     const keys = inTransaction(storage, () => Array.from({ length: keyCount }, (_, i) => {
       const metered = i % 2 === 1;
       const created = answered(services.keys.createKey(principal, {

@@ -9,10 +9,11 @@
  * windows (window-slots.ts), and a restart brings back at most the caps. A namespace holds at most
  * a capped number of wildcard overrides, since every check on it tries each (service.ts). Cached
  * namespaces and their overrides are held within a byte cap per workspace and in total
- * (namespace-cache.ts); a namespace's overrides beyond its share stay in SQLite (override-loader.ts).
+ * (namespace-cache.ts); a namespace's overrides beyond its share stay in the records (override-loader.ts).
  *
  * For several nodes, RedisWindowLimiter (redis-windows.ts) holds the same windows in Redis, exact
- * across nodes; nothing builds it yet.
+ * across nodes; RatelimitService then checks through it and reads its namespaces and overrides from
+ * the cluster's records (checks.ts, check-reads.ts). Nothing builds it that way yet.
  */
 export {
   SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,

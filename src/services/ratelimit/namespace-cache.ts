@@ -3,8 +3,9 @@
  * reads no SQLite. Entries are added when a namespace is first looked up or created; a namespace's
  * override index is built on first use and then kept up to date by every change to its overrides.
  *
- * Only this process changes namespaces and overrides (no CLI command touches them), so the cache
- * cannot go stale behind its back; `clear` exists for anyone who edits those rows directly.
+ * In the embedded mode only this process changes namespaces and overrides (no CLI command touches
+ * them), so the cache cannot go stale behind its back; in the cluster, another node's change notice
+ * clears the workspace's entries (RatelimitService.workspaceChanged).
  *
  * Bounded by bytes, per workspace and in total: a caller that may create namespaces and overrides
  * can create them without end. An entry is charged what it may cost at worst (a fixed part and two
@@ -13,12 +14,14 @@
  * still does not fit is not kept (it is read from SQLite again when next named). The order is the
  * insertion order of `byId`, renewed on each hit.
  */
-import type { OverrideIndex } from "./overrides.ts";
+import type { NamespaceOverrides } from "./overrides.ts";
 import type { NamespaceRecord } from "./records.ts";
 
 export interface NamespaceEntry extends NamespaceRecord {
   /** Built lazily from the live overrides; undefined until needed. */
-  overrides: OverrideIndex | undefined;
+  overrides: NamespaceOverrides | undefined;
+  /** The build under way when the records answer with promises, so that concurrent checks share it. */
+  overridesLoading: Promise<NamespaceOverrides> | undefined;
   workspaceId: string;
   /** The namespace's scope in the limiter: `${workspaceId}|${namespaceId}`. */
   scope: string;
@@ -38,6 +41,14 @@ export const NAMESPACE_FIXED_BYTES = 512;
 /** What a cached namespace may cost at worst, its overrides left out. */
 export function namespaceBytes(entry: Pick<NamespaceEntry, "id" | "name" | "scope">): number {
   return NAMESPACE_FIXED_BYTES + 2 * (entry.id.length + entry.name.length + entry.scope.length);
+}
+
+/** An entry for `ns`, not cached yet. */
+export function namespaceEntry(workspaceId: string, ns: NamespaceRecord): NamespaceEntry {
+  return {
+    id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, overridesLoading: undefined,
+    workspaceId, scope: `${workspaceId}|${ns.id}`, chargedBytes: 0,
+  };
 }
 
 interface WorkspaceEntries {
@@ -81,9 +92,7 @@ export class NamespaceCache {
     }
     const known = ws.byId.get(ns.id);
     if (known !== undefined) return known;
-    const entry: NamespaceEntry = {
-      id: ns.id, name: ns.name, deleted: ns.deleted, overrides: undefined, workspaceId, scope: `${workspaceId}|${ns.id}`, chargedBytes: 0,
-    };
+    const entry = namespaceEntry(workspaceId, ns);
     ws.byId.set(ns.id, entry);
     ws.byName.set(ns.name, entry);
     this.entries++;

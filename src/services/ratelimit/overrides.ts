@@ -11,6 +11,7 @@
  */
 
 import type { OverrideRecord } from "../../storage/records/index.ts";
+import type { Maybe } from "../../storage/work.ts";
 
 export type { OverrideRecord } from "../../storage/records/index.ts";
 
@@ -72,15 +73,24 @@ export function overrideBytes(identifier: string): number {
   return identifier.includes("*") ? bytes + PATTERN_FIXED_BYTES + 2 * identifier.length : bytes;
 }
 
-/** Where an index that has let its exact overrides go finds them again. */
-export interface Spill {
+/** What a match finds: the override that applies, or none. */
+export type Found = OverrideRecord | undefined;
+
+/**
+ * Where an index that has let its exact overrides go finds them again. `Answer`: Found when the
+ * lookup answers at once (SQLite), Maybe<Found> when its store may answer promises (the cluster).
+ */
+export interface Spill<Answer extends Maybe<Found> = Found> {
   /** Bytes of overrides the index may hold; beyond them it keeps only its wildcards. */
   maxBytes: number;
   /** The live override stored with exactly this identifier (a pattern compared as written). */
-  findExact: (identifier: string) => OverrideRecord | undefined;
+  findExact: (identifier: string) => Answer;
 }
 
-const NO_SPILL: Spill = { maxBytes: Number.POSITIVE_INFINITY, findExact: () => undefined };
+/** A namespace's index as a check holds it, whichever backend its spill asks. */
+export type NamespaceOverrides = OverrideIndex<Maybe<Found>>;
+
+const NO_SPILL: Spill<never> = { maxBytes: Number.POSITIVE_INFINITY, findExact: () => undefined as never };
 
 /**
  * The live overrides of one namespace, ready for matching. Among several matching wildcards the
@@ -92,22 +102,22 @@ const NO_SPILL: Spill = { maxBytes: Number.POSITIVE_INFINITY, findExact: () => u
  * asks `spill.findExact` for an exact identifier on every check, so a namespace with any number of
  * overrides holds a bounded amount of memory. Matching is the same in both states.
  */
-export class OverrideIndex {
+export class OverrideIndex<Answer extends Maybe<Found> = Found> {
   /** Every override by identifier; once spilled, the wildcards only. */
   private readonly byIdentifier = new Map<string, OverrideRecord>();
   private wildcards: Wildcard[] = [];
   private heldBytes = 0;
   private spilled = false;
 
-  constructor(records: readonly OverrideRecord[], private readonly spill: Spill = NO_SPILL) {
+  constructor(records: readonly OverrideRecord[], private readonly spill: Spill<Answer> = NO_SPILL) {
     for (const r of records) this.add(r);
     this.wildcards.sort(bySpecificity);
     if (this.heldBytes > spill.maxBytes) this.spillExact();
   }
 
   /** An index that starts spilled: the namespace's wildcards, its exact overrides left to `spill.findExact`. */
-  static spilled(wildcards: readonly OverrideRecord[], spill: Spill): OverrideIndex {
-    const index = new OverrideIndex([], spill);
+  static spilled<Answer extends Maybe<Found>>(wildcards: readonly OverrideRecord[], spill: Spill<Answer>): OverrideIndex<Answer> {
+    const index = new OverrideIndex<Answer>([], spill);
     index.spilled = true;
     for (const r of wildcards) index.add(r);
     index.wildcards.sort(bySpecificity);
@@ -134,10 +144,18 @@ export class OverrideIndex {
     return this.spilled;
   }
 
-  /** The override that applies to `identifier`: the exact one, else the first matching wildcard. */
-  match(identifier: string): OverrideRecord | undefined {
-    const exact = this.spilled ? this.spill.findExact(identifier) : this.byIdentifier.get(identifier);
-    if (exact !== undefined) return exact;
+  /**
+   * The override that applies to `identifier`: the exact one, else the first matching wildcard.
+   * Only a spilled index's exact lookup may answer a promise; a held one answers at once.
+   */
+  match(identifier: string): Answer {
+    if (!this.spilled) return (this.byIdentifier.get(identifier) ?? this.matchWildcard(identifier)) as Answer;
+    const exact = this.spill.findExact(identifier);
+    if (exact instanceof Promise) return exact.then((found: Found) => found ?? this.matchWildcard(identifier)) as Answer;
+    return ((exact as Found) ?? this.matchWildcard(identifier)) as Answer;
+  }
+
+  private matchWildcard(identifier: string): Found {
     for (const w of this.wildcards) if (matchesCompiled(w.pattern, identifier)) return w.record;
     return undefined;
   }

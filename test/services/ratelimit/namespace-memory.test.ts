@@ -14,6 +14,7 @@ import { RatelimitService, SlidingWindowLimiter } from "../../../src/services/ra
 import { overrideBytes } from "../../../src/services/ratelimit/overrides.ts";
 import { namespaceBytes, type NamespaceCacheCaps } from "../../../src/services/ratelimit/namespace-cache.ts";
 import { SqliteOverrideStore, embeddedRecords, type RecordBackend } from "../../../src/storage/records/index.ts";
+import { answered } from "../../../src/storage/work.ts";
 import { TestClock } from "../../support/test-clock.ts";
 
 const MINUTE = 60_000;
@@ -61,11 +62,12 @@ function serviceWith(caps?: NamespaceCacheCaps): RatelimitService {
 /** A service whose share is large enough that every namespace of these tests keeps all its overrides in memory. */
 const holdingAll = () => serviceWith({ totalBytes: 2 ** 30, workspaceBytes: 2 ** 30 });
 
+/** A check, whose answer must be synchronous: the embedded path never awaits. */
 const check = (service: RatelimitService, p: Principal, namespace: string, identifier: string) =>
-  service.limit(p, { namespace, identifier, limit: 10, duration: MINUTE });
+  answered(service.limit(p, { namespace, identifier, limit: 10, duration: MINUTE }));
 /** A check that only reports (cost 0), so that two services' answers compare whole. */
 const report = (service: RatelimitService, identifier: string) =>
-  service.limit(wsA, { namespace: "ns", identifier, limit: 10, duration: MINUTE, cost: 0 });
+  answered(service.limit(wsA, { namespace: "ns", identifier, limit: 10, duration: MINUTE, cost: 0 }));
 
 /** Creates the namespace and stores `count` exact overrides `${prefix}${i}` in it, as setOverride would leave them. */
 function storeExactOverrides(p: Principal, namespace: string, count: number, prefix = "user_"): string {
