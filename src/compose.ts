@@ -81,7 +81,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
     }),
     ratelimits: new RatelimitService({
-      records, storage: backend.ratelimitStorage!, clock, limiter: backend.localWindows,
+      records, clock, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
       namespaceCacheCaps: { totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),

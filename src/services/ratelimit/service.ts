@@ -81,11 +81,6 @@ export class RatelimitService {
     this.checks = new RatelimitChecks({ namespaces: this.namespaces, limiter: deps.limiter, clock: deps.clock, decisions: deps.decisions });
   }
 
-  /** Another node changed the workspace's records: its cached namespaces and overrides are read again. */
-  workspaceChanged(workspaceId: string): void {
-    this.cache.clear(workspaceId);
-  }
-
   /** Cached namespaces and the bytes charged for them (with their overrides); `bytes` of one workspace when named. */
   namespaceCacheStats(workspaceId?: string): { entries: number; bytes: number } {
     return this.cache.stats(workspaceId);
