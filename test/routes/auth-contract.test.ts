@@ -114,7 +114,7 @@ describe("403", () => {
       test(`${r.path}: a bare '*' grant gives nothing`, async () => {
         const rk = await h.running.services.workspaces.createRootKey({ workspace: "default", name: "star", permissions: ["api.*.read_api"] }, TEST_ACTOR);
         // The CLI refuses '*' as a grant; a row holding it (e.g. imported) must still grant nothing.
-        h.running.storage.sqlite.run("UPDATE root_keys SET permissions = ? WHERE id = ?", [JSON.stringify(["*"]), rk.id]);
+        await h.records.run("UPDATE root_keys SET permissions = ? WHERE id = ?", JSON.stringify(["*"]), rk.id);
         expectOutcome(await post(r, rk.key), r.denied ?? DENIED);
       });
     }

@@ -19,17 +19,17 @@ beforeAll(async () => {
 });
 afterAll(async () => { await h.stop(); });
 
-const count = (table: string) => h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+const count = (table: string) => h.records.count(table);
 
 /** Row counts that any write of a refused request would change. */
-const footprint = () => ({
-  keys: count("keys"),
-  permissions: count("permissions"),
-  keyPermissions: count("key_permissions"),
-  keyRoles: count("key_roles"),
-  keyCreates: countRows(h, "audit_logs", "event", "key.create"),
-  keyUpdates: countRows(h, "audit_logs", "event", "key.update"),
-  rerolls: countRows(h, "audit_logs", "event", "key.reroll"),
+const footprint = async () => ({
+  keys: await count("keys"),
+  permissions: await count("permissions"),
+  keyPermissions: await count("key_permissions"),
+  keyRoles: await count("key_roles"),
+  keyCreates: await countRows(h, "audit_logs", "event", "key.create"),
+  keyUpdates: await countRows(h, "audit_logs", "event", "key.update"),
+  rerolls: await countRows(h, "audit_logs", "event", "key.reroll"),
 });
 
 /** The permissions (direct and through roles) and roles a key holds, as getKey with the bootstrap key shows them, sorted. */
@@ -48,10 +48,10 @@ describe("keys.createKey", () => {
     ["roles, with create_key alone", { roles: ["admin"] }, [CREATE_KEY], "add_role_to_key"],
     ["a permission that does not exist yet, without create_permission", { permissions: ["brand.new"] }, [CREATE_KEY, RBAC("add_permission_to_key")], "create_permission"],
   ])("403: %s, naming the grant; no key, permission or audit entry", async (_name, fields, grants, missing) => {
-    const before = footprint();
+    const before = await footprint();
     const res = await h.post("/v2/keys.createKey", { apiId, ...fields }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
-    expect(footprint()).toEqual(before);
+    expect(await footprint()).toEqual(before);
   });
 
   test.each([
@@ -78,11 +78,11 @@ describe("keys.updateKey (the lists replace the key's set, so they need add and 
     ["a permission that does not exist yet, without create_permission", { permissions: ["another.new"] }, withAll, "create_permission"],
   ])("403: %s, naming the grant; the whole update is refused and nothing is audited", async (_name, fields, grants, missing) => {
     const { keyId } = await createKey(h, { apiId, name: "unchanged", permissions: ["kept.perm"] });
-    const before = { view: await getKey(h, keyId), footprint: footprint() };
+    const before = { view: await getKey(h, keyId), footprint: await footprint() };
     const res = await h.post("/v2/keys.updateKey", { keyId, name: "changed", ...fields }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
-    expect({ view: await getKey(h, keyId), footprint: footprint() }).toEqual(before);
-    expect(auditRows(h, "key.update", keyId)).toEqual([]);
+    expect({ view: await getKey(h, keyId), footprint: await footprint() }).toEqual(before);
+    expect(await auditRows(h, "key.update", keyId)).toEqual([]);
   });
 
   test.each([
@@ -105,10 +105,10 @@ describe("keys.rerollKey (the copy holds the old key's permissions and roles)", 
     ["both, without add_role_to_key", { permissions: ["existing.perm"], roles: ["admin"] }, [CREATE_KEY, RBAC("add_permission_to_key")], "add_role_to_key"],
   ])("403: a key holding %s, naming the grant; no new key, the old one unchanged", async (_name, fields, grants, missing) => {
     const { keyId } = await createKey(h, { apiId, ...fields });
-    const before = { view: await getKey(h, keyId), footprint: footprint() };
+    const before = { view: await getKey(h, keyId), footprint: await footprint() };
     const res = await h.post("/v2/keys.rerollKey", { keyId, expiration: 0 }, { key: await h.rootKeyWith(grants) });
     expectError(h, res, 403, INSUFFICIENT, `Missing permission: 'rbac.*.${missing}'`);
-    expect({ view: await getKey(h, keyId), footprint: footprint() }).toEqual(before);
+    expect({ view: await getKey(h, keyId), footprint: await footprint() }).toEqual(before);
   });
 
   test.each([

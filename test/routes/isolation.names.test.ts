@@ -31,7 +31,7 @@ beforeAll(async () => {
   own = { apiId, keyId: (await createKey(h, { apiId }, stranger)).keyId };
   expect((await h.post("/v2/identities.createIdentity", { externalId: EXTERNAL_ID })).status).toBe(200);
   expect((await h.post("/v2/ratelimit.limit", { namespace: LIMIT_NAMESPACE, identifier: "u", limit: 5, duration: 60_000 })).status).toBe(200);
-  namespaceId = h.running.storage.sqlite.query<{ id: string }, [string]>("SELECT id FROM ratelimit_namespaces WHERE name = ?").get(f.namespace)!.id;
+  namespaceId = (await h.records.rows<{ id: string }>("SELECT id FROM ratelimit_namespaces WHERE name = ?", f.namespace))[0]!.id;
 });
 afterAll(async () => { await h.stop(); });
 
@@ -105,7 +105,7 @@ test("a permission, role or identity named like one of another workspace is crea
 
 test("analytics.getVerifications: a grant on another workspace's API reads what a grant on no API reads", async () => {
   const workspaceId = (await h.running.services.workspaces.get("default")).id;
-  insertRollup(h.running.analytics.sqlite, "day", { time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: keySpaceOf(h, f.apiId), count: 7 });
+  insertRollup(h.running.analytics.sqlite, "day", { time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: await keySpaceOf(h, f.apiId), count: 7 });
   const query = { query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" };
   const ask = async (apiId: string) => h.post("/v2/analytics.getVerifications", query, { key: await h.rootKeyWith([`api.${apiId}.read_analytics`], "stranger") });
   const [named, unknown] = [await ask(f.apiId), await ask(lookalike(f.apiId))];

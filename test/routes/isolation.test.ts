@@ -37,9 +37,9 @@ const ownIds = () => [f.apiId, f.keyId, f.key, f.identityId, f.permissionId, f.r
 const named = (res: ApiResponse) => ownIds().filter((id) => JSON.stringify(res.body).includes(id));
 
 /** Row counts of every table, to see that a refused request changed nothing. */
-function counts(): Record<string, number> {
-  const tables = h.running.storage.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-  return Object.fromEntries(tables.map(({ name }) => [name, h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n]));
+async function counts(): Promise<Record<string, number>> {
+  const tables = await h.records.tables();
+  return Object.fromEntries(await Promise.all(tables.map(async (name) => [name, await h.records.count(`"${name}"`)])));
 }
 
 test("the matrix covers every protected route the app registers", () => {
@@ -52,12 +52,12 @@ describe("a root key lacking a needed grant", () => {
       test(`${r.path}: without ${missing} → ${r.denied ? "masked as not found" : "insufficient_permissions"}`, async () => {
         const body = await r.body(f);
         const key = await h.rootKeyWith(allGrantsExcept(missing));
-        const before = counts();
+        const before = await counts();
         const res = await h.post(r.path, body, { key });
         expectRouteOutcome(h, res, r.denied ?? DENIED);
         if (res.status === 403) expect(res.body.error.detail).toContain(`'${missing}'`);
         // Verification records its (denied) attempt as an analytics event; nothing else may change.
-        if (r.denied === undefined) expect(counts()).toEqual(before);
+        if (r.denied === undefined) expect(await counts()).toEqual(before);
       });
     }
   }

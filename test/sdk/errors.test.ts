@@ -33,11 +33,11 @@ beforeAll(async () => {
   weak = client(await h.rootKeyWith(["ratelimit.*.limit"]));
   const apiId = (await root.apis.createApi({ name: "sdk-errors" })).data.apiId;
   const protectedApiId = (await root.apis.createApi({ name: "sdk-protected" })).data.apiId;
-  h.running.storage.sqlite.run("UPDATE apis SET delete_protection = 1 WHERE id = ?", [protectedApiId]);
+  await h.records.run("UPDATE apis SET delete_protection = TRUE WHERE id = ?", protectedApiId);
   const { keyId, key } = (await root.keys.createKey({ apiId, recoverable: true })).data;
   const unencryptedApiId = (await root.apis.createApi({ name: "sdk-unencrypted" })).data.apiId;
   const unencryptedKeyId = (await root.keys.createKey({ apiId: unencryptedApiId, recoverable: true })).data.keyId;
-  h.running.storage.sqlite.run("UPDATE key_spaces SET store_encrypted_keys = 0 WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", [unencryptedApiId]);
+  await h.records.run("UPDATE key_spaces SET store_encrypted_keys = FALSE WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", unencryptedApiId);
   const roleId = (await root.permissions.createRole({ name: "sdk.errors.role" })).data.roleId;
   const permissionId = (await root.permissions.createPermission({ name: "Errors", slug: "sdk.errors" })).data.permissionId;
   const identityId = (await root.identities.createIdentity({ externalId: "sdk_errors_user" })).data.identityId;

@@ -100,7 +100,7 @@ describe("errors are the SDK's typed errors", () => {
   });
 
   test("410 for a deleted namespace", async () => {
-    insertDeletedNamespace(h, "sdk.deleted");
+    await insertDeletedNamespace(h, "sdk.deleted");
     const err = await unkey.ratelimit.limit({ namespace: "sdk.deleted", identifier: "x", limit: 1, duration: MINUTE }).catch((e) => e);
     expect(err).toBeInstanceOf(GoneErrorResponse);
     expect((err as GoneErrorResponse).error.status).toBe(410);

@@ -5,11 +5,22 @@
  * that no two harnesses share a record or a window.
  */
 import { SQL } from "bun";
+import { test } from "bun:test";
 import { startPostgres, startRedis, type TestServer } from "./servers.ts";
 import { missing, requireTool } from "./tools.ts";
 
 /** Which backend the harness boots: the embedded SQLite unless TOLLGATE_TEST_BACKEND=cluster. */
 export const TEST_BACKEND: "embedded" | "cluster" = process.env.TOLLGATE_TEST_BACKEND === "cluster" ? "cluster" : "embedded";
+
+/**
+ * `test`, skipped on a cluster node: the test needs the embedded SQLite's machinery (triggers,
+ * PRAGMAs, the database file, windows kept in memory across a restart). `reason` says which, in
+ * the skipped test's name.
+ */
+export function embeddedOnly(reason: string): (name: string, fn: () => unknown, timeoutMs?: number) => void {
+  const cluster = TEST_BACKEND === "cluster";
+  return (name, fn, timeoutMs) => test.skipIf(cluster)(cluster ? `${name} [embedded only: ${reason}]` : name, fn as () => Promise<void>, timeoutMs);
+}
 
 interface SharedPostgres {
   server: TestServer;

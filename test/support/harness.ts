@@ -13,6 +13,7 @@ import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { TestClock } from "./test-clock.ts";
 import { clusterServers, TEST_BACKEND, type ClusterServers } from "./cluster-backend.ts";
+import { postgresTables, sqliteTables, type RecordTables } from "./records-tables.ts";
 
 export interface Harness {
   url: string;
@@ -21,6 +22,8 @@ export interface Harness {
   clock: TestClock;
   dataDir: string;
   running: Running;
+  /** The records' tables (tollgate.db, or the cluster's PostgreSQL database), to inspect or arrange rows. */
+  records: RecordTables;
   /** POSTs JSON to a path with `Authorization: Bearer <key>` (the bootstrap key unless given; null sends none). */
   post(path: string, body: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
   /** A new root key in `workspace` (default `default`) holding exactly `permissions`. */
@@ -53,6 +56,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     clock,
     dataDir,
     running: await boot({ config, logger, clock }),
+    records: servers ? postgresTables(servers.env.TOLLGATE_DATABASE_URL!) : sqliteTables(() => h.running.storage.sqlite),
     async post(path, body, o = {}) {
       const key = o.key === undefined ? rootKey : o.key;
       const res = await fetch(h.url + path, {
@@ -79,6 +83,7 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     },
     async stop() {
       await h.running.stop();
+      await h.records.close();
       await servers?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

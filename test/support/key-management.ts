@@ -20,13 +20,17 @@ export interface AuditRow {
   resources: Array<{ type: string; id: string; name?: string }>;
 }
 
-/** Audit entries of `event` that name resource `resourceId`, oldest first. */
-export function auditRows(h: Harness, event: string, resourceId: string): AuditRow[] {
-  const rows = h.running.storage.sqlite
-    .query<{ event: string; actor_id: string; description: string; resources: string }, [string]>(
-      "SELECT event, actor_id, description, resources FROM audit_logs WHERE event = ? ORDER BY time, rowid",
-    ).all(event);
+/**
+ * Audit entries of `event` that name resource `resourceId`, oldest first. Entries of the same ms keep
+ * the order the table scan gives (insertion order on both backends: audit rows are never updated);
+ * PostgreSQL has no rowid to sort them by, hence the stable sort here rather than in SQL.
+ */
+export async function auditRows(h: Harness, event: string, resourceId: string): Promise<AuditRow[]> {
+  const rows = await h.records.rows<{ time: number; event: string; actor_id: string; description: string; resources: string }>(
+    "SELECT time, event, actor_id, description, resources FROM audit_logs WHERE event = ?", event,
+  );
   return rows
+    .sort((a, b) => a.time - b.time)
     .map((r) => ({ event: r.event, actorId: r.actor_id, description: r.description, resources: JSON.parse(r.resources) as AuditRow["resources"] }))
     .filter((r) => r.resources.some((res) => res.id === resourceId));
 }
@@ -53,6 +57,6 @@ export async function getKey(h: Harness, keyId: string): Promise<any> {
 }
 
 /** Number of rows of `table` where `column` = `value`. */
-export function countRows(h: Harness, table: string, column: string, value: string): number {
-  return h.running.storage.sqlite.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`).get(value)?.n ?? 0;
+export function countRows(h: Harness, table: string, column: string, value: string): Promise<number> {
+  return h.records.count(table, `${column} = ?`, value);
 }

@@ -7,6 +7,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { testServer } from "../../support/route-contract.ts";
+import { embeddedOnly } from "../../support/cluster-backend.ts";
 import { expectError } from "../../support/contract.ts";
 
 const NOT_READY = "service/application/not_ready";
@@ -46,7 +47,7 @@ describe("200", () => {
     expect(res.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: { message: "ready" } });
   });
 
-  test("another connection holding the write lock is no failure, and the probe does not wait for it", async () => {
+  embeddedOnly("checks tollgate.db, which a cluster node does not have")("another connection holding the write lock is no failure, and the probe does not wait for it", async () => {
     const other = new Database(h.running.storage.sqlite.filename);
     other.run("BEGIN IMMEDIATE");
     try {
@@ -68,7 +69,7 @@ describe("200", () => {
 });
 
 describe("503", () => {
-  test("503: tollgate.db takes no writes", async () => {
+  embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db takes no writes", async () => {
     await readOnlyDuring(h.running.storage.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY);
@@ -94,7 +95,7 @@ describe("503", () => {
     expect((await readiness()).status).toBe(200);
   });
 
-  test("503: tollgate.db lacks a migration, and each failed check is named", async () => {
+  embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db lacks a migration, and each failed check is named", async () => {
     await readOnlyDuring(h.running.analytics.sqlite, () => withoutLatestMigration(h.running.storage.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY);
@@ -103,7 +104,7 @@ describe("503", () => {
     }));
   });
 
-  test("503: tollgate.db has a migration of a newer version", async () => {
+  embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db has a migration of a newer version", async () => {
     const sqlite = h.running.storage.sqlite;
     sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('newer', 99999999999999)`);
     try {

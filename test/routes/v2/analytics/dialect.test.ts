@@ -33,8 +33,8 @@ let ks2 = "";
 beforeAll(async () => {
   h = await startHarness({ startMs: NOW });
   await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
-  ks1 = keySpaceOf(h, await createApi(h, "dialect-1"));
-  ks2 = keySpaceOf(h, await createApi(h, "dialect-2"));
+  ks1 = await keySpaceOf(h, await createApi(h, "dialect-1"));
+  ks2 = await keySpaceOf(h, await createApi(h, "dialect-2"));
   const workspaceId = (await h.running.services.workspaces.get("default")).id;
   const alice = { keyId: "key_a", identityId: "id_alice", externalId: "alice" };
   const bob = { keyId: "key_b", identityId: "id_bob", externalId: "bob" };

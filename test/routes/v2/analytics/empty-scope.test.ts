@@ -18,7 +18,7 @@ beforeAll(async () => {
   h = await startHarness();
   w = await seedWorld(h);
   const doomed = await createApi(h, "analytics-doomed");
-  const ksDoomed = keySpaceOf(h, doomed);
+  const ksDoomed = await keySpaceOf(h, doomed);
   const sqlite = h.running.analytics.sqlite;
   const yesterday = startOfDay(h.clock.now()) - DAY;
   // Rows in every rollup, for the live APIs and the doomed one, so an empty answer is not for want of rows.

@@ -59,7 +59,7 @@ beforeAll(async () => {
   await verifyTimes(b2.key, 1, keyB);
   await h.running.services.verificationEvents.flush();
 
-  const [ks1, ks2, ksB] = [keySpaceOf(h, api1), keySpaceOf(h, api2), keySpaceOf(h, apiB)];
+  const [ks1, ks2, ksB] = [await keySpaceOf(h, api1), await keySpaceOf(h, api2), await keySpaceOf(h, apiB)];
   const sorted = (ids: string[]) => [...ids].sort();
   viewers.set(VIEWERS[0], { rootKey: h.rootKey, sees: { count: 9, keyIds: sorted([a1.keyId, a2.keyId, a3.keyId]), keySpaceIds: sorted([ks1, ks2]), workspaceIds: [wsA] } });
   viewers.set(VIEWERS[1], { rootKey: keyB, sees: { count: 7, keyIds: sorted([b1.keyId, b2.keyId]), keySpaceIds: [ksB], workspaceIds: [wsB] } });

@@ -48,8 +48,8 @@ beforeAll(async () => {
   h.clock.advance(DAY);
   await limit("api", "alice");
   await h.running.services.verificationEvents.flush();
-  apiNs = namespaceId(h, "api")!;
-  loginNs = namespaceId(h, "logins")!;
+  apiNs = (await namespaceId(h, "api"))!;
+  loginNs = (await namespaceId(h, "logins"))!;
 });
 afterAll(async () => { await h.stop(); });
 
@@ -105,7 +105,7 @@ describe("confinement", () => {
   });
 
   test("a scoped grant for a namespace of another workspace reads nothing", async () => {
-    const foreign = namespaceId(h, "api", "other")!;
+    const foreign = (await namespaceId(h, "api", "other"))!;
     expect(await rows("SELECT count() AS n FROM ratelimits_per_minute_v1", await h.rootKeyWith([`ratelimit.${foreign}.read_analytics`]))).toEqual([{ n: 0 }]);
   });
 });

@@ -94,8 +94,8 @@ export interface AnalyticsWorld {
   keyB: string;
 }
 
-export function keySpaceOf(h: Harness, apiId: string): string {
-  const row = h.running.storage.sqlite.query<{ key_space_id: string }, [string]>("SELECT key_space_id FROM apis WHERE id = ?").get(apiId);
+export async function keySpaceOf(h: Harness, apiId: string): Promise<string> {
+  const [row] = await h.records.rows<{ key_space_id: string }>("SELECT key_space_id FROM apis WHERE id = ?", apiId);
   if (!row) throw new Error(`no API ${apiId}`);
   return row.key_space_id;
 }
@@ -111,7 +111,7 @@ export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
   const api1 = await createApi(h, "analytics-1");
   const api2 = await createApi(h, "analytics-2");
   const world: AnalyticsWorld = {
-    wsA: (await ws.get("default")).id, wsB: (await ws.get("other")).id, api1, api2, ks1: keySpaceOf(h, api1), ks2: keySpaceOf(h, api2),
+    wsA: (await ws.get("default")).id, wsB: (await ws.get("other")).id, api1, api2, ks1: await keySpaceOf(h, api1), ks2: await keySpaceOf(h, api2),
     keyB: await h.rootKeyWith([...ALL_GRANTS], "other"),
   };
   const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;

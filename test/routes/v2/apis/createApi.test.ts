@@ -35,8 +35,7 @@ describe("200", () => {
   test("each API gets its own key space", async () => {
     const a = (await h.post("/v2/apis.createApi", { name: "space-a" })).body.data.apiId;
     const b = (await h.post("/v2/apis.createApi", { name: "space-b" })).body.data.apiId;
-    const rows = h.running.storage.sqlite.query<{ key_space_id: string }, [string, string]>(
-      "SELECT key_space_id FROM apis WHERE id IN (?, ?)").all(a, b);
+    const rows = await h.records.rows<{ key_space_id: string }>("SELECT key_space_id FROM apis WHERE id IN (?, ?)", a, b);
     expect(rows.length).toBe(2);
     expect(rows[0]!.key_space_id).not.toBe(rows[1]!.key_space_id);
     expect(rows.every((r) => r.key_space_id.startsWith("ks_"))).toBe(true);
@@ -73,9 +72,9 @@ describe("400", () => {
   });
 
   test("nothing is created by a rejected request", async () => {
-    const before = h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM apis").get()!.n;
+    const before = await h.records.count("apis");
     await h.post("/v2/apis.createApi", { name: "x" });
-    const after = h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM apis").get()!.n;
+    const after = await h.records.count("apis");
     expect(after).toBe(before);
   });
 });

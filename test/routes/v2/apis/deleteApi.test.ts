@@ -20,8 +20,7 @@ describe("200", () => {
   test("is a soft delete: the row stays with deleted_at set to server time", async () => {
     const apiId = await createApi(h, "soft");
     await h.post("/v2/apis.deleteApi", { apiId });
-    const row = h.running.storage.sqlite.query<{ deleted_at: number | null }, [string]>("SELECT deleted_at FROM apis WHERE id = ?").get(apiId);
-    expect(row).toEqual({ deleted_at: h.clock.now() });
+    expect(await h.records.rows("SELECT deleted_at FROM apis WHERE id = ?", apiId)).toEqual([{ deleted_at: h.clock.now() }]);
   });
 
   test("keys of a deleted API verify as bare NOT_FOUND and getKey is 404", async () => {
@@ -100,7 +99,7 @@ describe("412", () => {
   test("an API with delete protection is not deleted", async () => {
     const apiId = await createApi(h, "protected");
     // No route sets delete protection yet; set the column the way updateApi will.
-    h.running.storage.sqlite.run("UPDATE apis SET delete_protection = 1 WHERE id = ?", [apiId]);
+    await h.records.run("UPDATE apis SET delete_protection = TRUE WHERE id = ?", apiId);
     const res = await h.post("/v2/apis.deleteApi", { apiId });
     expectError(h, res, 412, "service/application/protected_resource", "This API has delete protection enabled. Disable it before attempting to delete.");
     expect((await h.post("/v2/apis.getApi", { apiId })).status).toBe(200);

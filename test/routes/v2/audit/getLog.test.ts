@@ -121,7 +121,7 @@ describe("404", () => {
     const { logId } = await apiCreatedLog("fading");
     h.clock.advance(90 * DAY_MS + 1);
     expectError(h, await h.post("/v2/audit.getLog", { logId }), 404, NOT_FOUND);
-    expect(h.running.storage.sqlite.query("SELECT 1 FROM audit_logs WHERE id = ?1").get(logId)).not.toBeNull();
+    expect(await h.records.count("audit_logs", "id = ?", logId)).toBe(1);
   });
 });
 

@@ -61,7 +61,7 @@ describe("200", () => {
 
   test("writes one identity.create audit entry naming the identity and its externalId", async () => {
     const id = await createIdentity(h, "user_audited");
-    const rows = auditRows(h, "identity.create", id);
+    const rows = await auditRows(h, "identity.create", id);
     expect(rows.length).toBe(1);
     expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audited" }]);
     expect(rows[0]!.actorId).toMatch(/^rk_/);
@@ -113,7 +113,7 @@ describe("400", () => {
     expectInvalid(h, await h.post(PATH, { externalId: "bad_meta", meta: "x" }), "body.meta");
     const meta = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
     expectInvalid(h, await h.post(PATH, { externalId: "bad_meta", meta }), "body.meta");
-    expect(identityRowCount(h, "bad_meta")).toBe(0);
+    expect(await identityRowCount(h, "bad_meta")).toBe(0);
   });
 
   test("more than 50 rate limits, or a malformed one", async () => {
@@ -123,14 +123,14 @@ describe("400", () => {
     expectInvalid(h, await h.post(PATH, { externalId: "bad_rl", ratelimits: [{ name: "abc", limit: 0, duration: 1000 }] }), "body.ratelimits[0].limit");
     expectInvalid(h, await h.post(PATH, { externalId: "bad_rl", ratelimits: [{ name: "abc", limit: 1, duration: 999 }] }), "body.ratelimits[0].duration");
     expectInvalid(h, await h.post(PATH, { externalId: "bad_rl", ratelimits: [{ name: "abc", limit: 1 }] }), "body.ratelimits[0].duration");
-    expect(identityRowCount(h, "bad_rl")).toBe(0);
+    expect(await identityRowCount(h, "bad_rl")).toBe(0);
   });
 
   test("two rate limits with one name; nothing is created", async () => {
     const ratelimits = [{ name: "dup", limit: 1, duration: 1000 }, { name: "dup", limit: 2, duration: 2000 }];
     const res = await h.post(PATH, { externalId: "dup_rl", ratelimits });
     expectError(h, res, 400, INVALID_INPUT, "Ratelimit with name 'dup' is already defined in the request");
-    expect(identityRowCount(h, "dup_rl")).toBe(0);
+    expect(await identityRowCount(h, "dup_rl")).toBe(0);
   });
 
   test("metadata over 1 MB of JSON (reachable through the service; the HTTP body limit is 1 MiB)", () => {
@@ -154,7 +154,7 @@ describe("401", () => {
 describe("403", () => {
   test("without identity.*.create_identity; nothing is created", async () => {
     await h.expectDeniedWithout("identity.*.create_identity", { externalId: "denied" });
-    expect(identityRowCount(h, "denied")).toBe(0);
+    expect(await identityRowCount(h, "denied")).toBe(0);
   });
 });
 
@@ -165,7 +165,7 @@ describe("409", () => {
     expectError(h, res, 409, IDENTITY_EXISTS, "Identity with externalId 'user_dup' already exists in this workspace.");
     expect(res.body.error.title).toBe("Conflict");
     expect(await getIdentity(h, "user_dup")).toMatchObject({ id, meta: { first: true } });
-    expect(auditRows(h, "identity.create", id).length).toBe(1);
+    expect((await auditRows(h, "identity.create", id)).length).toBe(1);
   });
 
   test("an identity made implicitly by createKey's externalId counts too", async () => {
@@ -177,6 +177,6 @@ describe("409", () => {
   test("concurrent creates with one externalId: exactly one 200, the rest 409, never a 500", async () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => h.post(PATH, { externalId: "user_race" })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
-    expect(identityRowCount(h, "user_race")).toBe(1);
+    expect(await identityRowCount(h, "user_race")).toBe(1);
   });
 });

@@ -21,9 +21,8 @@ describe("200", () => {
   test("is a soft delete: the row and its rate-limit rows stay, deleted_at is server time", async () => {
     const id = await createIdentity(h, "user_soft", { ratelimits: [{ name: "kept", limit: 1, duration: 1000 }] });
     await h.post(PATH, { identity: id });
-    const sqlite = h.running.storage.sqlite;
-    expect(sqlite.query<{ deleted_at: number | null }, [string]>("SELECT deleted_at FROM identities WHERE id = ?").get(id)).toEqual({ deleted_at: h.clock.now() });
-    expect(sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM ratelimit_configs WHERE identity_id = ?").get(id)!.n).toBe(1);
+    expect(await h.records.rows("SELECT deleted_at FROM identities WHERE id = ?", id)).toEqual([{ deleted_at: h.clock.now() }]);
+    expect(await h.records.count("ratelimit_configs", "identity_id = ?", id)).toBe(1);
   });
 
   test("the externalId is free at once; deleting the new identity too keeps both deleted rows", async () => {
@@ -35,7 +34,7 @@ describe("200", () => {
     expect((await h.post(PATH, { identity: "user_reuse" })).status).toBe(200);
     const third = await createIdentity(h, "user_reuse");
     expect((await h.post(PATH, { identity: third })).status).toBe(200);
-    expect(identityRowCount(h, "user_reuse")).toBe(3);
+    expect(await identityRowCount(h, "user_reuse")).toBe(3);
   });
 
   test("keys of the identity keep verifying, without `identity` and without its rate limits", async () => {
@@ -67,7 +66,7 @@ describe("200", () => {
   test("writes one identity.delete audit entry", async () => {
     const id = await createIdentity(h, "user_audit_del");
     await h.post(PATH, { identity: id });
-    const rows = auditRows(h, "identity.delete", id);
+    const rows = await auditRows(h, "identity.delete", id);
     expect(rows.length).toBe(1);
     expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audit_del" }]);
   });
@@ -104,7 +103,7 @@ describe("404", () => {
     const id = await createIdentity(h, "user_twice");
     expect((await h.post(PATH, { identity: id })).status).toBe(200);
     expectError(h, await h.post(PATH, { identity: id }), 404, IDENTITY_NOT_FOUND, NOT_FOUND_DETAIL);
-    expect(auditRows(h, "identity.delete", id).length).toBe(1);
+    expect((await auditRows(h, "identity.delete", id)).length).toBe(1);
   });
 
   test("an identity of another workspace; it survives", async () => {

@@ -32,7 +32,6 @@ export async function verify(h: Harness, key: string, ratelimits?: Array<Record<
 }
 
 /** Number of identity rows (live and deleted) with this externalId. */
-export function identityRowCount(h: Harness, externalId: string): number {
-  return h.running.storage.sqlite
-    .query<{ n: number }, [string]>("SELECT count(*) AS n FROM identities WHERE external_id = ?").get(externalId)!.n;
+export function identityRowCount(h: Harness, externalId: string): Promise<number> {
+  return h.records.count("identities", "external_id = ?", externalId);
 }

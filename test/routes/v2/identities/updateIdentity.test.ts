@@ -71,7 +71,7 @@ describe("200", () => {
   test("writes one identity.update audit entry", async () => {
     const id = await createIdentity(h, "user_audit_upd");
     await h.post(PATH, { identity: id, meta: { x: 1 } });
-    const rows = auditRows(h, "identity.update", id);
+    const rows = await auditRows(h, "identity.update", id);
     expect(rows.length).toBe(1);
     expect(rows[0]!.resources).toEqual([{ type: "identity", id, name: "user_audit_upd" }]);
   });

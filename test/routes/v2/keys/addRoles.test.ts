@@ -47,7 +47,7 @@ describe("200", () => {
   test("writes one key.add_roles audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
     await addRoles({ keyId, roles: ["admin"] });
-    expect(auditRows(h, "key.add_roles", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.add_roles", keyId)).toHaveLength(1);
   });
 });
 

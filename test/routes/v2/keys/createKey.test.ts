@@ -9,15 +9,13 @@ import {
 const h = routeContract("/v2/keys.createKey", { api: "keys" });
 
 const getKey = async (keyId: string, decrypt = false) => (await h.post("/v2/keys.getKey", { keyId, ...(decrypt ? { decrypt } : {}) })).body.data;
-const count = (table: string) => h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+const count = (table: string) => h.records.count(table);
 
 /** Every text or blob cell of every table, for "the plaintext is stored nowhere". */
-function allStoredText(): string {
-  const sqlite = h.running.storage.sqlite;
-  const tables = sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+async function allStoredText(): Promise<string> {
   const cells: string[] = [];
-  for (const { name } of tables) {
-    for (const row of sqlite.query<Record<string, unknown>, []>(`SELECT * FROM "${name}"`).all()) {
+  for (const name of await h.records.tables()) {
+    for (const row of await h.records.rows<Record<string, unknown>>(`SELECT * FROM "${name}"`)) {
       for (const v of Object.values(row)) {
         if (typeof v === "string") cells.push(v);
         else if (v instanceof Uint8Array) cells.push(new TextDecoder().decode(v));
@@ -65,9 +63,8 @@ describe("200", () => {
     const plain = await createKey(h, { apiId: h.apiId, prefix: "st" });
     const recoverable = await createKey(h, { apiId: h.apiId, prefix: "rc", recoverable: true });
     for (const k of [plain, recoverable]) {
-      const row = h.running.storage.sqlite.query<{ hash: string }, [string]>("SELECT hash FROM keys WHERE id = ?").get(k.keyId);
-      expect(row).toEqual({ hash: createHash("sha256").update(k.key).digest("base64") });
-      const stored = allStoredText();
+      expect(await h.records.rows("SELECT hash FROM keys WHERE id = ?", k.keyId)).toEqual([{ hash: createHash("sha256").update(k.key).digest("base64") }]);
+      const stored = await allStoredText();
       expect(stored.includes(k.key)).toBe(false);
       expect(stored.includes(k.key.slice(3))).toBe(false);
     }
@@ -98,10 +95,10 @@ describe("200", () => {
   });
 
   test("externalId creates one identity and links every key with it; verifyKey shows it", async () => {
-    const before = count("identities");
+    const before = await count("identities");
     const a = await createKey(h, { apiId: h.apiId, externalId: "org.acme-1_x" });
     const b = await createKey(h, { apiId: h.apiId, externalId: "org.acme-1_x" });
-    expect(count("identities")).toBe(before + 1);
+    expect(await count("identities")).toBe(before + 1);
     const ia = (await getKey(a.keyId)).identity;
     expect(ia).toEqual({ id: expect.stringMatching(/^id_/), externalId: "org.acme-1_x" });
     expect((await getKey(b.keyId)).identity).toEqual(ia);
@@ -110,14 +107,13 @@ describe("200", () => {
   });
 
   test("unknown permissions are created (name = slug), known ones reused, duplicates collapsed", async () => {
-    const before = count("permissions");
+    const before = await count("permissions");
     const k1 = await createKey(h, { apiId: h.apiId, permissions: ["billing.read", "billing.read", "billing.write"] });
-    expect(count("permissions")).toBe(before + 2);
-    const rows = h.running.storage.sqlite.query<{ name: string; slug: string }, []>(
-      "SELECT name, slug FROM permissions WHERE slug LIKE 'billing.%' ORDER BY slug").all();
+    expect(await count("permissions")).toBe(before + 2);
+    const rows = await h.records.rows("SELECT name, slug FROM permissions WHERE slug LIKE 'billing.%' ORDER BY slug");
     expect(rows).toEqual([{ name: "billing.read", slug: "billing.read" }, { name: "billing.write", slug: "billing.write" }]);
     await createKey(h, { apiId: h.apiId, permissions: ["billing.read"] });
-    expect(count("permissions")).toBe(before + 2);
+    expect(await count("permissions")).toBe(before + 2);
     expect((await getKey(k1.keyId)).permissions).toEqual(["billing.read", "billing.write"]);
   });
 
@@ -159,15 +155,15 @@ describe("401", () => {
 
 describe("403", () => {
   test("without create_key; nothing is created", async () => {
-    const before = count("keys");
+    const before = await count("keys");
     await h.expectDeniedWithout("api.*.create_key", { apiId: h.apiId }, h.apiId);
-    expect(count("keys")).toBe(before);
+    expect(await count("keys")).toBe(before);
   });
 
   test("recoverable without encrypt_key; nothing is created", async () => {
-    const before = count("keys");
+    const before = await count("keys");
     await h.expectDeniedWithout("api.*.encrypt_key", { apiId: h.apiId, recoverable: true }, h.apiId);
-    expect(count("keys")).toBe(before);
+    expect(await count("keys")).toBe(before);
   });
 
   test("create_key on another API does not apply", async () => {
@@ -193,10 +189,10 @@ describe("404", () => {
   });
 
   test("unknown role: role_not_found naming it, and nothing is created", async () => {
-    const before = { keys: count("keys"), permissions: count("permissions"), identities: count("identities") };
+    const before = { keys: await count("keys"), permissions: await count("permissions"), identities: await count("identities") };
     const res = await h.post("/v2/keys.createKey", { apiId: h.apiId, roles: ["ghost"], permissions: ["fresh.perm"], externalId: "fresh_owner" });
     expectError(h, res, 404, "service/data/role_not_found", "Role 'ghost' was not found.");
-    expect({ keys: count("keys"), permissions: count("permissions"), identities: count("identities") }).toEqual(before);
+    expect({ keys: await count("keys"), permissions: await count("permissions"), identities: await count("identities") }).toEqual(before);
   });
 
   test("a role of another workspace is not found", async () => {
@@ -209,11 +205,11 @@ describe("404", () => {
 describe("412", () => {
   test("recoverable on an API that does not store encrypted keys; nothing is created", async () => {
     const plain = await createApi(h, "no-encryption");
-    h.running.storage.sqlite.run("UPDATE key_spaces SET store_encrypted_keys = 0 WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", [plain]);
-    const before = { keys: count("keys"), identities: count("identities") };
+    await h.records.run("UPDATE key_spaces SET store_encrypted_keys = FALSE WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", plain);
+    const before = { keys: await count("keys"), identities: await count("identities") };
     const res = await h.post("/v2/keys.createKey", { apiId: plain, recoverable: true, externalId: "never_made" });
     expectError(h, res, 412, "service/application/precondition_failed", "This API does not support key encryption.");
-    expect({ keys: count("keys"), identities: count("identities") }).toEqual(before);
+    expect({ keys: await count("keys"), identities: await count("identities") }).toEqual(before);
     expect((await h.post("/v2/keys.createKey", { apiId: plain })).status).toBe(200);
   });
 });

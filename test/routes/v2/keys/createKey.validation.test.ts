@@ -6,7 +6,7 @@ import { expectError, expectInvalid, createRole, INVALID_INPUT } from "../../../
 const h = routeContract("/v2/keys.createKey", { api: "validation" });
 
 const create = (fields: Record<string, unknown>) => h.post("/v2/keys.createKey", { apiId: h.apiId, ...fields });
-const keyCount = () => h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n;
+const keyCount = () => h.records.count("keys");
 const rl = (over: Record<string, unknown> = {}) => ({ name: "limit", limit: 1, duration: 1000, ...over });
 
 describe("400", () => {
@@ -66,9 +66,9 @@ describe("400", () => {
     ["the v1 `ratelimit` object", { ratelimit: { limit: 1, duration: 1000 } }, "body.ratelimit"],
     ["an unknown field", { owner: "x" }, "body.owner"],
   ])("%s", async (_label, fields, location) => {
-    const before = keyCount();
+    const before = await keyCount();
     expectInvalid(h, await create(fields), location);
-    expect(keyCount()).toBe(before);
+    expect(await keyCount()).toBe(before);
   });
 
   test("credits.refill without remaining", async () => {

@@ -23,9 +23,8 @@ describe("200", () => {
   test("a soft delete keeps the row (with deleted_at) and its links", async () => {
     const { keyId } = await fullKey();
     await del({ keyId, permanent: false });
-    const row = h.running.storage.sqlite.query<{ deleted_at: number | null }, [string]>("SELECT deleted_at FROM keys WHERE id = ?").get(keyId);
-    expect(row).toEqual({ deleted_at: h.clock.now() });
-    expect(countRows(h, "key_permissions", "key_id", keyId)).toBe(1);
+    expect(await h.records.rows("SELECT deleted_at FROM keys WHERE id = ?", keyId)).toEqual([{ deleted_at: h.clock.now() }]);
+    expect(await countRows(h, "key_permissions", "key_id", keyId)).toBe(1);
   });
 
   test("a permanent delete removes the row with its permissions, roles and limits", async () => {
@@ -34,14 +33,14 @@ describe("200", () => {
     expect((await del({ keyId, permanent: true })).status).toBe(200);
     expect((await verify(h, key)).code).toBe("NOT_FOUND");
     for (const [table, column] of [["keys", "id"], ["key_permissions", "key_id"], ["key_roles", "key_id"], ["ratelimit_configs", "key_id"]] as const) {
-      expect(countRows(h, table, column, keyId)).toBe(0);
+      expect(await countRows(h, table, column, keyId)).toBe(0);
     }
   });
 
   test("writes one key.delete audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, name: "doomed" });
     await del({ keyId });
-    const rows = auditRows(h, "key.delete", keyId);
+    const rows = await auditRows(h, "key.delete", keyId);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "doomed" }, { type: "api", id: h.apiId, name: "delete" }]);
   });
@@ -80,7 +79,7 @@ describe("404", () => {
     await del({ keyId });
     expectError(h, await del({ keyId }), 404, KEY_NOT_FOUND);
     expectError(h, await del({ keyId, permanent: true }), 404, KEY_NOT_FOUND);
-    expect(auditRows(h, "key.delete", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.delete", keyId)).toHaveLength(1);
   });
 
   test("a key of another workspace: the unknown key's answer", async () => {

@@ -46,7 +46,7 @@ describe("200", () => {
   test("writes one key.remove_permissions audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["gone"] });
     await remove({ keyId, permissions: ["gone"] });
-    expect(auditRows(h, "key.remove_permissions", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.remove_permissions", keyId)).toHaveLength(1);
   });
 });
 

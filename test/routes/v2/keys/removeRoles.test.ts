@@ -41,7 +41,7 @@ describe("200", () => {
   test("writes one key.remove_roles audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["alpha"] });
     await removeRoles({ keyId, roles: ["alpha"] });
-    expect(auditRows(h, "key.remove_roles", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.remove_roles", keyId)).toHaveLength(1);
   });
 });
 

@@ -66,7 +66,7 @@ describe("200: the new key", () => {
   test("writes one key.reroll audit entry naming both keys", async () => {
     const old = await createKey(h, { apiId: h.apiId });
     const fresh = await rerolled(old.keyId);
-    const rows = auditRows(h, "key.reroll", old.keyId);
+    const rows = await auditRows(h, "key.reroll", old.keyId);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.resources.map((r) => r.id)).toEqual([fresh.keyId, old.keyId, h.apiId]);
   });
@@ -150,9 +150,9 @@ describe("403", () => {
   test("a recoverable key without encrypt_key; no key is created", async () => {
     const old = await createKey(h, { apiId: h.apiId, recoverable: true });
     const workspaceId = (await h.running.services.workspaces.get("default")).id;
-    const keysBefore = countRows(h, "keys", "workspace_id", workspaceId);
+    const keysBefore = await countRows(h, "keys", "workspace_id", workspaceId);
     await h.expectDeniedWithout("api.*.encrypt_key", { keyId: old.keyId, expiration: 0 }, h.apiId);
-    expect(countRows(h, "keys", "workspace_id", workspaceId)).toBe(keysBefore);
+    expect(await countRows(h, "keys", "workspace_id", workspaceId)).toBe(keysBefore);
   });
 });
 
@@ -160,11 +160,11 @@ describe("412", () => {
   test("a recoverable key of an API that no longer stores encrypted keys; nothing changes", async () => {
     const storing = await createApi(h, "reroll-unencrypted");
     const old = await createKey(h, { apiId: storing, recoverable: true });
-    h.running.storage.sqlite.run("UPDATE key_spaces SET store_encrypted_keys = 0 WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", [storing]);
-    const keysBefore = h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n;
+    await h.records.run("UPDATE key_spaces SET store_encrypted_keys = FALSE WHERE id = (SELECT key_space_id FROM apis WHERE id = ?)", storing);
+    const keysBefore = await h.records.count("keys");
     const res = await reroll({ keyId: old.keyId, expiration: 0 });
     expectError(h, res, 412, "service/application/precondition_failed", "This API does not support key encryption.");
-    expect(h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM keys").get()!.n).toBe(keysBefore);
+    expect(await h.records.count("keys")).toBe(keysBefore);
     expect((await verify(h, old.key)).code).toBe("VALID");
   });
 });

@@ -38,7 +38,7 @@ describe("200", () => {
   test("writes one key.set_permissions audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
     await set({ keyId, permissions: ["aud.x"] });
-    expect(auditRows(h, "key.set_permissions", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.set_permissions", keyId)).toHaveLength(1);
   });
 });
 
@@ -62,7 +62,7 @@ describe("403", () => {
   test("a new slug without rbac.*.create_permission: nothing changes", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, permissions: ["before"] });
     await h.expectDeniedWithout("rbac.*.create_permission", { keyId, permissions: ["never.made"] });
-    expect(countRows(h, "permissions", "slug", "never.made")).toBe(0);
+    expect(await countRows(h, "permissions", "slug", "never.made")).toBe(0);
     expect((await getKey(h, keyId)).permissions).toEqual(["before"]);
   });
 });

@@ -44,7 +44,7 @@ describe("200", () => {
   test("writes one key.set_roles audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId });
     await setRoles({ keyId, roles: ["reader"] });
-    expect(auditRows(h, "key.set_roles", keyId)).toHaveLength(1);
+    expect(await auditRows(h, "key.set_roles", keyId)).toHaveLength(1);
   });
 });
 
@@ -70,7 +70,7 @@ describe("403", () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, roles: ["reader"] });
     expectError(h, await setRoles({ keyId, roles: ["owner"] }, await h.rootKeyWith(allGrantsExcept(grant))), 403, INSUFFICIENT, `Missing permission: '${grant}'`);
     expect((await getKey(h, keyId)).roles).toEqual(["reader"]);
-    expect(auditRows(h, "key.set_roles", keyId)).toEqual([]);
+    expect(await auditRows(h, "key.set_roles", keyId)).toEqual([]);
   });
 });
 

@@ -63,7 +63,7 @@ describe("200", () => {
   test("writes one key.update_credits audit entry", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, credits: { remaining: 1 } });
     await credits({ keyId, operation: "increment", value: 1 });
-    const rows = auditRows(h, "key.update_credits", keyId);
+    const rows = await auditRows(h, "key.update_credits", keyId);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.resources.map((r) => r.id)).toEqual([keyId, h.apiId]);
   });

@@ -149,7 +149,7 @@ describe("200: ratelimits, permissions, roles", () => {
   test("writes one key.update audit entry naming the key and its API", async () => {
     const { keyId } = await createKey(h, { apiId: h.apiId, name: "audited" });
     await expectUpdated({ keyId, enabled: false, meta: { x: 1 } });
-    const rows = auditRows(h, "key.update", keyId);
+    const rows = await auditRows(h, "key.update", keyId);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.resources).toEqual([{ type: "key", id: keyId, name: "audited" }, { type: "api", id: h.apiId, name: "update" }]);
     expect(rows[0]?.description).toContain("enabled");
@@ -234,6 +234,6 @@ describe("404", () => {
     const view = await getKey(h, keyId);
     expect({ name: view.name, roles: view.roles }).toEqual({ name: undefined, roles: ["viewer"] });
     expect((await verify(h, key)).roles).toEqual(["viewer"]);
-    expect(auditRows(h, "key.update", keyId)).toHaveLength(0);
+    expect(await auditRows(h, "key.update", keyId)).toHaveLength(0);
   });
 });

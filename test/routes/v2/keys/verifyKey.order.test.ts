@@ -152,7 +152,7 @@ async function build(row: Row, n: number): Promise<{ keyId: string; key: string;
 
 /** What the verification left: the key's credits (read from the table: the key may be deleted), used tokens, recorded events. */
 async function leftOver(keyId: string, probe: string, space: Workspace): Promise<Row["after"]> {
-  const credits = h.running.storage.sqlite.query<{ remaining: number }, [string]>("SELECT remaining FROM keys WHERE id = ?").get(keyId)!.remaining;
+  const credits = (await h.records.rows<{ remaining: number }>("SELECT remaining FROM keys WHERE id = ?", keyId))[0]!.remaining;
   const read = await post("/v2/keys.verifyKey", { key: probe, ratelimits: [{ name: "calls", cost: 0 }] }, space.rootKey);
   await h.running.services.verificationEvents.flush();
   const query = `SELECT outcome, SUM(count) AS n FROM key_verifications_per_minute_v1 WHERE key_id = '${keyId}' GROUP BY outcome`;

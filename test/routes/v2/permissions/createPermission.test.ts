@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
 import { expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows } from "../../../support/key-management.ts";
 import { countRows, createPermission, PERMISSION_DUPLICATE, REQUEST_ID, simulateConcurrentInsert } from "./support.ts";
@@ -34,7 +35,7 @@ describe("200", () => {
 
   test("writes one `permission.create` audit entry naming the permission and the root key", async () => {
     const res = await create({ name: "audited", slug: "audited" });
-    const rows = auditRows(h, "permission.create", res.body.data.permissionId);
+    const rows = await auditRows(h, "permission.create", res.body.data.permissionId);
     expect(rows.length).toBe(1);
     expect(rows[0]?.resources).toEqual([{ type: "permission", id: res.body.data.permissionId, name: "audited" }]);
     expect(rows[0]?.actorId).toMatch(/^rk_/);
@@ -89,9 +90,9 @@ describe("401", () => {
 
 describe("403", () => {
   test("without create_permission; the detail names it and nothing is stored", async () => {
-    const before = countRows(h, "permissions");
+    const before = await countRows(h, "permissions");
     await h.expectDeniedWithout("rbac.*.create_permission", { name: "denied", slug: "denied" });
-    expect(countRows(h, "permissions")).toBe(before);
+    expect(await countRows(h, "permissions")).toBe(before);
   });
 });
 
@@ -128,12 +129,12 @@ describe("409", () => {
   test("a retry of a successful create is 409 and stores nothing more", async () => {
     const body = { name: "retry.me", slug: "retry.me", description: "once" };
     expect((await create(body)).status).toBe(200);
-    const before = { permissions: countRows(h, "permissions"), audit: countRows(h, "audit_logs") };
+    const before = { permissions: await countRows(h, "permissions"), audit: await countRows(h, "audit_logs") };
     expectError(h, await create(body), 409, PERMISSION_DUPLICATE, "A permission with name 'retry.me' already exists in this workspace.");
-    expect({ permissions: countRows(h, "permissions"), audit: countRows(h, "audit_logs") }).toEqual(before);
+    expect({ permissions: await countRows(h, "permissions"), audit: await countRows(h, "audit_logs") }).toEqual(before);
   });
 
-  test("a duplicate only the unique index sees (a concurrent create) is still 409, never 500", async () => {
+  embeddedOnly("a SQLite trigger plays the concurrent writer")("a duplicate only the unique index sees (a concurrent create) is still 409, never 500", async () => {
     const cleanup = simulateConcurrentInsert(h, "permissions", "raced.perm");
     try {
       const res = await create({ name: "raced.perm", slug: "raced.perm" });
@@ -141,6 +142,6 @@ describe("409", () => {
     } finally {
       cleanup();
     }
-    expect(auditRows(h, "permission.create", "perm_racer").length).toBe(0);
+    expect((await auditRows(h, "permission.create", "perm_racer")).length).toBe(0);
   });
 });

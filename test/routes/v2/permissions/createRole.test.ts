@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
 import { allGrantsExcept, expectError, expectInvalid, INSUFFICIENT, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { auditRows } from "../../../support/key-management.ts";
 import { countRows, createPermission, createRole, REQUEST_ID, ROLE_DUPLICATE, simulateConcurrentInsert } from "./support.ts";
@@ -31,9 +32,9 @@ describe("200", () => {
 
   test("existing permissions are reused and missing ones created", async () => {
     const existing = await createPermission(h, "orders.read", { name: "Read orders" });
-    const before = countRows(h, "permissions");
+    const before = await countRows(h, "permissions");
     const roleId = await createRole(h, "orders.manager", ["orders.read", "orders.write", "orders.write"]);
-    expect(countRows(h, "permissions")).toBe(before + 1);
+    expect(await countRows(h, "permissions")).toBe(before + 1);
     const got = await getRole(roleId);
     expect(slugsOf(got)).toEqual(["orders.read", "orders.write"]);
     expect(got.body.data.permissions.find((p: { slug: string }) => p.slug === "orders.read").id).toBe(existing);
@@ -51,7 +52,7 @@ describe("200", () => {
 
   test("writes one `role.create` audit entry naming the role and its permissions", async () => {
     const roleId = await createRole(h, "audited-role", ["audit.perm"]);
-    const rows = auditRows(h, "role.create", roleId);
+    const rows = await auditRows(h, "role.create", roleId);
     expect(rows.length).toBe(1);
     const permId = (await h.post("/v2/permissions.getPermission", { permission: "audit.perm" })).body.data.id;
     expect(rows[0]?.resources).toEqual([
@@ -81,9 +82,9 @@ describe("400", () => {
   });
 
   test("a name keys could not name: a space, or a character outside letters, digits and _ : - . *; nothing is stored", async () => {
-    const before = countRows(h, "roles");
+    const before = await countRows(h, "roles");
     for (const name of ["Billing Manager", "ops/admin", "über"]) expectInvalid(h, await create({ name }), "body.name");
-    expect(countRows(h, "roles")).toBe(before);
+    expect(await countRows(h, "roles")).toBe(before);
   });
 
   test("description longer than 512", async () => {
@@ -122,10 +123,10 @@ describe("403", () => {
   test("a missing permission without create_permission: 403 and nothing is stored", async () => {
     await createPermission(h, "p.there");
     const key = await h.rootKeyWith(allGrantsExcept("rbac.*.create_permission"));
-    const before = { roles: countRows(h, "roles"), permissions: countRows(h, "permissions"), audit: countRows(h, "audit_logs") };
+    const before = { roles: await countRows(h, "roles"), permissions: await countRows(h, "permissions"), audit: await countRows(h, "audit_logs") };
     const res = await create({ name: "denied3", permissions: ["p.there", "p.not.there"] }, key);
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'rbac.*.create_permission'");
-    expect({ roles: countRows(h, "roles"), permissions: countRows(h, "permissions"), audit: countRows(h, "audit_logs") }).toEqual(before);
+    expect({ roles: await countRows(h, "roles"), permissions: await countRows(h, "permissions"), audit: await countRows(h, "audit_logs") }).toEqual(before);
   });
 });
 
@@ -139,12 +140,12 @@ describe("409", () => {
 
   test("a retry stores nothing more, not even its new permissions", async () => {
     expect((await create({ name: "retried", permissions: ["r.one"] })).status).toBe(200);
-    const before = { roles: countRows(h, "roles"), permissions: countRows(h, "permissions") };
+    const before = { roles: await countRows(h, "roles"), permissions: await countRows(h, "permissions") };
     expectError(h, await create({ name: "retried", permissions: ["r.one", "r.two"] }), 409, ROLE_DUPLICATE);
-    expect({ roles: countRows(h, "roles"), permissions: countRows(h, "permissions") }).toEqual(before);
+    expect({ roles: await countRows(h, "roles"), permissions: await countRows(h, "permissions") }).toEqual(before);
   });
 
-  test("a duplicate only the unique index sees (a concurrent create) is still 409, never 500", async () => {
+  embeddedOnly("a SQLite trigger plays the concurrent writer")("a duplicate only the unique index sees (a concurrent create) is still 409, never 500", async () => {
     const cleanup = simulateConcurrentInsert(h, "roles", "raced-role");
     try {
       expectError(h, await create({ name: "raced-role" }), 409, ROLE_DUPLICATE, "A role with name 'raced-role' already exists in this workspace.");

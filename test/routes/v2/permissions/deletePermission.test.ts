@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
 import { embeddedRecords } from "../../../../src/storage/records/index.ts";
 import { auditRows } from "../../../support/key-management.ts";
 import { countRows, createPermission, createRole, PERMISSION_NOT_FOUND, REQUEST_ID } from "./support.ts";
@@ -44,18 +45,18 @@ describe("200", () => {
     expect((await verify("direct.perm")).body.data.code).toBe("INSUFFICIENT_PERMISSIONS");
     expect((await del({ permission: "via.role" })).status).toBe(200);
     expect((await verify("via.role")).body.data.code).toBe("INSUFFICIENT_PERMISSIONS");
-    expect(countRows(h, "key_permissions")).toBe(0);
+    expect(await countRows(h, "key_permissions")).toBe(0);
   });
 
   test("writes one `permission.delete` audit entry", async () => {
     const id = await createPermission(h, "audited.delete", { name: "Audited" });
     await del({ permission: id });
-    const rows = auditRows(h, "permission.delete", id);
+    const rows = await auditRows(h, "permission.delete", id);
     expect(rows.length).toBe(1);
     expect(rows[0]?.resources).toEqual([{ type: "permission", id, name: "Audited" }]);
   });
 
-  test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
+  embeddedOnly("builds its own service over the embedded records")("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
     let calls = 0;
     const svc = new RbacService({ records: embeddedRecords(h.running.storage), clock: h.clock, onAccessChanged: () => { calls++; } });
     const principal = h.running.services.auth.authenticate(`Bearer ${h.rootKey}`);

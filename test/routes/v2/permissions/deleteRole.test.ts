@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { routeContract } from "../../../support/route-contract.ts";
 import { createApi, createKey, expectError, expectInvalid, otherWorkspaceRootKey, ROOT_KEY_NOT_FOUND } from "../../../support/contract.ts";
 import { RbacService } from "../../../../src/services/rbac/index.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
 import { embeddedRecords } from "../../../../src/storage/records/index.ts";
 import { auditRows } from "../../../support/key-management.ts";
 import { countRows, createRole, REQUEST_ID, ROLE_NOT_FOUND } from "./support.ts";
@@ -34,10 +35,10 @@ describe("200", () => {
     const { key, keyId } = await createKey(h, { apiId, roles: ["reader"] });
     const verify = () => h.post("/v2/keys.verifyKey", { key, permissions: "books.read" });
     expect((await verify()).body.data.code).toBe("VALID");
-    const links = { rolePermissions: countRows(h, "role_permissions"), keyRoles: countRows(h, "key_roles") };
+    const links = { rolePermissions: await countRows(h, "role_permissions"), keyRoles: await countRows(h, "key_roles") };
     expect((await del({ role: "reader" })).status).toBe(200);
     expect((await verify()).body.data.code).toBe("INSUFFICIENT_PERMISSIONS");
-    expect({ rolePermissions: countRows(h, "role_permissions"), keyRoles: countRows(h, "key_roles") })
+    expect({ rolePermissions: await countRows(h, "role_permissions"), keyRoles: await countRows(h, "key_roles") })
       .toEqual({ rolePermissions: links.rolePermissions - 1, keyRoles: links.keyRoles - 1 });
     const got = await h.post("/v2/keys.getKey", { keyId });
     expect(got.body.data.roles ?? []).toEqual([]);
@@ -46,12 +47,12 @@ describe("200", () => {
   test("writes one `role.delete` audit entry", async () => {
     const id = await createRole(h, "audited-delete");
     await del({ role: id });
-    const rows = auditRows(h, "role.delete", id);
+    const rows = await auditRows(h, "role.delete", id);
     expect(rows.length).toBe(1);
     expect(rows[0]?.resources).toEqual([{ type: "role", id, name: "audited-delete" }]);
   });
 
-  test("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
+  embeddedOnly("builds its own service over the embedded records")("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
     let calls = 0;
     const svc = new RbacService({ records: embeddedRecords(h.running.storage), clock: h.clock, onAccessChanged: () => { calls++; } });
     const principal = h.running.services.auth.authenticate(`Bearer ${h.rootKey}`);

@@ -56,7 +56,7 @@ describe("200", () => {
   test("writes one `role.set_permissions` audit entry naming the role and its permissions", async () => {
     const roleId = await createRole(h, "set-audited");
     const res = await set({ roleId, permissions: ["audit.set"] });
-    const rows = auditRows(h, "role.set_permissions", roleId);
+    const rows = await auditRows(h, "role.set_permissions", roleId);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.resources).toEqual([
       { type: "role", id: roleId, name: "set-audited" },
@@ -92,9 +92,9 @@ describe("403", () => {
 
   test("a new slug without create_permission: 403 and nothing is created or changed", async () => {
     const roleId = await createRole(h, "set-no-create-perm", ["nc.kept"]);
-    const before = countRows(h, "permissions");
+    const before = await countRows(h, "permissions");
     await h.expectDeniedWithout("rbac.*.create_permission", { roleId, permissions: ["nc.brand.new"] });
-    expect(countRows(h, "permissions")).toBe(before);
+    expect(await countRows(h, "permissions")).toBe(before);
     expect(await roleSlugs(roleId)).toEqual(["nc.kept"]);
   });
 });

@@ -25,8 +25,8 @@ export async function createRole(h: Harness, name: string, permissions: string[]
 }
 
 /** How many rows a table holds (whole database). */
-export function countRows(h: Harness, table: "permissions" | "roles" | "role_permissions" | "key_permissions" | "key_roles" | "audit_logs"): number {
-  return h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
+export function countRows(h: Harness, table: "permissions" | "roles" | "role_permissions" | "key_permissions" | "key_roles" | "audit_logs"): Promise<number> {
+  return h.records.count(table);
 }
 
 /**

@@ -24,7 +24,7 @@ export function deleteOverrideContract(family: Family): void {
       expect(after.limit).toBe(3);
       expect(after.overrideId).toBeUndefined();
       expectError(h, await h.post("/v2/ratelimit.getOverride", { namespace: ns, identifier: "user_1" }), 404, OVERRIDE_NOT_FOUND);
-      expect(auditEvents(h, "ratelimit.delete_override", id)).toBe(1);
+      expect(await auditEvents(h, "ratelimit.delete_override", id)).toBe(1);
     });
 
     test("setting the identifier again afterwards makes a new override id", async () => {

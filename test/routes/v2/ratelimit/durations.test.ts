@@ -73,7 +73,7 @@ describe("key and identity limits", () => {
 describe("limits stored by an older version with longer windows", () => {
   test("a key limit is applied and reported with a 30-day window", async () => {
     const { key, keyId } = await createKey(h, { apiId, ratelimits: [{ name: "old", limit: 2, duration: MINUTE, autoApply: true }] });
-    h.running.storage.sqlite.run("UPDATE ratelimit_configs SET duration_ms = ? WHERE key_id = ?", [Number.MAX_SAFE_INTEGER, keyId]);
+    await h.records.run("UPDATE ratelimit_configs SET duration_ms = ? WHERE key_id = ?", Number.MAX_SAFE_INTEGER, keyId);
     const data = (await h.post("/v2/keys.verifyKey", { key })).body.data;
     expect(data.ratelimits).toEqual([expect.objectContaining({ name: "old", duration: THIRTY_DAYS, remaining: 1, reset: windowEnd(h.clock.now(), THIRTY_DAYS) })]);
   });
@@ -82,7 +82,7 @@ describe("limits stored by an older version with longer windows", () => {
     const ns = uniq("ns");
     await createNamespace(h, ns);
     const overrideId = await setOverride(h, ns, "old", 2);
-    h.running.storage.sqlite.run("UPDATE ratelimit_overrides SET duration_ms = ? WHERE id = ?", [Number.MAX_SAFE_INTEGER, overrideId]);
+    await h.records.run("UPDATE ratelimit_overrides SET duration_ms = ? WHERE id = ?", Number.MAX_SAFE_INTEGER, overrideId);
     // Rows edited behind the service's back: it is told, as anyone who edits them directly must.
     h.running.services.ratelimits.forgetCached();
     const res = await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "old", limit: 100, duration: MINUTE });

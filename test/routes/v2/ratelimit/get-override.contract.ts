@@ -79,7 +79,7 @@ export function getOverrideContract(family: Family): void {
     test("an unknown or deleted namespace", async () => {
       expectError(h, await h.post(url, { namespace: uniq("ns"), identifier: "x" }), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
       const gone = uniq("gone");
-      insertDeletedNamespace(h, gone);
+      await insertDeletedNamespace(h, gone);
       expectError(h, await h.post(url, { namespace: gone, identifier: "x" }), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
     });
 

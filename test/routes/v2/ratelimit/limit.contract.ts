@@ -18,9 +18,9 @@ export function limitContract(family: Family): void {
       const ns = uniq("ns");
       const res = await h.post(url, body(ns));
       expectData(res, { success: true, limit: 3, remaining: 2, reset: windowEnd(h.clock.now(), MINUTE) });
-      const id = namespaceId(h, ns);
+      const id = await namespaceId(h, ns);
       expect(id).toMatch(/^rlns_/);
-      expect(auditEvents(h, "ratelimit.create_namespace", id!)).toBe(1);
+      expect(await auditEvents(h, "ratelimit.create_namespace", id!)).toBe(1);
     });
 
     test("passes exactly `limit` times, then denies with 200, success false and remaining 0", async () => {
@@ -41,7 +41,7 @@ export function limitContract(family: Family): void {
     test("the namespace may be addressed by id; name and id share the counter", async () => {
       const ns = uniq("ns");
       await h.post(url, body(ns));
-      const res = await h.post(url, body(namespaceId(h, ns)!));
+      const res = await h.post(url, body((await namespaceId(h, ns))!));
       expect(res.body.data).toMatchObject({ success: true, remaining: 1 });
     });
 
@@ -143,14 +143,14 @@ export function limitContract(family: Family): void {
     test("a new namespace without `create_namespace`: 403 and nothing is created", async () => {
       const ns = uniq("ns");
       const res = await h.expectDeniedWithout("ratelimit.*.create_namespace", body(ns));
-      expect(namespaceId(h, ns)).toBeUndefined();
+      expect(await namespaceId(h, ns)).toBeUndefined();
     });
 
     test("a new namespace with `create_namespace` but no `ratelimit.*.limit`: 403 and nothing is created", async () => {
       const ns = uniq("ns");
       const res = await h.post(url, body(ns), { key: await h.rootKeyWith(["ratelimit.*.create_namespace"]) });
       expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'ratelimit.*.limit'");
-      expect(namespaceId(h, ns)).toBeUndefined();
+      expect(await namespaceId(h, ns)).toBeUndefined();
     });
 
     test("an existing namespace without `limit` on it; the detail names both grants", async () => {
@@ -164,7 +164,7 @@ export function limitContract(family: Family): void {
   describe("410", () => {
     test("a deleted namespace, by name and by id", async () => {
       const ns = uniq("gone");
-      const id = insertDeletedNamespace(h, ns);
+      const id = await insertDeletedNamespace(h, ns);
       expectError(h, await h.post(url, body(ns)), 410, NS_GONE, NS_GONE_DETAIL);
       expectError(h, await h.post(url, body(id)), 410, NS_GONE, NS_GONE_DETAIL);
     });

@@ -23,7 +23,7 @@ async function workspaceWith(h: Harness, workspace: string, names: string[]): Pr
   for (const name of names) {
     const res = await h.post("/v2/ratelimit.limit", { namespace: name, identifier: "first", limit: 1, duration: 1000 }, { key });
     expect(res.status).toBe(200);
-    ids.set(name, namespaceId(h, name, workspace)!);
+    ids.set(name, (await namespaceId(h, name, workspace))!);
   }
   return { key, ids };
 }
@@ -35,7 +35,7 @@ export function listNamespacesContract(family: Family): void {
   describe("200", () => {
     test("each live namespace by id with its name and creation time; deleted ones left out; `{}` and no body alike", async () => {
       const { key, ids } = await workspaceWith(h, "every", ["orders", "search", "gone"]);
-      h.running.storage.sqlite.run("UPDATE ratelimit_namespaces SET deleted_at = ? WHERE id = ?", [h.clock.now(), ids.get("gone")!]);
+      await h.records.run("UPDATE ratelimit_namespaces SET deleted_at = ? WHERE id = ?", h.clock.now(), ids.get("gone")!);
       const page = readPage(family, await list({}, key));
       expect(page.items).toEqual(["orders", "search"].map((name) => ({ id: ids.get(name)!, name, createdAt: h.clock.now() })).toSorted((a, b) => (a.id < b.id ? -1 : 1)));
       expect(page.cursor).toBeUndefined();

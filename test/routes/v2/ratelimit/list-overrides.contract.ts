@@ -90,7 +90,7 @@ export function listOverridesContract(family: Family): void {
     test("an unknown or deleted namespace", async () => {
       expectError(h, await h.post(url, { namespace: uniq("ns") }), 404, NS_NOT_FOUND);
       const gone = uniq("gone");
-      insertDeletedNamespace(h, gone);
+      await insertDeletedNamespace(h, gone);
       expectError(h, await h.post(url, { namespace: gone }), 404, NS_NOT_FOUND);
     });
   });

@@ -15,7 +15,7 @@ describe("200", () => {
     const a = uniq("ns");
     const b = uniq("ns");
     await createNamespace(h, b);
-    const bId = namespaceId(h, b)!;
+    const bId = (await namespaceId(h, b))!;
     const reset = windowEnd(h.clock.now(), MINUTE);
     const res = await h.post(URL, [item(a, "u1"), item(bId, "u2", 5)]);
     expectData(res, {
@@ -25,7 +25,7 @@ describe("200", () => {
         { namespace: bId, identifier: "u2", limit: 5, remaining: 4, reset, passed: true },
       ],
     });
-    expect(namespaceId(h, a)).toMatch(/^rlns_/);
+    expect(await namespaceId(h, a)).toMatch(/^rlns_/);
   });
 
   test("one check fails: passed false and nothing is charged; passing items report remaining uncharged", async () => {
@@ -97,18 +97,18 @@ describe("403", () => {
     const b = uniq("ns");
     const res = await h.post(URL, [item(a, "x"), item(b, "x")], { key: await h.rootKeyWith(allGrantsExcept("ratelimit.*.create_namespace")) });
     expectError(h, res, 403, INSUFFICIENT, "Missing permission: 'ratelimit.*.create_namespace'");
-    expect([namespaceId(h, a), namespaceId(h, b)]).toEqual([undefined, undefined]);
+    expect([await namespaceId(h, a), await namespaceId(h, b)]).toEqual([undefined, undefined]);
   });
 });
 
 describe("410", () => {
   test("one deleted namespace in the batch: 410, nothing charged, nothing created", async () => {
     const live = await createNamespace(h);
-    const gone = insertDeletedNamespace(h, uniq("gone"));
+    const gone = await insertDeletedNamespace(h, uniq("gone"));
     const fresh = uniq("ns");
     const res = await h.post(URL, [item(live, "x"), item(fresh, "x"), item(gone, "x")]);
     expectError(h, res, 410, NS_GONE, NS_GONE_DETAIL);
     expect(await remainingOf(live, "x")).toBe(2);
-    expect(namespaceId(h, fresh)).toBeUndefined();
+    expect(await namespaceId(h, fresh)).toBeUndefined();
   });
 });

@@ -54,7 +54,7 @@ describe("the cache's bytes", () => {
     await limitOf(nsB, "bootstrap", keyB);
     await h.post("/v2/ratelimit.setOverride", { namespace: nsB, identifier: "vip", limit: 42, duration: MINUTE }, { key: keyB });
     expect((await limitOf(nsB, "vip", keyB)).limit).toBe(42);
-    const workspaceB = h.running.storage.sqlite.query<{ id: string }, []>("SELECT id FROM workspaces WHERE name = 'nsmem-b'").get()!.id;
+    const workspaceB = (await h.records.rows<{ id: string }>("SELECT id FROM workspaces WHERE name = 'nsmem-b'"))[0]!.id;
     const cachedB = stats(workspaceB);
     expect(cachedB.entries).toBe(1);
 

@@ -12,6 +12,7 @@ import { silentLogger } from "../../../../src/lib/logger.ts";
 import { RatelimitStore } from "../../../../src/services/ratelimit/index.ts";
 import { backupDatabase } from "../../../../src/storage/backup.ts";
 import { testServer } from "../../../support/route-contract.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
 import { createApi, createKey } from "../../../support/contract.ts";
 import { MINUTE, uniq } from "./support.ts";
 
@@ -50,7 +51,7 @@ describe("graceful restart (SIGTERM path: stop, then boot on the same data dir)"
     expect((await h.post("/v2/keys.verifyKey", { key })).body.data.code).toBe("RATE_LIMITED");
   });
 
-  test("windows whose limits have expired are not restored; live ones are", async () => {
+  embeddedOnly("windows kept in memory, flushed to tollgate.db")("windows whose limits have expired are not restored; live ones are", async () => {
     const ns = uniq("ns");
     await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "second", limit: 3, duration: 1000 });
     await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "minute", limit: 3, duration: MINUTE });
@@ -73,7 +74,7 @@ describe("graceful restart (SIGTERM path: stop, then boot on the same data dir)"
 });
 
 describe("crash (no stop): what the last periodic flush saved survives", () => {
-  test("counts flushed before the crash are restored; counts after it are the at-most-one-interval loss", async () => {
+  embeddedOnly("windows kept in memory; a copy of tollgate.db plays the crashed box")("counts flushed before the crash are restored; counts after it are the at-most-one-interval loss", async () => {
     const ns = uniq("ns");
     await useUp(ns, "flushed");
     // The periodic flush, run now instead of waiting for its timer.

@@ -21,7 +21,7 @@ export function setOverrideContract(family: Family): void {
       const res = await h.post(url, body(ns));
       expectData(res, { overrideId: expect.stringMatching(/^rlor_[1-9A-HJ-NP-Za-km-z]+$/) });
       expect(await get(ns, "user_1")).toEqual({ overrideId: res.body.data.overrideId, identifier: "user_1", limit: 10, duration: MINUTE });
-      expect(auditEvents(h, "ratelimit.set_override", res.body.data.overrideId)).toBe(1);
+      expect(await auditEvents(h, "ratelimit.set_override", res.body.data.overrideId)).toBe(1);
     });
 
     test("setting the same identifier again updates it and keeps its overrideId", async () => {
@@ -31,7 +31,7 @@ export function setOverrideContract(family: Family): void {
       const second = (await h.post(url, body(ns, { limit: 20, duration: 2 * MINUTE }))).body.data.overrideId;
       expect(second).toBe(first);
       expect(await get(ns, "user_1")).toEqual({ overrideId: first, identifier: "user_1", limit: 20, duration: 2 * MINUTE });
-      expect(auditEvents(h, "ratelimit.set_override", first)).toBe(2);
+      expect(await auditEvents(h, "ratelimit.set_override", first)).toBe(2);
     });
 
     test("a wildcard identifier, limit 0 and the namespace id are accepted", async () => {
@@ -70,12 +70,12 @@ export function setOverrideContract(family: Family): void {
     test("an unknown namespace is not created", async () => {
       const ns = uniq("ns");
       expectError(h, await h.post(url, body(ns)), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
-      expect(namespaceId(h, ns)).toBeUndefined();
+      expect(await namespaceId(h, ns)).toBeUndefined();
     });
 
     test("a deleted namespace", async () => {
       const ns = uniq("gone");
-      insertDeletedNamespace(h, ns);
+      await insertDeletedNamespace(h, ns);
       expectError(h, await h.post(url, body(ns)), 404, NS_NOT_FOUND, NS_NOT_FOUND_DETAIL);
     });
 

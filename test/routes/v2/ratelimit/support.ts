@@ -5,7 +5,6 @@
 import { expect, test } from "bun:test";
 import { expectInvalid } from "../../../support/contract.ts";
 import { newId } from "../../../../src/lib/ids.ts";
-import { answered } from "../../../../src/storage/work.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 
 export type Family = "ratelimit" | "ratelimits";
@@ -30,27 +29,28 @@ export function path(family: Family, op: string): string {
   return `/v2/${family}.${op}`;
 }
 
-export function workspaceId(h: Harness, workspace = "default"): string {
-  return answered(h.running.services.workspaces.get(workspace)).id;
+export async function workspaceId(h: Harness, workspace = "default"): Promise<string> {
+  return (await h.running.services.workspaces.get(workspace)).id;
 }
 
 /** The id of the namespace named `name` in the workspace, or undefined when none exists. */
-export function namespaceId(h: Harness, name: string, workspace = "default"): string | undefined {
-  return h.running.storage.sqlite
-    .query<{ id: string }, [string, string]>("SELECT id FROM ratelimit_namespaces WHERE workspace_id = ? AND name = ?")
-    .get(workspaceId(h, workspace), name)?.id;
+export async function namespaceId(h: Harness, name: string, workspace = "default"): Promise<string | undefined> {
+  const [row] = await h.records.rows<{ id: string }>(
+    "SELECT id FROM ratelimit_namespaces WHERE workspace_id = ? AND name = ?", await workspaceId(h, workspace), name,
+  );
+  return row?.id;
 }
 
 /**
  * Inserts a soft-deleted namespace. No route deletes namespaces, so this writes the row a delete
  * would leave; it must happen before the service first looks the name up (the service caches).
  */
-export function insertDeletedNamespace(h: Harness, name: string): string {
+export async function insertDeletedNamespace(h: Harness, name: string): Promise<string> {
   const id = newId("rlns");
   const now = h.clock.now();
-  h.running.storage.sqlite.run(
+  await h.records.run(
     "INSERT INTO ratelimit_namespaces (id, workspace_id, name, created_at, deleted_at) VALUES (?, ?, ?, ?, ?)",
-    [id, workspaceId(h), name, now, now],
+    id, await workspaceId(h), name, now, now,
   );
   return id;
 }
@@ -59,7 +59,7 @@ export function insertDeletedNamespace(h: Harness, name: string): string {
 export async function createNamespace(h: Harness, name = uniq("ns")): Promise<string> {
   const res = await h.post("/v2/ratelimit.limit", { namespace: name, identifier: "bootstrap", limit: 1, duration: 1000, cost: 0 });
   expect(res.status).toBe(200);
-  return namespaceId(h, name)!;
+  return (await namespaceId(h, name))!;
 }
 
 export async function setOverride(h: Harness, namespace: string, identifier: string, limit: number, duration = MINUTE): Promise<string> {
@@ -69,10 +69,8 @@ export async function setOverride(h: Harness, namespace: string, identifier: str
 }
 
 /** Events of the audit log with this event name that name `resourceId`. */
-export function auditEvents(h: Harness, event: string, resourceId: string): number {
-  return h.running.storage.sqlite
-    .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM audit_logs WHERE event = ? AND resources LIKE ?")
-    .get(event, `%${resourceId}%`)!.n;
+export function auditEvents(h: Harness, event: string, resourceId: string): Promise<number> {
+  return h.records.count("audit_logs", "event = ? AND resources LIKE ?", event, `%${resourceId}%`);
 }
 
 /** Asserts the success envelope with `data` exactly `data`. */

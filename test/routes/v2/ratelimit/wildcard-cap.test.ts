@@ -17,8 +17,7 @@ const h = testServer({ env: { TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES: String(CAP)
 const set = (path: string, namespace: string, identifier: string, limit = 5) => h.post(path, { namespace, identifier, limit, duration: MINUTE });
 const limitOf = async (namespace: string, identifier: string) =>
   (await h.post("/v2/ratelimit.limit", { namespace, identifier, limit: 100, duration: MINUTE, cost: 0 })).body.data.limit as number;
-const overrideCount = (namespaceId: string) => h.running.storage.sqlite
-  .query<{ n: number }, [string]>("SELECT count(*) AS n FROM ratelimit_overrides WHERE namespace_id = ? AND deleted_at IS NULL").get(namespaceId)!.n;
+const overrideCount = (namespaceId: string) => h.records.count("ratelimit_overrides", "namespace_id = ? AND deleted_at IS NULL", namespaceId);
 
 /** A namespace holding exactly CAP wildcard overrides, `w0*` … `w2*` with limits 10, 11, 12. */
 async function fullNamespace(): Promise<string> {
@@ -64,9 +63,9 @@ describe("412: a new wildcard beyond the cap", () => {
       const ns = await fullNamespace();
       const res = await set(path, ns, "over*");
       expectError(h, res, 412, PRECONDITION, CAP_DETAIL);
-      expect(overrideCount(ns)).toBe(CAP);
+      expect(await overrideCount(ns)).toBe(CAP);
       expect(await limitOf(ns, "over-someone")).toBe(100);
-      expect(auditEvents(h, "ratelimit.set_override", "over*")).toBe(0);
+      expect(await auditEvents(h, "ratelimit.set_override", "over*")).toBe(0);
     });
   }
 
