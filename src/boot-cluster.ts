@@ -7,7 +7,6 @@
  */
 import { SQL } from "bun";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sql";
 import type { ClusterConfig, Config } from "./config.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
@@ -19,7 +18,7 @@ import { ANALYTICS_MIGRATIONS } from "./storage/migrations.ts";
 import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
-import type { PgDb } from "./storage/pg/db.ts";
+import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
 import { clusterRecords } from "./storage/pg/records/index.ts";
 import { ChangeWatcher } from "./storage/pg/changes.ts";
 import { JobLeases, leaseClaims } from "./storage/pg/job-lease.ts";
@@ -89,7 +88,7 @@ export async function openClusterServices(
     if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
     closers.push(() => sql.close());
-    const db = drizzle({ client: sql }) as unknown as PgDb;
+    const db = pgDatabase(sql);
     const records = clusterRecords(db);
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());

@@ -14,6 +14,11 @@ import { DuplicateRecord } from "../records/errors.ts";
 /** A drizzle database or transaction over Bun's client, whatever its schema. */
 export type PgDb = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
 
+/** A drizzle database over a client the caller owns. */
+export function pgDatabase(client: BunSql): PgDb {
+  return drizzle({ client }) as unknown as PgDb;
+}
+
 /** A drizzle database over a pool of `max` connections to `url`, and what closes the pool. */
 export function openPg(url: string, max: number): { db: PgDb; close(): Promise<void> } {
   const client = new BunSql(url, { max });
