@@ -15,6 +15,7 @@ import type { Services } from "./services/index.ts";
 import { ANALYTICS_DATABASE_FILE } from "./storage/data-dir.ts";
 import { applyMigrations } from "./storage/migrate.ts";
 import { ANALYTICS_MIGRATIONS } from "./storage/migrations.ts";
+import { databaseNotReady } from "./storage/readiness.ts";
 import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
@@ -169,6 +170,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
       analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
+      readiness: () => [databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS)].filter((failure) => failure !== undefined),
     });
     const running: Running = {
       url: "",
