@@ -9,6 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { createApi, createKey, otherWorkspaceRootKey } from "../../../support/contract.ts";
 import { MINUTE } from "./support.ts";
+import { embeddedOnly } from "../../../support/cluster-backend.ts";
+
+/** The memory caps are the in-memory windows' (TOLLGATE_RATELIMIT_MEMORY_MB); a cluster's windows live in Redis, bounded by its own memory policy. */
+const inMemoryWindows = embeddedOnly("the windows' memory caps bound in-memory windows; a cluster's are in Redis");
 
 let h: Harness;
 let keyB: string;
@@ -43,7 +47,7 @@ async function metric(name: string): Promise<number> {
 }
 
 describe("per-workspace cap", () => {
-  test("filling the default workspace restarts its own oldest counters; the other workspace's keep their counts", async () => {
+  inMemoryWindows("filling the default workspace restarts its own oldest counters; the other workspace's keep their counts", async () => {
     await h.post("/v2/ratelimit.limit", check("api", "a-oldest", 4));
     await h.post("/v2/ratelimit.limit", check("api", "b-user", 3), { key: keyB });
     await fill("a");
@@ -63,7 +67,7 @@ describe("per-workspace cap", () => {
 });
 
 describe("total cap", () => {
-  test("with the total full, a third workspace is answered without state and nobody's window is lost", async () => {
+  inMemoryWindows("with the total full, a third workspace is answered without state and nobody's window is lost", async () => {
     await h.post("/v2/ratelimit.limit", check("api", "a-kept", 5));
     await fill("b", keyB); // the default workspace holds its 2 MiB: the second takes the rest of the 3
     await h.post("/v2/ratelimit.limit", check("api", "b-kept", 3), { key: keyB }); // B gives up its own oldest for it
