@@ -1,6 +1,7 @@
 /**
  * The servers of a harness in the cluster mode (TOLLGATE_TEST_BACKEND=cluster): one PostgreSQL
- * server for the whole test process, started on first use and stopped when the process exits, a
+ * server for the whole test process, started on first use and stopped after the last test file
+ * (test/support/preload.ts: bun test fires no exit event a hook could use), a
  * fresh migrated database for every harness, and a Redis server of its own for every harness, so
  * that no two harnesses share a record or a window.
  */
@@ -33,17 +34,19 @@ function sharedPostgres(): Promise<SharedPostgres> {
   postgres.started ??= (async () => {
     requireTool(missing.postgres());
     const server = await startPostgres();
-    // The process may end without an afterAll of ours: stop the server by its PID then.
-    process.once("exit", () => {
-      try {
-        process.kill(server.pid, "SIGINT");
-      } catch {
-        // Already gone.
-      }
-    });
     return { server, admin: new SQL(server.url, { max: 2 }) };
   })();
   return postgres.started;
+}
+
+/** Stops the process's PostgreSQL server, if one was started. */
+export async function stopSharedPostgres(): Promise<void> {
+  const started = postgres.started;
+  postgres.started = undefined;
+  if (started === undefined) return;
+  const { server, admin } = await started;
+  await admin.close();
+  await server.stop();
 }
 
 export interface ClusterServers {
