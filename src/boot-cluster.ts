@@ -45,18 +45,6 @@ import { API_DOCS_PATH } from "./http/openapi.ts";
 /** How long a node holds a scheduled job's run without renewing it before another may take it. */
 const JOB_LEASE_MS = 60_000;
 
-/** A root key as authentication reads it, from the cluster's records. */
-function pgRootKeyLookup(records: RecordBackend): RootKeyLookup {
-  return async (hash) => {
-    const found = await records.read((r) => step(r.rootKeys.findByHash(hash)));
-    if (found === undefined) return undefined;
-    return {
-      id: found.id, name: found.name, workspace_id: found.workspaceId, permissions: JSON.stringify(found.permissions),
-      enabled: found.enabled ? 1 : 0, expires_at: found.expiresAt, revoked_at: found.revokedAt, workspace_enabled: found.workspaceEnabled ? 1 : 0,
-    };
-  };
-}
-
 /** A cluster node's services and what they hold open, for `serve` and for the CLI. */
 export interface ClusterServices {
   services: Services;
@@ -106,7 +94,6 @@ export async function openClusterServices(
     closers.push(() => spender.close());
     const backend: Backend = {
       records,
-      rootKeys: pgRootKeyLookup(records),
       masterKey: config.masterKey!,
       changesElsewhere: () => ({ look: () => undefined }),
       credits: NO_PENDING_CREDITS,

@@ -16,7 +16,6 @@ import { ANALYTICS_MIGRATIONS, MIGRATIONS } from "./storage/migrations.ts";
 import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
-import { sqliteRootKeyLookup } from "./services/auth/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
@@ -74,7 +73,6 @@ export function buildServices(
   });
   const backend: Backend = {
     records: embeddedRecords(storage),
-    rootKeys: sqliteRootKeyLookup(storage),
     masterKey: loadMasterKey(config.dataDir, config.masterKey),
     changesElsewhere: (reaction) => {
       react = reaction;

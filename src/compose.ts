@@ -9,7 +9,7 @@ import type { Storage } from "./storage/db.ts";
 import type { ChangesElsewhere } from "./storage/external-commits.ts";
 import type { RecordBackend } from "./storage/records/index.ts";
 import type { Services } from "./services/index.ts";
-import { RootKeyAuthenticator, type RootKeyLookup } from "./services/auth/index.ts";
+import { recordsRootKeyLookup, RootKeyAuthenticator } from "./services/auth/index.ts";
 import { WorkspaceService } from "./services/workspaces/index.ts";
 import { ApiService } from "./services/apis/index.ts";
 import { IdentityService } from "./services/identities/index.ts";
@@ -29,7 +29,6 @@ const MIB = 1024 * 1024;
 /** What differs between the modes. */
 export interface Backend {
   records: RecordBackend;
-  rootKeys: RootKeyLookup;
   masterKey: Uint8Array;
   /** What tells this process that records changed elsewhere; `react` drops its caches. */
   changesElsewhere(react: () => void): ChangesElsewhere;
@@ -59,7 +58,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     cache.clear();
     auth.invalidate();
   });
-  const auth = new RootKeyAuthenticator({ lookup: backend.rootKeys, clock, changesElsewhere });
+  const auth = new RootKeyAuthenticator({ lookup: recordsRootKeyLookup(records), lookupAnswersLater: !records.answersAtOnce, clock, changesElsewhere });
   // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });

@@ -53,6 +53,11 @@ export function then<T, U>(answer: Maybe<T>, fn: (value: T) => U): Maybe<U> {
   return answer instanceof Promise ? answer.then(fn) : fn(answer);
 }
 
+/** `then` for an `fn` that answers a Maybe itself: a promise resolves to its value, so one level is left. */
+export function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U> {
+  return then(answer, fn) as Maybe<U>;
+}
+
 /** The value of an answer that is known to be synchronous: the embedded backend's, in its own tools. */
 export function answered<T>(answer: Maybe<T>): T {
   if (answer instanceof Promise) throw new Error("expected the embedded backend's synchronous answer");

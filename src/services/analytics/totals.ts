@@ -10,7 +10,9 @@ import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Storage } from "../../storage/db.ts";
 import { apis, verificationTotalsPerHour, verificationTotalsPerMinute } from "../../storage/schema/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
-import { getLiveApi } from "../apis/index.ts";
+import { liveApi } from "../apis/index.ts";
+import { sqliteRecords } from "../../storage/records/index.ts";
+import { runNow } from "../../storage/work.ts";
 import { bucketStartMs } from "./rollups.ts";
 
 export interface ApiVerificationCounts {
@@ -39,7 +41,7 @@ export class VerificationTotals {
    */
   since(principal: Principal, input: { sinceMs: number; apiId?: string }): VerificationSummary {
     requirePermission(principal, "api", input.apiId ?? "*", "read_analytics");
-    const keySpaceIds = input.apiId === undefined ? undefined : [getLiveApi(this.deps.storage.db, principal.workspaceId, input.apiId).keySpaceId];
+    const keySpaceIds = input.apiId === undefined ? undefined : [runNow(liveApi(sqliteRecords(this.deps.storage.db), principal.workspaceId, input.apiId)).keySpaceId];
     const firstHourMs = bucketStartMs("hour", input.sinceMs + HOUR_MS - 1);
     const rows = [
       ...this.read(verificationTotalsPerMinute, principal.workspaceId, input.sinceMs, firstHourMs, keySpaceIds),

@@ -2,38 +2,20 @@
  * APIs: containers of keys. Each API owns one key space; deleting an API is a soft delete after
  * which its keys verify as NOT_FOUND. An API of another workspace behaves as missing.
  */
-import type { Db } from "../../storage/db.ts";
 import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
-import { SqliteApiStore, type ApiRecord, type RecordBackend, type Records } from "../../storage/records/index.ts";
+import type { ApiRecord, RecordBackend, Records } from "../../storage/records/index.ts";
 import { writeAudit } from "../audit/index.ts";
 import { listApis, type ApiPage, type ListApisInput } from "./list.ts";
 
 export type { ApiRecord } from "../../storage/records/index.ts";
 
-/** The live API with this id in the workspace, or undefined (for callers not yet on the record stores). */
-export function findLiveApi(db: Db, workspaceId: string, apiId: string): ApiRecord | undefined {
-  return new SqliteApiStore(db).findLive(workspaceId, apiId);
-}
-
-/** The live API that owns a key space, or undefined (for callers not yet on the record stores). */
-export function findApiByKeySpace(db: Db, workspaceId: string, keySpaceId: string): ApiRecord | undefined {
-  return new SqliteApiStore(db).findByKeySpace(workspaceId, keySpaceId);
-}
-
 function apiNotFound(): AppError {
   return new AppError("api_not_found", { detail: "The requested API does not exist or has been deleted." });
-}
-
-/** Like findLiveApi, but a missing API is 404 `api_not_found`. */
-export function getLiveApi(db: Db, workspaceId: string, apiId: string): ApiRecord {
-  const api = findLiveApi(db, workspaceId, apiId);
-  if (!api) throw apiNotFound();
-  return api;
 }
 
 /** The live API with this id in the workspace; 404 `api_not_found` when there is none. */

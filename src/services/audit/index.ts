@@ -5,5 +5,5 @@
  * audit.listLogs) sees only the caller's workspace and only entries within retention; older
  * entries are pruned daily.
  */
-export { recordAudit, writeAudit, type AuditEntryInput, type AuditResource } from "./record.ts";
+export { writeAudit, type AuditEntryInput, type AuditResource } from "./record.ts";
 export { AuditService, type AuditLogView, type AuditLogPage, type ListLogsInput } from "./service.ts";

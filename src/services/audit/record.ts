@@ -3,8 +3,7 @@
  * User-Agent is whatever the client sent, up to the server's header size: it is stored cut to
  * MAX_USER_AGENT_CHARS, so that no caller grows every entry of its changes by kilobytes.
  */
-import type { Db } from "../../storage/db.ts";
-import { SqliteAuditStore, type AuditLogRow, type Records } from "../../storage/records/index.ts";
+import type { AuditLogRow, Records } from "../../storage/records/index.ts";
 import { then, type Maybe } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Actor } from "../auth/index.ts";
@@ -57,9 +56,3 @@ export function writeAudit(records: Records, entry: AuditEntryInput): Maybe<stri
   return then(records.audit.insert(row), () => row.id);
 }
 
-/** Writes one entry; call it inside the SQLite transaction that makes the change. Returns the log id. */
-export function recordAudit(db: Db, entry: AuditEntryInput): string {
-  const row = auditRow(entry);
-  new SqliteAuditStore(db).insert(row);
-  return row.id;
-}

@@ -12,8 +12,8 @@
  * `authenticate` stays synchronous for the routes.
  */
 import { LRUCache } from "lru-cache";
-import type { Storage } from "../../storage/db.ts";
-import type { Maybe } from "../../storage/work.ts";
+import type { RecordBackend, RootKeyCredential } from "../../storage/records/index.ts";
+import { step, type Maybe } from "../../storage/work.ts";
 import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
@@ -29,25 +29,13 @@ export interface RequestOrigin {
   userAgent?: string;
 }
 
-/** A root key as authentication reads it, with its workspace's state. */
-export interface RootKeyRow {
-  id: string;
-  name: string;
-  workspace_id: string;
-  permissions: string;
-  enabled: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  workspace_enabled: number;
-}
-
 interface CachedRootKey {
-  row: RootKeyRow;
+  row: RootKeyCredential;
   permissions: ReadonlySet<string>;
 }
 
 /** The root key with this hash (base64 of its SHA-256), if any. */
-export type RootKeyLookup = (hash: string) => Maybe<RootKeyRow | undefined>;
+export type RootKeyLookup = (hash: string) => Maybe<RootKeyCredential | undefined>;
 
 /** What `prepare` found for one request's header: the root key, or none. */
 export interface PreparedRootKey {
@@ -55,13 +43,9 @@ export interface PreparedRootKey {
   entry: CachedRootKey | undefined;
 }
 
-/** The embedded mode's lookup: one prepared SQLite statement. */
-export function sqliteRootKeyLookup(storage: Storage): RootKeyLookup {
-  const statement = storage.sqlite.query<RootKeyRow, [string]>(
-    `SELECT rk.id, rk.name, rk.workspace_id, rk.permissions, rk.enabled, rk.expires_at, rk.revoked_at, w.enabled AS workspace_enabled
-     FROM root_keys rk JOIN workspaces w ON w.id = rk.workspace_id WHERE rk.hash = ?1`,
-  );
-  return (hash) => statement.get(hash) ?? undefined;
+/** The lookup through the record stores (`findByHash`), whichever backend they are on. */
+export function recordsRootKeyLookup(records: RecordBackend): RootKeyLookup {
+  return (hash) => records.read((r) => step(r.rootKeys.findByHash(hash)));
 }
 
 const PRINCIPAL_CACHE_SIZE = 10_000;
@@ -69,7 +53,8 @@ const PRINCIPAL_CACHE_SIZE = 10_000;
 export class RootKeyAuthenticator {
   private readonly byHeader = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
   /** `changesElsewhere` calls invalidate() once another process committed (boot.ts). */
-  constructor(private readonly deps: { lookup: RootKeyLookup; clock: Clock; changesElsewhere: ChangesElsewhere }) {}
+  /** `lookupAnswersLater`: the lookup answers with a promise (the cluster mode), so requests are prepared. */
+  constructor(private readonly deps: { lookup: RootKeyLookup; lookupAnswersLater: boolean; clock: Clock; changesElsewhere: ChangesElsewhere }) {}
 
   /** Principals cached, for tests. */
   get cachedPrincipals(): number {
@@ -89,12 +74,12 @@ export class RootKeyAuthenticator {
   authenticate(authorization: string | null | undefined, origin: RequestOrigin | (() => RequestOrigin) = {}, prepared?: PreparedRootKey): Principal {
     const cached = prepared !== undefined && prepared.authorization === authorization ? known(prepared.entry) : this.cached(authorization);
     const row = cached.row;
-    if (row.revoked_at !== null) throw unknownRootKey();
+    if (row.revokedAt !== null) throw unknownRootKey();
     if (!row.enabled) throw new AppError("key_disabled", { detail: "The root key is disabled." });
-    if (row.expires_at !== null && row.expires_at <= this.deps.clock.now()) {
+    if (row.expiresAt !== null && row.expiresAt <= this.deps.clock.now()) {
       throw new AppError("forbidden", { detail: "The root key has expired." });
     }
-    if (!row.workspace_enabled) throw new AppError("workspace_disabled", { detail: "The workspace of this root key is disabled." });
+    if (!row.workspaceEnabled) throw new AppError("workspace_disabled", { detail: "The workspace of this root key is disabled." });
     return new RootKeyPrincipal(row, cached.permissions, origin);
   }
 
@@ -118,7 +103,7 @@ export class RootKeyAuthenticator {
    * will not parse). Never rejects for a bad header: `authenticate` answers that.
    */
   prepare(authorization: string | null | undefined): Promise<PreparedRootKey> | undefined {
-    if (!authorization || this.byHeader.has(authorization)) return undefined;
+    if (!this.deps.lookupAnswersLater || !authorization || this.byHeader.has(authorization)) return undefined;
     this.deps.changesElsewhere.look();
     const token = BEARER.exec(authorization)?.[1];
     if (!token) return undefined;
@@ -128,9 +113,9 @@ export class RootKeyAuthenticator {
   }
 
   /** The entry of a row found, cached by its header when that is the canonical one. */
-  private remember(authorization: string, token: string, row: RootKeyRow | undefined): CachedRootKey | undefined {
+  private remember(authorization: string, token: string, row: RootKeyCredential | undefined): CachedRootKey | undefined {
     if (!row) return undefined;
-    const entry = { row, permissions: normaliseGrants(JSON.parse(row.permissions) as string[]) };
+    const entry = { row, permissions: normaliseGrants(row.permissions) };
     if (authorization.length === CANONICAL_PREFIX.length + token.length && authorization.startsWith(CANONICAL_PREFIX)) this.byHeader.set(authorization, entry);
     return entry;
   }
@@ -147,8 +132,8 @@ class RootKeyPrincipal implements Principal {
   readonly rootKeyId: string;
   private builtActor: Actor | undefined;
 
-  constructor(private readonly row: RootKeyRow, readonly permissions: ReadonlySet<string>, private readonly origin: RequestOrigin | (() => RequestOrigin)) {
-    this.workspaceId = row.workspace_id;
+  constructor(private readonly row: RootKeyCredential, readonly permissions: ReadonlySet<string>, private readonly origin: RequestOrigin | (() => RequestOrigin)) {
+    this.workspaceId = row.workspaceId;
     this.rootKeyId = row.id;
   }
 

@@ -5,7 +5,6 @@
  * and keys of a deleted identity keep verifying, without it. Every change drops the key cache.
  */
 export {
-  upsertIdentity, findIdentityByExternalId, findIdentityById, loadRatelimitConfigs, replaceRatelimits,
   upsertIdentityIn, findLiveIdentityIn, replaceRatelimitsIn,
   type IdentitySummary, type RatelimitConfig, type RatelimitInput,
 } from "./records.ts";

@@ -1,11 +1,9 @@
 /**
  * Identity and named-limit operations shared with keys, as units of work over the record stores
- * (storage/records), run inside the caller's unit. The functions taking a SQLite `Db` run the same
- * units for callers not yet on the record stores.
+ * (storage/records), run inside the caller's unit.
  */
-import type { Db } from "../../storage/db.ts";
-import { sqliteRecords, type IdentitySummary, type RatelimitConfig, type RatelimitOwner, type Records } from "../../storage/records/index.ts";
-import { runNow, step, type Work } from "../../storage/work.ts";
+import type { IdentitySummary, RatelimitOwner, Records } from "../../storage/records/index.ts";
+import { step, type Work } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 
 export type { IdentitySummary, RatelimitConfig, RatelimitOwner } from "../../storage/records/index.ts";
@@ -47,26 +45,4 @@ export function* replaceRatelimitsIn(records: Records, workspaceId: string, owne
     if (kept) yield records.limits.update(kept.id, values, nowMs);
     else yield records.limits.insert({ id: newId("rl"), workspaceId, owner, name: l.name, ...values, createdAt: nowMs });
   }
-}
-
-export function upsertIdentity(db: Db, workspaceId: string, externalId: string, nowMs: number): IdentitySummary {
-  return runNow(upsertIdentityIn(sqliteRecords(db), workspaceId, externalId, nowMs));
-}
-
-export function findIdentityByExternalId(db: Db, workspaceId: string, externalId: string): IdentitySummary | undefined {
-  return sqliteRecords(db).identities.findByExternalId(workspaceId, externalId) as IdentitySummary | undefined;
-}
-
-/** The live identity with this id, if any. */
-export function findIdentityById(db: Db, identityId: string): IdentitySummary | undefined {
-  return sqliteRecords(db).identities.findById(identityId) as IdentitySummary | undefined;
-}
-
-/** The named limits configured on a key or an identity, by name. */
-export function loadRatelimitConfigs(db: Db, owner: RatelimitOwner): RatelimitConfig[] {
-  return sqliteRecords(db).limits.load(owner) as RatelimitConfig[];
-}
-
-export function replaceRatelimits(db: Db, workspaceId: string, owner: RatelimitOwner, limits: readonly RatelimitInput[], nowMs: number): void {
-  runNow(replaceRatelimitsIn(sqliteRecords(db), workspaceId, owner, limits, nowMs));
 }

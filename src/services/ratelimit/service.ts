@@ -13,7 +13,7 @@
  */
 import type { Storage } from "../../storage/db.ts";
 import type { RecordBackend } from "../../storage/records/index.ts";
-import { step, then, type Maybe } from "../../storage/work.ts";
+import { step, then, thenMaybe, type Maybe } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
@@ -60,11 +60,6 @@ const overrideNotFound = () => new AppError("ratelimit_override_not_found", { de
 
 function toView(o: OverrideRecord): OverrideView {
   return { overrideId: o.id, identifier: o.identifier, limit: o.limit, duration: o.duration };
-}
-
-/** `then` for a function that itself answers a Maybe: a promise's `then` flattens the two. */
-function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U> {
-  return then(answer, fn) as Maybe<U>;
 }
 
 

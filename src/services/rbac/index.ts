@@ -2,17 +2,14 @@
  * Permissions and roles of end-user keys. Permission names and slugs, and role names, are unique
  * per workspace compared case-insensitively. Permissions named on a key that do not exist yet are
  * created on the fly (name = slug); roles must exist before they are assigned.
- * The units here run in the caller's unit of work (the Db-taking adapters, in its SQLite
- * transaction); RbacService (service.ts) is the permissions.* API.
+ * The units here run in the caller's unit of work; RbacService (service.ts) is the permissions.* API.
  */
-import type { Db } from "../../storage/db.ts";
-import { sqliteRecords, type Records } from "../../storage/records/index.ts";
-import { runNow, step, type Work } from "../../storage/work.ts";
+import type { Records } from "../../storage/records/index.ts";
+import { step, type Work } from "../../storage/work.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { lowerAscii } from "./views.ts";
 
-export { ensurePermissions, missingPermissionSlugs, ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
-export { setKeyPermissions, setKeyRoles } from "./links.ts";
+export { ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
 export { RbacService, type PermissionView, type RoleView, type RbacServiceDeps } from "./service.ts";
 
 /**
@@ -40,10 +37,4 @@ export function* loadKeyAccessIn(records: Records, keyId: string): Work<{ roles:
   return { roles: roleRows.map((r) => r.name).sort(), permissions: [...new Set([...direct, ...viaRoles])].sort() };
 }
 
-export function findRoleIds(db: Db, workspaceId: string, names: readonly string[]): string[] {
-  return runNow(findRoleIdsIn(sqliteRecords(db), workspaceId, names));
-}
 
-export function loadKeyAccess(db: Db, keyId: string): { roles: string[]; permissions: string[] } {
-  return runNow(loadKeyAccessIn(sqliteRecords(db), keyId));
-}

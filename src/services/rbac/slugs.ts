@@ -5,9 +5,8 @@
  * would get already belongs to a permission with another slug, creating it is a 409, because
  * reusing that permission would grant something the caller did not name.
  */
-import type { Db } from "../../storage/db.ts";
-import { sqliteRecords, type Records } from "../../storage/records/index.ts";
-import { runNow, step, type Work } from "../../storage/work.ts";
+import type { Records } from "../../storage/records/index.ts";
+import { step, type Work } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 
@@ -47,12 +46,4 @@ export function* ensurePermissionsIn(records: Records, workspaceId: string, slug
     ids.push(id);
   }
   return [...new Set(ids)];
-}
-
-export function missingPermissionSlugs(db: Db, workspaceId: string, slugs: readonly string[]): string[] {
-  return runNow(missingPermissionSlugsIn(sqliteRecords(db), workspaceId, slugs));
-}
-
-export function ensurePermissions(db: Db, workspaceId: string, slugs: readonly string[], nowMs: number): string[] {
-  return runNow(ensurePermissionsIn(sqliteRecords(db), workspaceId, slugs, nowMs));
 }

@@ -5,7 +5,7 @@
  * Ids and key strings are made before a unit runs, so a unit run again (cluster) writes the same ones.
  */
 import { DuplicateRecord, type RecordBackend, type Records, type RootKeyRecord, type WorkspaceRecord } from "../../storage/records/index.ts";
-import { step, then, type Maybe, type Work } from "../../storage/work.ts";
+import { step, then, thenMaybe, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, randomKeyPart } from "../../lib/ids.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
@@ -41,11 +41,6 @@ interface PreparedRootKey {
   input: NewRootKeyInput;
   id: string;
   key: string;
-}
-
-/** `then` for an `fn` that answers a Maybe itself: a promise resolves to its value, so one level is left. */
-function thenMaybe<T, U>(answer: Maybe<T>, fn: (value: T) => Maybe<U>): Maybe<U> {
-  return then(answer, fn) as Maybe<U>;
 }
 
 /** The workspace with this id, or named so ignoring ASCII case; 404 `workspace_not_found` when none. */

@@ -9,7 +9,7 @@ import { sql, type SQL, type SQLWrapper, type TablesRelationalConfig } from "dri
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
 import type { PgDatabase } from "drizzle-orm/pg-core";
-import { DuplicateRecord } from "../records/errors.ts";
+import { DuplicateRecord, inCauses } from "../records/errors.ts";
 
 /** A drizzle database or transaction over Bun's client, whatever its schema. */
 export type PgDb = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
@@ -22,7 +22,7 @@ export function pgDatabase(client: BunSql): PgDb {
 /** A drizzle database over a pool of `max` connections to `url`, and what closes the pool. */
 export function openPg(url: string, max: number): { db: PgDb; close(): Promise<void> } {
   const client = new BunSql(url, { max });
-  return { db: drizzle({ client }) as unknown as PgDb, close: () => client.close() };
+  return { db: pgDatabase(client), close: () => client.close() };
 }
 
 /** `value` as text compared and sorted by bytes, as SQLite's BINARY collation does. */
@@ -40,9 +40,7 @@ export async function rethrowPgDuplicate<T>(write: () => Promise<T>): Promise<T>
   try {
     return await write();
   } catch (error) {
-    for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
-      if ((e as { errno?: unknown }).errno === "23505") throw new DuplicateRecord({ cause: error });
-    }
+    if (inCauses(error, (e) => e.errno === "23505")) throw new DuplicateRecord({ cause: error });
     throw error;
   }
 }

@@ -9,14 +9,20 @@ export class DuplicateRecord extends Error {
   }
 }
 
+/** Whether `error` or any error in its chain of causes passes `test` (drizzle wraps the driver's errors). */
+export function inCauses(error: unknown, test: (cause: { code?: unknown; errno?: unknown }) => boolean): boolean {
+  for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
+    if (test(e as { code?: unknown; errno?: unknown })) return true;
+  }
+  return false;
+}
+
 /** Runs `write`; SQLite's refusal of a duplicate in a unique index becomes DuplicateRecord. */
 export function rethrowDuplicate<T>(write: () => T): T {
   try {
     return write();
   } catch (error) {
-    for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
-      if ((e as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new DuplicateRecord({ cause: error });
-    }
+    if (inCauses(error, (e) => e.code === "SQLITE_CONSTRAINT_UNIQUE")) throw new DuplicateRecord({ cause: error });
     throw error;
   }
 }

@@ -63,6 +63,8 @@ export interface RecordBackend {
   write<T>(workspaceId: string | null, unit: (records: Records) => Work<T>): Maybe<T>;
   /** Runs `unit`'s reads outside a transaction. */
   read<T>(unit: (records: Records) => Work<T>): Maybe<T>;
+  /** Whether every answer is a value (the embedded backend), never a promise. */
+  readonly answersAtOnce: boolean;
 }
 
 /** The stores over one SQLite database, answering synchronously. */
@@ -87,5 +89,6 @@ export function embeddedRecords(storage: Storage): RecordBackend {
   return {
     write: (_workspaceId, unit) => inTransaction(storage, () => runNow(unit(records))),
     read: (unit) => runNow(unit(records)),
+    answersAtOnce: true,
   };
 }

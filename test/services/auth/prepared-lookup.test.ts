@@ -4,21 +4,23 @@
  * and the same caching of canonical headers only.
  */
 import { expect, test } from "bun:test";
-import { RootKeyAuthenticator, type RootKeyRow } from "../../../src/services/auth/index.ts";
+import { RootKeyAuthenticator } from "../../../src/services/auth/index.ts";
+import type { RootKeyCredential } from "../../../src/storage/records/index.ts";
 import { sha256Base64 } from "../../../src/lib/hashing.ts";
 import { TestClock } from "../../support/test-clock.ts";
 
 const TOKEN = "tg_root_prepared_lookup_0001";
-const ROW: RootKeyRow = {
-  id: "rk_1", name: "ops", workspace_id: "ws_1", permissions: JSON.stringify(["api.*.read_api"]),
-  enabled: 1, expires_at: null, revoked_at: null, workspace_enabled: 1,
+const ROW: RootKeyCredential = {
+  id: "rk_1", name: "ops", workspaceId: "ws_1", permissions: ["api.*.read_api"],
+  enabled: true, expiresAt: null, revokedAt: null, workspaceEnabled: true,
 };
 
-function authenticator(rows: Record<string, RootKeyRow>): { auth: RootKeyAuthenticator; lookups: string[] } {
+function authenticator(rows: Record<string, RootKeyCredential>): { auth: RootKeyAuthenticator; lookups: string[] } {
   const lookups: string[] = [];
   const auth = new RootKeyAuthenticator({
     clock: new TestClock(),
     changesElsewhere: { look: () => undefined },
+    lookupAnswersLater: true,
     lookup: async (hash) => {
       lookups.push(hash);
       return rows[hash];
@@ -46,7 +48,7 @@ test("a padded header authenticates from what was prepared for it, and is not ca
 });
 
 test("an unknown key, a revoked one and bad headers answer as the synchronous lookup does", async () => {
-  const { auth } = authenticator({ [sha256Base64("tg_root_revoked_key_00001")]: { ...ROW, revoked_at: 5 } });
+  const { auth } = authenticator({ [sha256Base64("tg_root_revoked_key_00001")]: { ...ROW, revokedAt: 5 } });
   const unknown = "Bearer tg_root_nobody_has_this_key";
   await expect(async () => auth.authenticate(unknown, {}, await auth.prepare(unknown))).toThrow("The provided root key is invalid");
   const revoked = "Bearer tg_root_revoked_key_00001";

@@ -55,6 +55,7 @@ function serviceWith(caps?: NamespaceCacheCaps): RatelimitService {
   const records: RecordBackend = {
     write(workspaceId, unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.write(workspaceId, unit); },
     read(unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.read(unit); },
+    answersAtOnce: true,
   };
   return new RatelimitService({ records, storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }), ...(caps ? { namespaceCacheCaps: caps } : {}) });
 }

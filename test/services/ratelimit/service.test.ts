@@ -41,6 +41,7 @@ beforeEach(() => {
   const records: RecordBackend = {
     write(workspaceId, unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.write(workspaceId, unit); },
     read(unit) { if (seen.offline) throw new Error("SQLite read on the hot path"); return inner.read(unit); },
+    answersAtOnce: true,
   };
   const clock = new TestClock();
   service = new RatelimitService({ records, storage: guarded, clock, limiter: new SlidingWindowLimiter({ clock }) });

@@ -8,6 +8,7 @@
  */
 import { recordChange, type PgTx } from "../changes.ts";
 import type { PgDb } from "../db.ts";
+import { inCauses } from "../../records/errors.ts";
 import { runAsync, type Work } from "../../work.ts";
 import type { RecordBackend, Records } from "../../records/index.ts";
 import { PgApiStore } from "./apis.ts";
@@ -41,11 +42,7 @@ function pgStores(db: PgDb): Records {
 
 /** True when PostgreSQL aborted the transaction for racing another (drizzle wraps the driver's error). */
 export function lostRace(error: unknown): boolean {
-  for (let e: unknown = error; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
-    const state = (e as { errno?: unknown }).errno;
-    if (typeof state === "string" && RACE_STATES.has(state)) return true;
-  }
-  return false;
+  return inCauses(error, (e) => typeof e.errno === "string" && RACE_STATES.has(e.errno));
 }
 
 export function clusterRecords(db: PgDb): RecordBackend {
@@ -66,5 +63,6 @@ export function clusterRecords(db: PgDb): RecordBackend {
       }
     },
     read: (unit) => runAsync(unit(pgStores(db))),
+    answersAtOnce: false,
   };
 }
