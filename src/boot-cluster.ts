@@ -54,6 +54,8 @@ export interface ClusterServices {
   analytics: Storage;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
+  /** The node's change watcher, told of the changes this node records itself. */
+  watchWith(watcher: ChangeWatcher): void;
 }
 
 /**
@@ -78,7 +80,9 @@ export async function openClusterServices(
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
     closers.push(() => sql.close());
     const db = pgDatabase(sql);
-    const records = clusterRecords(db);
+    // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
+    const watching: { watcher?: ChangeWatcher } = {};
+    const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version));
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
@@ -104,7 +108,7 @@ export async function openClusterServices(
       analytics,
     };
     const services = assembleServices(backend, config, clock, eventWriter(analytics));
-    return { services, sql, db, records, analytics, close };
+    return { services, sql, db, records, analytics, close, watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -137,6 +141,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       },
       onError: (error) => logger.warn("change notices", { error: error.message }),
     });
+    node.watchWith(watcher);
     await watcher.start();
     closers.push(() => watcher.stop());
     const analytics = startAnalyticsPipeline(

@@ -186,6 +186,21 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
     expect(seenIds(w)).toEqual(["ws_notified", "ws_polled", "ws_marker"]);
   });
 
+  test("a change the watcher's own node recorded is delivered neither by its notice nor by a poll; others' still are", async () => {
+    const url = await pg.freshDatabase();
+    const timers = new ManualTimers();
+    const w = await watch(url, { after: timers.after });
+    const sql = client(url);
+    const db = drizzle({ client: sql });
+    await db.transaction(async (tx) => {
+      w.watcher.ownChange(await recordChange(tx, "ws_own"));
+    });
+    await commitChange(db, "ws_other");
+    await eventually(async () => seenIds(w).includes("ws_other"), 5000, "the other node's change seen");
+    await w.watcher.poll();
+    expect(seenIds(w)).toEqual(["ws_other"]);
+  });
+
   test("one poll delivers a burst larger than its query's batch, each workspace once", async () => {
     const url = await pg.freshDatabase();
     const timers = new ManualTimers();

@@ -135,6 +135,15 @@ export class ChangeWatcher {
     return run;
   }
 
+  /**
+   * A version this node recorded itself (its caches already follow the change): neither its notice
+   * nor a poll delivers it. One whose transaction then rolls back is never committed, and is
+   * forgotten once the poll passes it.
+   */
+  ownChange(version: number): void {
+    if (version > this.seenThrough) this.notifiedAbove.add(version);
+  }
+
   stats(): ChangeWatcherStats {
     return { ...this.delivered };
   }

@@ -45,11 +45,16 @@ export function lostRace(error: unknown): boolean {
   return inCauses(error, (e) => typeof e.errno === "string" && RACE_STATES.has(e.errno));
 }
 
-export function clusterRecords(db: PgDb): RecordBackend {
+/**
+ * `ownChange` hears the version each write records, before its commit (so before its notice can
+ * arrive): this node's services drop their own caches after their writes, and its change watcher
+ * need not deliver the notice of them again.
+ */
+export function clusterRecords(db: PgDb, ownChange: (version: number) => void = () => undefined): RecordBackend {
   const attempt = <T>(workspaceId: string | null, unit: (records: Records) => Work<T>) =>
     db.transaction(async (tx) => {
       const out = await runAsync(unit(pgStores(tx as unknown as PgDb)));
-      if (workspaceId !== null) await recordChange(tx as unknown as PgTx, workspaceId);
+      if (workspaceId !== null) ownChange(await recordChange(tx as unknown as PgTx, workspaceId));
       return out;
     }, { isolationLevel: "serializable" });
   return {
