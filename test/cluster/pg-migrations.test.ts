@@ -116,11 +116,12 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL migration checks
   test("every table and column of the schema exists, with the schema's SQL type", async () => {
     await withDatabase(async (url, sql) => {
       await migratePostgres(url);
-      const rows = await sql`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public'`;
-      const actual = Object.fromEntries(rows.map((r: { table_name: string; column_name: string; data_type: string }) => [`${r.table_name}.${r.column_name}`, r.data_type]));
-      const expected = Object.fromEntries(pgTables.flatMap((t) => getTableConfig(t).columns.map((c) => [`${getTableName(t)}.${c.name}`, c.getSQLType()])));
+      const rows = await sql`SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns WHERE table_schema IN ('public', 'analytics')`;
+      const actual = Object.fromEntries(rows.map((r: { table_schema: string; table_name: string; column_name: string; data_type: string }) => [`${r.table_schema}.${r.table_name}.${r.column_name}`, r.data_type]));
+      const qualified = (t: (typeof pgTables)[number]) => `${getTableConfig(t).schema ?? "public"}.${getTableName(t)}`;
+      const expected = Object.fromEntries(pgTables.flatMap((t) => getTableConfig(t).columns.map((c) => [`${qualified(t)}.${c.name}`, c.getSQLType()])));
       expect(actual).toEqual(expected);
-      const indexes = await sql`SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_pk'`;
+      const indexes = await sql`SELECT indexname FROM pg_indexes WHERE schemaname IN ('public', 'analytics') AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_pk'`;
       const expectedIndexes = pgTables.flatMap((t) => getTableConfig(t).indexes.map((i) => i.config.name));
       expect(indexes.map((i: { indexname: string }) => i.indexname).sort()).toEqual(expectedIndexes.sort());
     });

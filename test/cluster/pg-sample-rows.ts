@@ -64,4 +64,18 @@ export const SAMPLE_ROWS: readonly SampleRow[] = [
   row(pg.creditJournal, { entries: JSON.stringify([["key_1", 2 ** 40]]) }),
   row(pg.clusterChanges, { workspaceId, version: BIG_COUNT }),
   row(pg.jobRuns, { job: "credit-refill", tickMs: LATE_MS, owner: NON_ASCII, leaseUntilMs: LATE_MS + 1, finishedAtMs: null }),
+  row(pg.pgVerificationEvents, {
+    requestId: "req_1", time: LATE_MS, workspaceId, keySpaceId: "ks_1", keyId: "key_1", identityId: "id_1", externalId: NON_ASCII,
+    outcome: "VALID", tags: JSON.stringify([NON_ASCII]), spentCredits: BIG_COUNT, latencyMs: 0.25,
+  }),
+  ...[pg.pgVerificationsPerMinute, pg.pgVerificationsPerHour, pg.pgVerificationsPerDay, pg.pgVerificationsPerMonth].map((table) => row(table, {
+    time: LATE_MS, workspaceId, keySpaceId: "ks_1", keyId: "key_1", identityId: "id_1", externalId: NON_ASCII, outcome: "VALID",
+    tags: "[]", count: BIG_COUNT, spentCredits: BIG_COUNT, latencySumMs: 1.5, latencyMaxMs: 0.75,
+  })),
+  ...[pg.pgVerificationTotalsPerMinute, pg.pgVerificationTotalsPerHour, pg.pgVerificationTotalsPerDay, pg.pgVerificationTotalsPerMonth].map((table) => row(table, {
+    time: LATE_MS, workspaceId, keySpaceId: "ks_1", outcome: NON_ASCII, count: BIG_COUNT, spentCredits: BIG_COUNT,
+  })),
+  ...[pg.pgRatelimitDecisionsPerMinute, pg.pgRatelimitDecisionsPerHour, pg.pgRatelimitDecisionsPerDay, pg.pgRatelimitDecisionsPerMonth].map((table) => row(table, {
+    time: LATE_MS, workspaceId, namespaceId: NON_ASCII, passed: BIG_COUNT, blocked: 0,
+  })),
 ];

@@ -30,7 +30,10 @@ const analyticsTables = new Set(exported(sqliteAnalytics).filter((v) => is(v, SQ
 const sqliteTables = new Map(exported(sqliteSchema)
   .filter((v): v is SQLiteTable => is(v, SQLiteTable) && !analyticsTables.has(v))
   .map((t) => [getTableName(t), t]));
-const pgTables = new Map(exported(pgSchema).filter((v): v is PgTable => is(v, PgTable)).map((t) => [getTableName(t), t]));
+const allPgTables = exported(pgSchema).filter((v): v is PgTable => is(v, PgTable));
+/** The main database's tables: those of the `analytics` schema are analytics.db's twins (below). */
+const pgTables = new Map(allPgTables.filter((t) => pgConfig(t).schema === undefined).map((t) => [getTableName(t), t]));
+const pgAnalyticsTables = new Map(allPgTables.filter((t) => pgConfig(t).schema === "analytics").map((t) => [getTableName(t), t]));
 
 /** A column or an index expression as text: `lower(name)`, `deleted_at is null`. */
 function render(part: unknown): string {
@@ -87,8 +90,33 @@ describe("the PostgreSQL schema mirrors the SQLite one of the main database", ()
   });
 
   test("integer columns are int8 except the few small ones named here", () => {
+    expect(pgAnalyticsTables.size).toBeGreaterThan(0);
     const int4 = [...pgTables.values()].flatMap((t) =>
       pgConfig(t).columns.filter((c) => c.getSQLType() === "integer").map((c) => `${getTableName(t)}.${c.name}`));
     expect(int4.sort()).toEqual([...INT4_COLUMNS].sort());
+  });
+});
+
+/**
+ * The analytics tables differ by design (pg/schema/analytics.ts): one row per event instead of batch
+ * rows, and no fold, so no `folded` column. The rollups, totals and decisions keep analytics.db's
+ * columns and primary keys, so the public tables read the same on both.
+ */
+describe("the PostgreSQL analytics tables keep analytics.db's rollups, totals and decisions", () => {
+  const sqliteByName = new Map([...analyticsTables].map((t) => [getTableName(t as SQLiteTable), t as SQLiteTable]));
+  const shared = [...pgAnalyticsTables.keys()].filter((name) => name !== "verification_events").sort();
+
+  test("every SQLite analytics table has a twin but the batch rows, which PostgreSQL keeps one event a row", () => {
+    expect([...sqliteByName.keys()].filter((name) => !pgAnalyticsTables.has(name))).toEqual(["verification_event_batches"]);
+    expect(shared.length).toBe(12);
+  });
+
+  test.each(shared)("%s: same columns and primary key", (name) => {
+    const shape = (parts: TableParts) => {
+      const { columns, primaryKey } = shapeOf(parts, (text) => text);
+      delete columns["folded"];
+      return { columns, primaryKey };
+    };
+    expect(shape(pgConfig(pgAnalyticsTables.get(name)!))).toEqual(shape(sqliteConfig(sqliteByName.get(name)!)));
   });
 });

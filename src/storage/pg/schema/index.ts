@@ -11,3 +11,4 @@ export * from "./ratelimits.ts";
 export * from "./audit.ts";
 export * from "./credits.ts";
 export * from "./cluster.ts";
+export * from "./analytics.ts";
