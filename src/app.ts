@@ -66,7 +66,7 @@ const READINESS_DOC = {
   summary: "Readiness", tags: ["liveness"], security: [],
   description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
     + "and their migrations are those of this version; on a cluster node, analytics.db so, PostgreSQL answers within 1 s with this version's "
-    + "migrations, and Redis answers PING within 1 s. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
+    + "migrations, and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis answers PING within 1 s. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
     + "cheap enough to poll every second (it writes nothing), and answered within about a second even when a server hangs.",
   ...documented({ data: MessageData("`ready`"), rootKey: false, errors: ["not_ready", "unexpected_error"] }),
 };

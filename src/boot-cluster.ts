@@ -60,7 +60,7 @@ export interface ClusterServices {
   analytics: Storage;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
-  /** Why the node is not ready: analytics.db, PostgreSQL and Redis each checked, the servers within PROBE_TIMEOUT_MS. */
+  /** Why the node is not ready: analytics.db, PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, the servers each within PROBE_TIMEOUT_MS. */
   notReady(): Promise<string[]>;
   /** The node's change watcher, told of the changes this node records itself. */
   watchWith(watcher: ChangeWatcher): void;
@@ -98,7 +98,9 @@ export async function openClusterServices(
     const reconnect = redisReconnector(redis);
     const postgres = postgresProbe(cluster.databaseUrl, PG_MIGRATIONS, PROBE_TIMEOUT_MS);
     closers.push(() => postgres.close());
-    const probes = [postgres.probe, redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)];
+    // Redis counts only under `closed`: with `open` the node keeps answering by choice, and every
+    // node shares one Redis, so taking them all out of the balancer would turn a loose limit into an outage.
+    const probes = [postgres.probe, ...(cluster.redisUnreachable === "closed" ? [redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)] : [])];
     const spender = new PgCreditSpender({ url: cluster.databaseUrl });
     closers.push(() => spender.close());
     const backend: Backend = {
