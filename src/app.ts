@@ -19,7 +19,7 @@ import { docsRoutes } from "./http/docs.ts";
 import { consoleRoutes } from "./http/console.ts";
 import { loadConsole, type ConsoleFile } from "./console/bundle.ts";
 import { Ok } from "./http/envelope.ts";
-import { createErrorRenderer } from "./http/errors.ts";
+import { createErrorRenderer, type UnreachableStore } from "./http/errors.ts";
 import { jsonResponse } from "./http/json.ts";
 import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
@@ -42,8 +42,13 @@ export interface AppOptions {
   analyticsDatabaseSizeBytes?: () => number;
   /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
   trustedProxies?: readonly AddressRange[];
-  /** Why the service is not ready (GET /v2/readiness), one reason per failed check; boot.ts checks both databases. */
-  readiness?: () => string[];
+  /**
+   * Why the service is not ready (GET /v2/readiness), one reason per failed check; boot.ts checks
+   * both databases, boot-cluster.ts analytics.db, PostgreSQL and Redis (each bounded in time).
+   */
+  readiness?: () => string[] | Promise<string[]>;
+  /** Which server an error says is unreachable, for `service_unavailable` (a cluster node's PostgreSQL and Redis). */
+  unreachableStore?: UnreachableStore;
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
   /** The web console's files (default: the embedded bundle, else bundled from src/console at the first request). */
@@ -60,8 +65,9 @@ const LIVENESS_DOC = {
 const READINESS_DOC = {
   summary: "Readiness", tags: ["liveness"], security: [],
   description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
-    + "and their migrations are those of this version. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
-    + "cheap enough to poll every second (it writes nothing).",
+    + "and their migrations are those of this version; on a cluster node, analytics.db so, PostgreSQL answers within 1 s with this version's "
+    + "migrations, and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis answers PING within 1 s. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
+    + "cheap enough to poll every second (it writes nothing), and answered within about a second even when a server hangs.",
   ...documented({ data: MessageData("`ready`"), rootKey: false, errors: ["not_ready", "unexpected_error"] }),
 };
 
@@ -97,7 +103,7 @@ export function createApp(opts: AppOptions) {
   const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, authenticate);
   // Learnt once every route is registered (below).
   const methodsByPath = new Map<string, string[]>();
-  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path));
+  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path), opts.unreachableStore);
   const deps: RouteDeps = {
     services: opts.services,
     principal: (request, info) => (info.principal ??= authenticate(request, info)),
@@ -130,8 +136,8 @@ export function createApp(opts: AppOptions) {
     })
     .use(accessLog(logOptions))
     .get("/v2/liveness", () => new Ok({ message: "we're cooking" }), { detail: LIVENESS_DOC })
-    .get("/v2/readiness", () => {
-      const failures = opts.readiness?.() ?? [];
+    .get("/v2/readiness", async () => {
+      const failures = (await opts.readiness?.()) ?? [];
       if (failures.length > 0) throw new AppError("not_ready", { detail: failures.join(" ") });
       return new Ok({ message: "ready" });
     }, { detail: READINESS_DOC })

@@ -19,6 +19,9 @@ import { databaseNotReady } from "./storage/readiness.ts";
 import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
+import { PG_MIGRATIONS } from "./storage/pg/migrations.ts";
+import { postgresProbe, redisProbe } from "./storage/cluster-readiness.ts";
+import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
 import { clusterRecords } from "./storage/pg/records/index.ts";
 import { ChangeWatcher } from "./storage/pg/changes.ts";
@@ -28,7 +31,7 @@ import type { RecordBackend } from "./storage/records/index.ts";
 import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
-import { RedisWindowLimiter, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
+import { RedisWindowLimiter, redisReconnector, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
@@ -42,6 +45,9 @@ import { startAnalyticsPipeline } from "./jobs/analytics.ts";
 import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
 import { API_DOCS_PATH } from "./http/openapi.ts";
 
+/** How long a readiness probe waits for PostgreSQL or for Redis before it calls the server not ready. */
+const PROBE_TIMEOUT_MS = 1000;
+
 /** How long a node holds a scheduled job's run without renewing it before another may take it. */
 const JOB_LEASE_MS = 60_000;
 
@@ -54,6 +60,8 @@ export interface ClusterServices {
   analytics: Storage;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
+  /** Why the node is not ready: analytics.db, PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, the servers each within PROBE_TIMEOUT_MS. */
+  notReady(): Promise<string[]>;
   /** The node's change watcher, told of the changes this node records itself. */
   watchWith(watcher: ChangeWatcher): void;
 }
@@ -86,14 +94,13 @@ export async function openClusterServices(
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
-    // Bun gives up reconnecting after a few tries: a check that finds Redis away asks again, one connect at a time.
-    const reconnecting: { attempt?: Promise<void> } = {};
-    const reconnect = () => {
-      if (redis.connected || reconnecting.attempt) return;
-      reconnecting.attempt = redis.connect().catch(() => undefined).finally(() => {
-        reconnecting.attempt = undefined;
-      });
-    };
+    // Bun gives up reconnecting after a few tries: a check (or a readiness probe) that finds Redis away asks again.
+    const reconnect = redisReconnector(redis);
+    const postgres = postgresProbe(cluster.databaseUrl, PG_MIGRATIONS, PROBE_TIMEOUT_MS);
+    closers.push(() => postgres.close());
+    // Redis counts only under `closed`: with `open` the node keeps answering by choice, and every
+    // node shares one Redis, so taking them all out of the balancer would turn a loose limit into an outage.
+    const probes = [postgres.probe, ...(cluster.redisUnreachable === "closed" ? [redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)] : [])];
     const spender = new PgCreditSpender({ url: cluster.databaseUrl });
     closers.push(() => spender.close());
     const backend: Backend = {
@@ -103,12 +110,16 @@ export async function openClusterServices(
       credits: NO_PENDING_CREDITS,
       creditTaker: () => new PostgresCredits(spender),
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes),
-      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, reconnect),
+      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
     };
     const services = assembleServices(backend, config, clock, eventWriter(analytics));
-    return { services, sql, db, records, analytics, close, watchWith: (watcher) => { watching.watcher = watcher; } };
+    const notReady = async () => {
+      const failures = [databaseNotReady(analytics, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS), ...await Promise.all(probes.map((probe) => probe()))];
+      return failures.filter((failure) => failure !== undefined);
+    };
+    return { services, sql, db, records, analytics, close, notReady, watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -162,7 +173,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
       analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
-      readiness: () => [databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS)].filter((failure) => failure !== undefined),
+      readiness: node.notReady, unreachableStore,
     });
     const running: Running = {
       url: "",

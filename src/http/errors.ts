@@ -1,8 +1,10 @@
 /**
  * The one place errors become responses: AppError → its catalogue entry (a body that fails its
  * schema is already one, http/validation.ts); Elysia's parse and not-found errors → 400 / 404 (405
- * when the path has other methods); anything else → 500 with a generic detail, the cause
- * logged with the request id. The code each request was answered with is kept for the access log,
+ * when the path has other methods); an error that says a cluster node's PostgreSQL or Redis is
+ * unreachable (the classifier boot-cluster.ts passes) → `service_unavailable` naming the server and
+ * nothing of its address; anything else → 500 with a generic detail, the cause logged with the
+ * request id. The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
  */
 import { AppError } from "../errors/app-error.ts";
@@ -16,8 +18,11 @@ export interface ErrorRenderer {
   codeOf(request: Request): ErrorCode | undefined;
 }
 
+/** Which server an error says is unreachable (`store`, e.g. "PostgreSQL") and the client's code that says so; undefined for any other error. */
+export type UnreachableStore = (error: unknown) => { store: string; code: string } | undefined;
+
 /** Normalises anything thrown into an AppError; unexpected errors become `unexpected_error`. */
-function toAppError(error: unknown, code: string | number): AppError {
+function toAppError(error: unknown, code: string | number, unreachable: UnreachableStore): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps whatever the body parser throws in a ParseError; the parser's own AppError (413, 400) wins.
   if (code === "PARSE") {
@@ -25,6 +30,8 @@ function toAppError(error: unknown, code: string | number): AppError {
     return cause instanceof AppError ? cause : new AppError("request_body_unreadable", { detail: "The request body is not valid JSON." });
   }
   if (code === "NOT_FOUND") return new AppError("route_not_found", { detail: "No route answers this method and path." });
+  const away = unreachable(error);
+  if (away !== undefined) return new AppError("service_unavailable", { detail: `${away.store} cannot be reached from this node; try again shortly.`, cause: error });
   return new AppError("unexpected_error", { detail: "An unexpected error occurred. Quote the request id when you report it.", cause: error });
 }
 
@@ -55,6 +62,7 @@ export type RouteMethods = (path: string) => readonly string[] | undefined;
  */
 export function createErrorRenderer(
   docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false, routeMethods: RouteMethods = () => undefined,
+  unreachable: UnreachableStore = () => undefined,
 ): ErrorRenderer {
   const renderedCodes = new WeakMap<Request, ErrorCode>();
   return {
@@ -62,7 +70,7 @@ export function createErrorRenderer(
     render(error, code, request, requestId) {
       // No route for this method: 405 when the path has routes for others, 404 when it has none.
       const allow = code === "NOT_FOUND" ? routeMethods(new URL(request.url).pathname) : undefined;
-      const appError = allow === undefined ? toAppError(error, code)
+      const appError = allow === undefined ? toAppError(error, code, unreachable)
         : new AppError("method_not_allowed", { detail: `${request.method} is not allowed here; the path answers ${allow.join(", ")}.` });
       renderedCodes.set(request, appError.code);
       const kind = ERROR_CATALOGUE[appError.code];

@@ -9,8 +9,8 @@ import { t, type DocumentDecoration } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 
-/** What any request with a body can be answered, whatever the route does. */
-const TRANSPORT_ERRORS: readonly ErrorCode[] = ["invalid_input", "request_body_unreadable", "request_timeout", "request_body_too_large", "overloaded", "unexpected_error"];
+/** What any request with a body can be answered, whatever the route does (on a cluster node, `service_unavailable` while PostgreSQL or Redis cannot be reached). */
+const TRANSPORT_ERRORS: readonly ErrorCode[] = ["invalid_input", "request_body_unreadable", "request_timeout", "request_body_too_large", "overloaded", "service_unavailable", "unexpected_error"];
 
 /** What authenticating the root key can answer (services/auth). */
 const ROOT_KEY_ERRORS: readonly ErrorCode[] = ["authentication_missing", "authentication_malformed", "root_key_not_found", "forbidden", "key_disabled", "workspace_disabled"];

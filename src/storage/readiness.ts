@@ -41,7 +41,6 @@ function notWritable(storage: Storage, name: string): string | undefined {
 }
 
 function migrationsNotCurrent(storage: Storage, name: string, migrations: readonly EmbeddedMigration[]): string | undefined {
-  const expected = migrations.at(-1)?.createdAt ?? 0;
   let latest: number;
   try {
     const row = storage.sqlite.query<{ latest: number | null }, []>(`SELECT max(created_at) AS latest FROM "__drizzle_migrations"`).get();
@@ -49,6 +48,12 @@ function migrationsNotCurrent(storage: Storage, name: string, migrations: readon
   } catch (error) {
     return `${name}: its migrations cannot be read: ${(error as Error).message}`;
   }
+  return migrationsVerdict(name, latest, migrations);
+}
+
+/** Why a database whose newest migration record is `latest` (its created_at; 0 for none) is not this version's, or undefined. */
+export function migrationsVerdict(name: string, latest: number, migrations: readonly EmbeddedMigration[]): string | undefined {
+  const expected = migrations.at(-1)?.createdAt ?? 0;
   if (latest < expected) return `${name} lacks migrations of this version: restart tollgate, which applies them.`;
   if (latest > expected) return `${name} has migrations of a newer tollgate version: run that version.`;
   return undefined;

@@ -7,7 +7,7 @@
  */
 import { SQL } from "bun";
 import { test } from "bun:test";
-import { startPostgres, startRedis, type TestServer } from "./servers.ts";
+import { startPostgres, startRedis, type RestartableServer, type TestServer } from "./servers.ts";
 import { missing, requireTool } from "./tools.ts";
 
 /** Which backend the harness boots: the embedded SQLite unless TOLLGATE_TEST_BACKEND=cluster. */
@@ -56,6 +56,11 @@ export interface ClusterServers {
   stop(): Promise<void>;
 }
 
+/** The environment of a cluster node on these servers, with a new master key. */
+function clusterEnv(databaseUrl: string, redisUrl: string): Record<string, string> {
+  return { TOLLGATE_DATABASE_URL: databaseUrl, TOLLGATE_REDIS_URL: redisUrl, TOLLGATE_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") };
+}
+
 /** A fresh database on the process's PostgreSQL and a new Redis, for one harness. */
 export async function clusterServers(): Promise<ClusterServers> {
   const { server, admin } = await sharedPostgres();
@@ -66,10 +71,40 @@ export async function clusterServers(): Promise<ClusterServers> {
   url.pathname = `/${name}`;
   const redis = await startRedis();
   return {
-    env: { TOLLGATE_DATABASE_URL: url.href, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64") },
+    env: clusterEnv(url.href, redis.url),
     async stop() {
       await redis.stop();
       await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
+export interface OwnClusterServers extends ClusterServers {
+  postgres: RestartableServer;
+  redis: RestartableServer;
+}
+
+/**
+ * A PostgreSQL and a Redis of the caller's own, not the process's shared PostgreSQL: for a test
+ * that stops and starts them, which must not reach other harnesses. `password` goes into the
+ * database URL (trust authentication ignores it), for a test that looks for it where it must not be.
+ */
+export async function ownClusterServers(opts: { password?: string } = {}): Promise<OwnClusterServers> {
+  requireTool(missing.postgres());
+  requireTool(missing.redis());
+  const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+  const admin = new SQL(postgres.url, { max: 1 });
+  await admin.unsafe(`CREATE DATABASE own`);
+  await admin.close();
+  const url = new URL(postgres.url);
+  url.pathname = "/own";
+  if (opts.password !== undefined) url.password = opts.password;
+  return {
+    postgres, redis,
+    env: clusterEnv(url.href, redis.url),
+    async stop() {
+      await redis.stop();
+      await postgres.stop();
     },
   };
 }

@@ -40,12 +40,16 @@ export interface ApiResponse {
   body: any;
 }
 
-/** `logLines` collects every log line (info and above, in TOLLGATE_LOG_FORMAT) instead of dropping them. */
-export async function startHarness(opts: { env?: Record<string, string>; startMs?: number; logLines?: string[] } = {}): Promise<Harness> {
+/**
+ * `logLines` collects every log line (info and above, in TOLLGATE_LOG_FORMAT) instead of dropping
+ * them. `servers` boots a cluster node on those servers, whatever TOLLGATE_TEST_BACKEND says; the
+ * harness stops them with itself.
+ */
+export async function startHarness(opts: { env?: Record<string, string>; startMs?: number; logLines?: string[]; servers?: ClusterServers } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-"));
   const lines = opts.logLines;
   const rootKey = `tg_test_${randomKeyPart(24)}`;
-  const servers: ClusterServers | undefined = TEST_BACKEND === "cluster" ? await clusterServers() : undefined;
+  const servers: ClusterServers | undefined = opts.servers ?? (TEST_BACKEND === "cluster" ? await clusterServers() : undefined);
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...servers?.env, ...opts.env });
   const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), config.logFormat) : silentLogger;
   const clock = new TestClock(opts.startMs);

@@ -65,11 +65,19 @@ function stopper(proc: Bun.Subprocess, signal: NodeJS.Signals, dir: string): () 
   })());
 }
 
+/** A server that can also be stopped and started again on its data and port, as in an outage. */
+export interface RestartableServer extends TestServer {
+  /** Stops the server (fast shutdown: sessions are terminated) and keeps its data; `pid` is stale until `resume`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same data and port; resolves once it answers. */
+  resume(): Promise<void>;
+}
+
 /**
  * A PostgreSQL server with one superuser `tollgate` (trust authentication on loopback) and its
  * default database `postgres`. Durability is off (fsync, full-page writes): the data is thrown away.
  */
-export async function startPostgres(): Promise<TestServer> {
+export async function startPostgres(): Promise<RestartableServer> {
   const bin = postgresBin();
   if (bin === undefined) throw new Error(`PostgreSQL is not installed (apt-get install -y postgresql)`);
   const dir = mkdtempSync(join(tmpdir(), "tollgate-pg-"));
@@ -81,18 +89,20 @@ export async function startPostgres(): Promise<TestServer> {
     throw new Error(`initdb failed: ${init.stderr.toString()}`);
   }
   const port = freePort();
-  const proc = Bun.spawn(asPostgresUser([
-    join(bin, "postgres"), "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-    "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-  ]), { stdout: "ignore", stderr: "ignore" });
-  const stop = stopper(proc, "SIGINT", dir);
-  try {
-    await waitUntil(() => Bun.spawnSync([join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", String(port), "-q"]).exitCode === 0, proc, "postgres");
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `postgres://tollgate@127.0.0.1:${port}/postgres`, pid: proc.pid, stop };
+  const launch = async (): Promise<Bun.Subprocess> => {
+    const proc = Bun.spawn(asPostgresUser([
+      join(bin, "postgres"), "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
+      "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+    ]), { stdout: "ignore", stderr: "ignore" });
+    try {
+      await waitUntil(() => Bun.spawnSync([join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", String(port), "-q"]).exitCode === 0, proc, "postgres");
+    } catch (error) {
+      await stopper(proc, "SIGINT", dir)();
+      throw error;
+    }
+    return proc;
+  };
+  return restartable(`postgres://tollgate@127.0.0.1:${port}/postgres`, await launch(), launch, "SIGINT", dir);
 }
 
 function chownPostgres(dir: string): void {
@@ -103,17 +113,41 @@ function chownPostgres(dir: string): void {
 }
 
 /** A Redis server without persistence (no RDB, no AOF), on `port` when given (to start one again where a stopped one was). */
-export async function startRedis(port = freePort()): Promise<TestServer> {
+export async function startRedis(port = freePort()): Promise<RestartableServer> {
   const server = Bun.which("redis-server");
   if (server === null) throw new Error(`redis-server is not installed (apt-get install -y redis-server)`);
   const dir = mkdtempSync(join(tmpdir(), "tollgate-redis-"));
-  const proc = Bun.spawn([server, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdout: "ignore", stderr: "ignore" });
-  const stop = stopper(proc, "SIGTERM", dir);
-  try {
-    await waitUntil(() => Bun.spawnSync(["redis-cli", "-p", String(port), "ping"]).stdout.toString().trim() === "PONG", proc, "redis-server");
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { url: `redis://127.0.0.1:${port}`, pid: proc.pid, stop };
+  const launch = async (): Promise<Bun.Subprocess> => {
+    const proc = Bun.spawn([server, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdout: "ignore", stderr: "ignore" });
+    try {
+      await waitUntil(() => Bun.spawnSync(["redis-cli", "-p", String(port), "ping"]).stdout.toString().trim() === "PONG", proc, "redis-server");
+    } catch (error) {
+      await stopper(proc, "SIGTERM", dir)();
+      throw error;
+    }
+    return proc;
+  };
+  return restartable(`redis://127.0.0.1:${port}`, await launch(), launch, "SIGTERM", dir);
+}
+
+/** The server run by `proc`, stopped with `signal`; `resume` runs `launch` again; `stop` also removes `dir`. */
+function restartable(url: string, first: Bun.Subprocess, launch: () => Promise<Bun.Subprocess>, signal: NodeJS.Signals, dir: string): RestartableServer {
+  let proc = first;
+  const halt = async () => {
+    if (proc.exitCode === null) proc.kill(signal);
+    await proc.exited;
+  };
+  let stopped: Promise<void> | undefined;
+  const server: RestartableServer = {
+    url,
+    pid: proc.pid,
+    stop: () => (stopped ??= halt().then(() => rmSync(dir, { recursive: true, force: true }))),
+    halt,
+    async resume() {
+      if (proc.exitCode === null) return;
+      proc = await launch();
+      server.pid = proc.pid;
+    },
+  };
+  return server;
 }

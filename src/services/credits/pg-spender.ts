@@ -19,6 +19,8 @@
  * deleted) cannot be decided from what the statement sees: its spends go again in the next one.
  */
 import { SQL } from "bun";
+import { within } from "../../lib/within.ts";
+import { StoreUnreachable } from "../../storage/unreachable.ts";
 import { GRANT_ONE_SQL, SpendBatch, type SpendResult } from "./pg-spend-batch.ts";
 
 export type { SpendResult };
@@ -145,17 +147,12 @@ export class PgCreditSpender {
   }
 
   /** `reply`, or a CreditSpendFailed once twice the statement timeout passed without one. */
-  private async bounded<T>(reply: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  private bounded<T>(reply: Promise<T>): Promise<T> {
     const waitMs = 2 * this.timeoutMs;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CreditSpendFailed(`PostgreSQL did not answer a credit spend within ${waitMs} ms`, true)), waitMs);
+    return within(reply, waitMs, () => {
+      const message = `PostgreSQL did not answer a credit spend within ${waitMs} ms`;
+      throw new CreditSpendFailed(message, true, { cause: new StoreUnreachable("PostgreSQL", message) });
     });
-    try {
-      return await Promise.race([reply, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
 

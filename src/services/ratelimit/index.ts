@@ -19,7 +19,7 @@ export {
   SlidingWindowLimiter, type LimitRequest, type LimitResult, type BatchResult, type WindowRow, type WindowStats,
 } from "./sliding-window.ts";
 export {
-  RedisWindowLimiter, WindowStoreUnavailable, redisWindowClient, DEFAULT_WINDOW_STORE_TIMEOUT_MS, DEFAULT_WINDOW_KEY_PREFIX, type RedisWindowDeps,
+  RedisWindowLimiter, WindowStoreUnavailable, redisWindowClient, redisReconnector, DEFAULT_WINDOW_STORE_TIMEOUT_MS, DEFAULT_WINDOW_KEY_PREFIX, type RedisWindowDeps,
 } from "./redis-windows.ts";
 export { type WindowCaps } from "./workspace-windows.ts";
 export { MIN_DURATION_MS, MAX_DURATION_MS, effectiveDurationMs } from "./durations.ts";

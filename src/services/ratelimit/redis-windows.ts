@@ -26,6 +26,8 @@
  */
 import { RedisClient } from "bun";
 import type { Clock } from "../../lib/clock.ts";
+import { within } from "../../lib/within.ts";
+import { StoreUnreachable } from "../../storage/unreachable.ts";
 import type { BatchResult, LimitRequest, LimitResult } from "./sliding-window.ts";
 
 /**
@@ -99,8 +101,11 @@ export const DEFAULT_WINDOW_STORE_TIMEOUT_MS = 500;
 export const DEFAULT_WINDOW_KEY_PREFIX = "tollgate:rl:";
 
 /** Redis did not answer a check in time, or failed it; `cause` says how. Nothing is known about the charge. */
-export class WindowStoreUnavailable extends Error {
+export class WindowStoreUnavailable extends StoreUnreachable {
   override readonly name = "WindowStoreUnavailable";
+  constructor(message: string, options?: ErrorOptions) {
+    super("Redis", message, options);
+  }
 }
 
 export interface RedisWindowDeps {
@@ -115,6 +120,21 @@ export interface RedisWindowDeps {
 /** A client as the limiter wants it (not connected yet): a command sent while Redis is away fails instead of waiting in a queue. */
 export function redisWindowClient(url: string, timeoutMs = DEFAULT_WINDOW_STORE_TIMEOUT_MS): RedisClient {
   return new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs });
+}
+
+/**
+ * What connects `client` again after Bun gave up reconnecting on its own: one attempt at a time,
+ * shared by whoever asks meanwhile; it never rejects (the next command tells whether it worked).
+ */
+export function redisReconnector(client: RedisClient): () => Promise<void> {
+  let attempt: Promise<void> | undefined;
+  return () => {
+    if (client.connected) return Promise.resolve();
+    attempt ??= client.connect().catch(() => undefined).finally(() => {
+      attempt = undefined;
+    });
+    return attempt;
+  };
 }
 
 export class RedisWindowLimiter {
@@ -193,17 +213,13 @@ export class RedisWindowLimiter {
 
   /** `reply`, or WindowStoreUnavailable once it failed or `timeoutMs` passed. */
   private async bounded<T>(reply: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WindowStoreUnavailable(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
     try {
-      return await Promise.race([reply, timeout]);
+      return await within(reply, this.timeoutMs, () => {
+        throw new WindowStoreUnavailable(`Redis did not answer within ${this.timeoutMs} ms`);
+      });
     } catch (error) {
       if (error instanceof WindowStoreUnavailable) throw error;
       throw new WindowStoreUnavailable(`Redis failed the check: ${(error as Error)?.message ?? String(error)}`, { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
