@@ -90,7 +90,7 @@ export async function openClusterServices(
     const db = pgDatabase(sql);
     // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
     const watching: { watcher?: ChangeWatcher } = {};
-    const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version));
+    const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version), cluster.databaseTimeoutMs);
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
@@ -109,7 +109,7 @@ export async function openClusterServices(
       changesElsewhere: () => ({ look: () => undefined }),
       credits: NO_PENDING_CREDITS,
       creditTaker: () => new PostgresCredits(spender),
-      snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes),
+      snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,

@@ -85,6 +85,8 @@ export interface ClusterConfig {
   redisUnreachable: "open" | "closed";
   /** How often a node looks for changes whose notice it missed (storage/pg/changes.ts). */
   changePollMs: number;
+  /** How long a request waits for PostgreSQL (a unit of work, a key's cold load) before it answers service_unavailable. */
+  databaseTimeoutMs: number;
 }
 
 export interface HttpBounds {
@@ -220,13 +222,14 @@ function cluster(r: Reader): ClusterConfig | undefined {
   const databasePoolSize = int(r, "TOLLGATE_DATABASE_POOL", 10, 1, 1000);
   const redisUnreachable = oneOf(r, "TOLLGATE_REDIS_UNREACHABLE", "open", ["open", "closed"] as const);
   const changePollMs = int(r, "TOLLGATE_CLUSTER_CHANGE_POLL_MS", 100, 10, 60_000);
+  const databaseTimeoutMs = int(r, "TOLLGATE_DATABASE_TIMEOUT_MS", 10_000, 100, 600_000);
   const setDatabase = (r.env.TOLLGATE_DATABASE_URL ?? "") !== "";
   const setRedis = (r.env.TOLLGATE_REDIS_URL ?? "") !== "";
   if (setDatabase !== setRedis) {
     r.problems.push(`the cluster mode needs both TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL (${setDatabase ? "TOLLGATE_REDIS_URL" : "TOLLGATE_DATABASE_URL"} is unset); set neither for the embedded mode`);
   }
   if (databaseUrl === undefined || redisUrl === undefined) return undefined;
-  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs };
+  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs, databaseTimeoutMs };
 }
 
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
@@ -376,4 +379,5 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_DATABASE_POOL", "connections one node keeps to PostgreSQL in the cluster mode (default 10)"],
   ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
   ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
+  ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000)"],
 ];

@@ -145,6 +145,7 @@ describe("the cluster mode's servers", () => {
     ["TOLLGATE_DATABASE_POOL", "0"],
     ["TOLLGATE_REDIS_UNREACHABLE", "maybe"],
     ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "5"],
+    ["TOLLGATE_DATABASE_TIMEOUT_MS", "50"],
   ])("rejects %s=%s", (name, value) => {
     expect(problemsOf({ TOLLGATE_DATABASE_URL: "postgres://localhost/tg", TOLLGATE_REDIS_URL: "redis://localhost", TOLLGATE_MASTER_KEY: MASTER_KEY_32, [name]: value }))
       .toEqual([expect.stringContaining(name)]);

@@ -59,6 +59,7 @@ describe("defaults", () => {
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
       "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
+      "TOLLGATE_DATABASE_TIMEOUT_MS",
     ].sort());
   });
 });
@@ -108,6 +109,7 @@ describe("valid values", () => {
       TOLLGATE_DATABASE_POOL: "25",
       TOLLGATE_REDIS_UNREACHABLE: "closed",
       TOLLGATE_CLUSTER_CHANGE_POLL_MS: "250",
+      TOLLGATE_DATABASE_TIMEOUT_MS: "2500",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -148,6 +150,7 @@ describe("valid values", () => {
         redisUrl: "redis://cache.internal:6379/0",
         redisUnreachable: "closed",
         changePollMs: 250,
+        databaseTimeoutMs: 2500,
       },
     });
   });
@@ -175,9 +178,9 @@ describe("valid values", () => {
     expect(loadConfig({ TOLLGATE_LOG_LEVEL: level }).logLevel).toBe(level as "debug");
   });
 
-  test("the cluster mode: both servers set, with defaults for the rest (pool 10, fail open, poll 100 ms)", () => {
+  test("the cluster mode: both servers set, with defaults for the rest (pool 10, fail open, poll 100 ms, PostgreSQL waited 10 s)", () => {
     expect(loadConfig({ TOLLGATE_DATABASE_URL: "postgresql://localhost/tg", TOLLGATE_REDIS_URL: "rediss://localhost", TOLLGATE_MASTER_KEY: MASTER_KEY_32 }).cluster).toEqual({
-      databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100,
+      databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100, databaseTimeoutMs: 10_000,
     });
   });
 

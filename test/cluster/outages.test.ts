@@ -22,6 +22,8 @@ const ANSWER_BOUND_MS = 3000;
 /** How long a node may take to notice that a server is back. */
 const RECOVERY_BOUND_MS = 15_000;
 const TEST_TIMEOUT_MS = 60_000;
+/** How long `node`'s requests wait for PostgreSQL (TOLLGATE_DATABASE_TIMEOUT_MS). */
+const DATABASE_TIMEOUT_MS = 1000;
 /** How long a credit spend waits for PostgreSQL (twice the spender's statement timeout). */
 const SPEND_BOUND_MS = 4000;
 
@@ -34,7 +36,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
 
   beforeAll(async () => {
     servers = await ownClusterServers({ password: PASSWORD });
-    node = await startHarness({ servers });
+    node = await startHarness({ servers, env: { TOLLGATE_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) } });
     closedNode = await startHarness({ env: { ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "closed", TOLLGATE_ROOT_KEY: node.rootKey } });
   }, 2 * SERVER_START_TIMEOUT_MS);
 
@@ -167,6 +169,14 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
       expect(performance.now() - startedMs).toBeLessThan(SPEND_BOUND_MS + ANSWER_BOUND_MS);
       expectError(node, spent, 500, SERVICE_UNAVAILABLE);
       expect(spent.body.error.detail).toContain("PostgreSQL");
+      // A unit of work and a key's cold load wait TOLLGATE_DATABASE_TIMEOUT_MS, not until PostgreSQL returns.
+      for (const [path, body] of [["/v2/apis.createApi", { name: "during-pg-freeze" }], ["/v2/keys.verifyKey", { key: `${metered.key}x` }], ["/v2/apis.listApis", {}]] as const) {
+        const asked = performance.now();
+        const res = await post(node, path, body);
+        expect({ path, inTime: performance.now() - asked < DATABASE_TIMEOUT_MS + ANSWER_BOUND_MS }).toEqual({ path, inTime: true });
+        expectError(node, res, 500, SERVICE_UNAVAILABLE);
+        expect(res.body.error.detail).toContain("PostgreSQL");
+      }
     } finally {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }

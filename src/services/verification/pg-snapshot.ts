@@ -18,6 +18,7 @@
 import type { SQL } from "bun";
 import { toSnapshot, type KeySnapshot, type SnapshotRow } from "./snapshot.ts";
 import { SharedValues } from "./shared-values.ts";
+import { DEFAULT_DATABASE_TIMEOUT_MS, withinPg } from "../../storage/pg/records/index.ts";
 
 /** `expr` (text) as a JSON string. */
 const jsonString = (expr: string) => `to_json(${expr})::text`;
@@ -53,14 +54,17 @@ WHERE k.hash = $1`;
 export class PgSnapshotLoader {
   private readonly shared: SharedValues;
 
-  /** `sql` is the caller's pool (closed by it); `sharedValueBytes` bounds the values kept for sharing between snapshots. */
-  constructor(private readonly sql: SQL, sharedValueBytes: number) {
+  /**
+   * `sql` is the caller's pool (closed by it); `sharedValueBytes` bounds the values kept for sharing
+   * between snapshots; a load waits `timeoutMs` for PostgreSQL, then rejects with StoreUnreachable.
+   */
+  constructor(private readonly sql: SQL, sharedValueBytes: number, private readonly timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS) {
     this.shared = new SharedValues(sharedValueBytes);
   }
 
   /** The snapshot of the key with this hash, or undefined when no key has it; `remaining` is PostgreSQL's balance. */
   async load(hash: string): Promise<KeySnapshot | undefined> {
-    const [row] = await this.sql.unsafe<SnapshotRow[]>(PG_SNAPSHOT_SQL, [hash]);
+    const [row] = await withinPg(this.sql.unsafe<SnapshotRow[]>(PG_SNAPSHOT_SQL, [hash]), this.timeoutMs);
     return row === undefined ? undefined : toSnapshot(row, this.shared);
   }
 }

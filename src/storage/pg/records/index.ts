@@ -9,6 +9,8 @@
 import { recordChange, type PgTx } from "../changes.ts";
 import type { PgDb } from "../db.ts";
 import { inCauses } from "../../records/errors.ts";
+import { within } from "../../../lib/within.ts";
+import { StoreUnreachable } from "../../unreachable.ts";
 import { runAsync, type Work } from "../../work.ts";
 import type { RecordBackend, Records } from "../../records/index.ts";
 import { PgApiStore } from "./apis.ts";
@@ -18,6 +20,20 @@ import { PgRbacStore } from "./rbac.ts";
 import { PgRootKeyStore, PgWorkspaceStore } from "./workspaces.ts";
 import { PgNamespaceStore, PgOverrideStore } from "./ratelimits.ts";
 import { PgKeyStore } from "./keys.ts";
+
+/** How long a unit waits for PostgreSQL by default (TOLLGATE_DATABASE_TIMEOUT_MS). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
+
+/**
+ * `work`, or StoreUnreachable once `timeoutMs` passed: a server that hangs without closing its
+ * connections would otherwise hold the request (and its pool connection) until it returns. A write
+ * answered so may still commit later, as one whose connection broke may have.
+ */
+export function withinPg<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  return within(work, timeoutMs, () => {
+    throw new StoreUnreachable("PostgreSQL", `PostgreSQL did not answer within ${timeoutMs} ms`);
+  });
+}
 
 /** Attempts of a unit whose transactions keep racing others, before its error is answered. */
 export const MAX_ATTEMPTS = 5;
@@ -50,7 +66,7 @@ export function lostRace(error: unknown): boolean {
  * arrive): this node's services drop their own caches after their writes, and its change watcher
  * need not deliver the notice of them again.
  */
-export function clusterRecords(db: PgDb, ownChange: (version: number) => void = () => undefined): RecordBackend {
+export function clusterRecords(db: PgDb, ownChange: (version: number) => void = () => undefined, timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS): RecordBackend {
   const attempt = <T>(workspaceId: string | null, unit: (records: Records) => Work<T>) =>
     db.transaction(async (tx) => {
       const out = await runAsync(unit(pgStores(tx as unknown as PgDb)));
@@ -58,7 +74,7 @@ export function clusterRecords(db: PgDb, ownChange: (version: number) => void = 
       return out;
     }, { isolationLevel: "serializable" });
   return {
-    async write(workspaceId, unit) {
+    write: (workspaceId, unit) => withinPg((async () => {
       for (let attempts = 1; ; attempts++) {
         try {
           return await attempt(workspaceId, unit);
@@ -66,8 +82,8 @@ export function clusterRecords(db: PgDb, ownChange: (version: number) => void = 
           if (attempts >= MAX_ATTEMPTS || !lostRace(error)) throw error;
         }
       }
-    },
-    read: (unit) => runAsync(unit(pgStores(db))),
+    })(), timeoutMs),
+    read: (unit) => withinPg(runAsync(unit(pgStores(db))), timeoutMs),
     answersAtOnce: false,
   };
 }
