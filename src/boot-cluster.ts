@@ -3,7 +3,10 @@
  * the embedded mode (compose.ts) over PostgreSQL's records, Redis's windows and PostgreSQL's credit
  * decisions. What one node changes reaches the others' caches through change notices
  * (storage/pg/changes.ts), and the scheduled jobs of the records run on one node per tick
- * (jobs/leased.ts). The data dir keeps this node's lock and its own analytics.db.
+ * (jobs/leased.ts). Verification events and rate-limit decisions are written to PostgreSQL's
+ * `analytics` schema by every node (services/analytics/pg-writer.ts) and pruned once per cluster.
+ * The data dir keeps this node's lock, and an analytics.db that no longer receives events: the
+ * analytics query processes still open it until they read PostgreSQL.
  */
 import { SQL } from "bun";
 import { join } from "node:path";
@@ -32,7 +35,7 @@ import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
-import { WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
+import { PgEventWriter, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
@@ -41,7 +44,7 @@ import { startScheduler } from "./jobs/scheduler.ts";
 import { leasedJob } from "./jobs/leased.ts";
 import { refillJob } from "./jobs/refill.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
-import { startAnalyticsPipeline } from "./jobs/analytics.ts";
+import { analyticsPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
 import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
 import { API_DOCS_PATH } from "./http/openapi.ts";
 
@@ -68,12 +71,10 @@ export interface ClusterServices {
 
 /**
  * Opens the cluster's servers (PostgreSQL migrated first, Redis connected when it answers) and
- * this node's analytics.db in the data dir, and assembles the services over them. `eventWriter`
- * writes verification events into `analytics` (a worker thread for `serve`).
+ * this node's analytics.db in the data dir, and assembles the services over them. Verification
+ * events and rate-limit decisions are written to PostgreSQL, on the node's pool.
  */
-export async function openClusterServices(
-  config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger, eventWriter: (analytics: Storage) => EventBatchWriter & DecisionRowWriter,
-): Promise<ClusterServices> {
+export async function openClusterServices(config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger): Promise<ClusterServices> {
   const closers: Array<() => unknown> = [];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
@@ -114,7 +115,8 @@ export async function openClusterServices(
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
     };
-    const services = assembleServices(backend, config, clock, eventWriter(analytics));
+    // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
+    const services = assembleServices(backend, config, clock, new PgEventWriter(sql));
     const notReady = async () => {
       const failures = [databaseNotReady(analytics, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS), ...await Promise.all(probes.map((probe) => probe()))];
       return failures.filter((failure) => failure !== undefined);
@@ -137,7 +139,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
-    const node = await openClusterServices(config, cluster, clock, logger, (analytics) => new WorkerEventWriter(analytics.sqlite.filename, { autoCheckpoint: true }));
+    const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
     const { services, sql, db, records, analytics: analyticsStorage } = node;
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
@@ -164,8 +166,8 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
-      // Each node prunes its own analytics.db.
-      analytics.pruneJob,
+      // The analytics tables in PostgreSQL, once per cluster (not the pipeline's prune of analytics.db, which nothing writes here).
+      leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";

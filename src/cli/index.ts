@@ -8,7 +8,6 @@ import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type ClusterConfig, type Config } from "../config.ts";
 import { openClusterServices } from "../boot-cluster.ts";
 import { bootstrapWorkspace } from "../bootstrap.ts";
-import { SqliteEventWriter } from "../services/analytics/index.ts";
 import { createLogger, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
 import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
@@ -76,7 +75,7 @@ async function withServices(config: Config, logger: Logger, run: ServicesCommand
 
 /** In the cluster mode, the same commands over the cluster's records (bootstrapped as a node would). */
 async function withClusterServices(config: Config, cluster: ClusterConfig, logger: Logger, run: ServicesCommand): Promise<number> {
-  const node = await openClusterServices(config, cluster, systemClock, logger, (analytics) => new SqliteEventWriter(analytics));
+  const node = await openClusterServices(config, cluster, systemClock, logger);
   try {
     await bootstrapWorkspace(node.services.workspaces, config.dataDir, config.rootKey);
     return await run(node.services);

@@ -1,7 +1,7 @@
 /**
  * Analytics jobs: the flush of buffered verification events and rate-limit decisions (every
  * `analyticsFlushMs` and on stop, so an event is written about one interval late at most) and the
- * daily retention prune.
+ * daily retention prune (of analytics.db, or in the cluster mode of PostgreSQL's tables).
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -25,6 +25,16 @@ export function runAnalyticsFlushOnce(deps: Pick<AnalyticsJobDeps, "events">): P
 /** Deletes the rows past each table's retention at `nowMs`; returns how many per table. */
 export function runAnalyticsPruneOnce(deps: AnalyticsJobDeps, nowMs: number): Promise<PruneCounts> {
   return pruneAnalytics(deps.storage, deps.retentionDays, nowMs);
+}
+
+/**
+ * The daily retention prune, pruning with `prune` at the clock's time: analytics.db's (the
+ * pipeline's `pruneJob`), or the cluster's tables in PostgreSQL (services/analytics/pg-retention.ts,
+ * which boot-cluster runs as a leased job, once per cluster). Daily at 00:20 UTC, away from the
+ * midnight credit refill and the audit prune.
+ */
+export function analyticsPruneJob(prune: (nowMs: number) => Promise<unknown>, clock: Clock): ScheduledJob {
+  return { name: "analytics-prune", pattern: "20 0 * * *", run: async () => { await prune(clock.now()); } };
 }
 
 /** Repeats `run` every `ms` until the returned function is called; tests pass their own. */
@@ -70,8 +80,7 @@ export function startAnalyticsPipeline(
   };
   const stop = (opts.every ?? everyInterval)(opts.flushMs, tick);
   return {
-    // Daily at 00:20 UTC, away from the midnight credit refill and the audit prune.
-    pruneJob: { name: "analytics-prune", pattern: "20 0 * * *", run: async () => { await runAnalyticsPruneOnce(deps, opts.clock.now()); } },
+    pruneJob: analyticsPruneJob((nowMs) => runAnalyticsPruneOnce(deps, nowMs), opts.clock),
     async flushAndStop() {
       stop();
       try {

@@ -66,6 +66,20 @@ const PRUNED: ReadonlyMap<string, Pruned> = new Map([
   ].map((t): [string, Pruned] => [getTableName(t), { key: getTableConfig(t).primaryKeys[0]!.columns.map((c) => c.name).join(", "), time: "time" }]),
 ]);
 
+/** Where each table's retention ends at `nowMs`: rows older go (Unix ms). */
+export type RetentionCutoffs = Record<keyof AnalyticsRetention, number>;
+
+/**
+ * The cutoff of the raw events and of each granularity's tables (rollups, totals, rate-limit
+ * decisions) at `nowMs`. A bucket goes only once all of it is past retention: its cutoff is the
+ * start of the bucket that holds the retention's end.
+ */
+export function retentionCutoffs(retention: AnalyticsRetention, nowMs: number): RetentionCutoffs {
+  const cutoffs: RetentionCutoffs = { raw: nowMs - retention.raw * DAY_MS, minute: 0, hour: 0, day: 0, month: 0 };
+  for (const g of GRANULARITIES) cutoffs[g] = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
+  return cutoffs;
+}
+
 /** Deletes, from every analytics table, the rows older than its retention at `nowMs`; returns how many per table. */
 export async function pruneAnalytics(
   storage: Storage, retention: AnalyticsRetention, nowMs: number, batchSize = DEFAULT_BATCH,
@@ -74,10 +88,10 @@ export async function pruneAnalytics(
     raw: 0, minute: 0, hour: 0, day: 0, month: 0, totals: { minute: 0, hour: 0, day: 0, month: 0 }, ratelimits: { minute: 0, hour: 0, day: 0, month: 0 },
   };
   const pacer = new Pacer(batchSize);
-  counts.raw = await pruneTable(storage, RAW_TABLE, nowMs - retention.raw * DAY_MS, pacer);
+  const cutoffs = retentionCutoffs(retention, nowMs);
+  counts.raw = await pruneTable(storage, RAW_TABLE, cutoffs.raw, pacer);
   for (const g of GRANULARITIES) {
-    // A bucket goes only once all of it is past retention.
-    const cutoffMs = bucketStartMs(g, nowMs - retention[g] * DAY_MS);
+    const cutoffMs = cutoffs[g];
     // The writer folds minutes after later events; after a last burst nothing comes later, so the
     // minute rows about to go are folded here first, or the coarser rollups would lose them.
     if (g === "minute") new RollupFolder(storage).foldAll(cutoffMs, batchSize);
