@@ -1,4 +1,4 @@
-/** `tollgate migrate`: apply pending migrations and exit; `tollgate migrate-to-cluster`: a single box's records into the cluster. */
+/** `tollgate migrate`: apply pending migrations and exit; `tollgate migrate-to-cluster`: a single box's records and analytics into the cluster. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDataDir } from "../boot.ts";
@@ -15,10 +15,11 @@ export const MIGRATE_HELP = `tollgate migrate
 
 export const MIGRATE_TO_CLUSTER_HELP = `tollgate migrate-to-cluster --from <data dir> [--replace]
   Copies the records of a single box (<data dir>/tollgate.db: workspaces, root keys, APIs, keys,
-  permissions, roles, identities, overrides, credits, audit) into the cluster's PostgreSQL
+  permissions, roles, identities, overrides, credits, audit) and its analytics (<data dir>/analytics.db:
+  verification events, rollups, totals, rate-limit decision counts) into the cluster's PostgreSQL
   (TOLLGATE_DATABASE_URL), in one transaction, while no serve uses <data dir>. Refuses a database
-  that holds records unless --replace. The box's master key must be the cluster's
-  TOLLGATE_MASTER_KEY, so that recoverable keys still decrypt. analytics.db is not copied.`;
+  that holds records or analytics unless --replace. The box's master key must be the cluster's
+  TOLLGATE_MASTER_KEY, so that recoverable keys still decrypt.`;
 
 export async function migrateCommand(config: Config, logger: Logger, io: CliIo): Promise<number> {
   openDataDir(config, logger).close();
@@ -48,7 +49,7 @@ export async function migrateToClusterCommand(args: string[], config: Config, lo
   if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
   const copied = await copyDataDirToPostgres(from, config.cluster.databaseUrl, { replace: values.replace === true });
   for (const [table, rows] of Object.entries(copied)) io.stdout(`${table}\t${rows}`);
-  io.stderr(`copied the records of ${from} into PostgreSQL`);
+  io.stderr(`copied the records and analytics of ${from} into PostgreSQL`);
   return EXIT.ok;
 }
 

@@ -102,7 +102,8 @@ describe.skipIf(skipWithout(missing.postgres(), "copying a data dir into Postgre
   test("every row of every table arrives unchanged, and the counts returned are the source's", async () => {
     const url = await pg.freshDatabase();
     const copied = await copyDataDirToPostgres(set.dataDir, url, { batchRows: BATCH_ROWS });
-    expect(copied).toEqual(rowCounts(source));
+    // The analytics tables are copied too (copy-analytics.test.ts).
+    expect(Object.fromEntries(Object.entries(copied).filter(([table]) => !table.startsWith("analytics.")))).toEqual(rowCounts(source));
     const target = await pgRows(pg.client(url));
     for (const table of COPIED_TABLES) expect({ table, rows: target.get(table) }).toEqual({ table, rows: source.get(table) });
   });

@@ -14,6 +14,8 @@ import {
 /** The granularities of the rollups, totals and decisions (the services' `Granularity`). */
 export type PgGranularity = "minute" | "hour" | "day" | "month";
 
+export const GRANULARITIES: readonly PgGranularity[] = ["minute", "hour", "day", "month"];
+
 export const PG_ANALYTICS = {
   events: pgVerificationEvents,
   rollups: { minute: pgVerificationsPerMinute, hour: pgVerificationsPerHour, day: pgVerificationsPerDay, month: pgVerificationsPerMonth },

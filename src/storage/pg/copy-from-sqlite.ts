@@ -10,10 +10,11 @@
  * chunks of `ratelimit_log` (both copied as they are). The data dir's lock is taken for the copy:
  * it refuses while a `serve` runs, and keeps one from starting and writing meanwhile.
  *
- * Not copied: analytics.db (verification events, rollups, rate-limit decision counts). The cluster
- * mode has no PostgreSQL schema for them yet; the service runs without them, and they can be moved
- * once it has one. Nor are SQLite's own `__drizzle_migrations` rows: PostgreSQL records its own
- * migrations. The cluster-only tables (change versions, job runs) are left as they are.
+ * The data dir's analytics.db, when there is one, is copied in the same transaction into the
+ * `analytics` schema (copy-analytics.ts: every event a row, every public rollup, totals and
+ * rate-limit decisions table with the counts it shows on the box), read in a read transaction of
+ * its own; the refusal of a target that holds rows, and `replace`, cover those tables too.
+ * Not copied: SQLite's own `__drizzle_migrations` rows: PostgreSQL records its own migrations. The cluster-only tables (change versions, job runs) are left as they are.
  * Recoverable keys' ciphertexts and the workspace data keys are copied byte for byte, but the master
  * key that opens the data keys is not a record: the operator carries it (TOLLGATE_MASTER_KEY or
  * `<data dir>/master.key`) to every node.
@@ -22,11 +23,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { DATABASE_FILE } from "../data-dir.ts";
+import { ANALYTICS_DATABASE_FILE, DATABASE_FILE } from "../data-dir.ts";
 import { openStorage, type Storage } from "../db.ts";
 import { lockDataDir } from "../instance-lock.ts";
 import { refuseNewerDatabase } from "../migrate.ts";
-import { MIGRATIONS } from "../migrations.ts";
+import { ANALYTICS_MIGRATIONS, MIGRATIONS, type EmbeddedMigration } from "../migrations.ts";
+import { planAnalyticsCopy } from "./copy-analytics.ts";
 import { planCopy, type CopiedTable } from "./copy-tables.ts";
 
 /** Rows sent in one INSERT at most: a batch, never a whole table, is held in memory. */
@@ -66,8 +68,9 @@ export class SourceNotMigratedError extends Error {
 }
 
 /**
- * Copies the main database of `dataDir` into the PostgreSQL database at `postgresUrl`, holding the
- * data dir's lock meanwhile (DataDirInUseError while a `serve` holds it). Opens tollgate.db read-only.
+ * Copies the main database of `dataDir`, and its analytics.db if it has one, into the PostgreSQL
+ * database at `postgresUrl`, holding the data dir's lock meanwhile (DataDirInUseError while a
+ * `serve` holds it). Opens both files read-only.
  */
 export async function copyDataDirToPostgres(dataDir: string, postgresUrl: string, opts: CopyOptions = {}): Promise<CopiedRows> {
   const path = join(dataDir, DATABASE_FILE);
@@ -75,11 +78,14 @@ export async function copyDataDirToPostgres(dataDir: string, postgresUrl: string
   const lock = lockDataDir(dataDir);
   try {
     const source = openStorage(path, { readonly: true });
+    const analyticsPath = join(dataDir, ANALYTICS_DATABASE_FILE);
+    const analytics = existsSync(analyticsPath) ? openStorage(analyticsPath, { readonly: true }) : undefined;
     const target = new SQL(postgresUrl, { max: 1 });
     try {
-      return await copyMainDatabase(source, target, opts);
+      return await copyMainDatabase(source, target, opts, planCopy(), analytics);
     } finally {
       await target.close();
+      analytics?.close();
       source.close();
     }
   } finally {
@@ -88,37 +94,47 @@ export async function copyDataDirToPostgres(dataDir: string, postgresUrl: string
 }
 
 /**
- * Copies every table of `source` (a main database, fully migrated) through `target`, in one
- * transaction there. Throws TargetNotEmptyError, writing nothing, when a copied table of the target
- * holds a row, unless `replace`.
+ * Copies every table of `source` (a main database, fully migrated) and of `analytics` (its
+ * analytics.db, fully migrated, if given) through `target`, in one transaction there. Throws
+ * TargetNotEmptyError, writing nothing, when a copied table of the target (the analytics tables
+ * included) holds a row, unless `replace`.
  */
-export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyOptions = {}, tables: CopiedTable[] = planCopy()): Promise<CopiedRows> {
-  refuseUnmigrated(source.sqlite);
+export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyOptions = {}, tables: CopiedTable[] = planCopy(), analytics?: Storage): Promise<CopiedRows> {
+  refuseUnmigrated(source.sqlite, MIGRATIONS);
+  if (analytics) refuseUnmigrated(analytics.sqlite, ANALYTICS_MIGRATIONS);
   const batchRows = opts.batchRows ?? COPY_BATCH_ROWS;
   if (!Number.isInteger(batchRows) || batchRows < 1) throw new Error(`batchRows must be a positive integer, not ${batchRows}`);
-  // One read transaction: every table is read from the same state of the file.
+  const analyticsTables = planAnalyticsCopy();
+  // One read transaction per file: every table is read from the same state of it.
   source.sqlite.run("BEGIN");
+  analytics?.sqlite.run("BEGIN");
   try {
     return await target.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${COPY_LOCK_KEY})`;
-      const occupied = await tablesWithRows(tx, tables);
+      const everyTable = [...tables, ...analyticsTables];
+      const occupied = await tablesWithRows(tx, everyTable);
       if (occupied.length > 0) {
         if (!opts.replace) throw new TargetNotEmptyError(occupied);
-        await tx.unsafe(`TRUNCATE ${tables.map((t) => quote(t.name)).join(", ")}`);
+        await tx.unsafe(`TRUNCATE ${everyTable.map(targetOf).join(", ")}`);
       }
       const copied: CopiedRows = {};
       for (const table of tables) copied[table.name] = await copyTable(source.sqlite, tx, table, batchRows);
       for (const table of tables) await restartIdentities(tx, table);
+      if (analytics) for (const table of analyticsTables) copied[table.name] = await copyTable(analytics.sqlite, tx, table, batchRows);
       return copied;
     });
   } finally {
+    analytics?.sqlite.run("COMMIT");
     source.sqlite.run("COMMIT");
   }
 }
 
-function refuseUnmigrated(sqlite: Database): void {
-  refuseNewerDatabase(sqlite, MIGRATIONS);
-  const newest = MIGRATIONS.at(-1)?.createdAt ?? -1;
+/** The table in PostgreSQL, as SQL. */
+const targetOf = (table: CopiedTable): string => table.target ?? quote(table.name);
+
+function refuseUnmigrated(sqlite: Database, migrations: readonly EmbeddedMigration[]): void {
+  refuseNewerDatabase(sqlite, migrations);
+  const newest = migrations.at(-1)?.createdAt ?? -1;
   const last = sqlite.query<{ created_at: number }, []>(`SELECT max(created_at) AS created_at FROM "__drizzle_migrations"`).get();
   if (Number(last?.created_at ?? -1) < newest) throw new SourceNotMigratedError(sqlite.filename);
 }
@@ -126,7 +142,7 @@ function refuseUnmigrated(sqlite: Database): void {
 async function tablesWithRows(tx: SQL, tables: CopiedTable[]): Promise<string[]> {
   const occupied: string[] = [];
   for (const t of tables) {
-    const rows: unknown[] = await tx.unsafe(`SELECT 1 FROM ${quote(t.name)} LIMIT 1`);
+    const rows: unknown[] = await tx.unsafe(`SELECT 1 FROM ${targetOf(t)} LIMIT 1`);
     if (rows.length > 0) occupied.push(t.name);
   }
   return occupied;
@@ -137,7 +153,7 @@ async function copyTable(sqlite: Database, tx: SQL, table: CopiedTable, batchRow
   const names = table.columns.map((c) => quote(c.name)).join(", ");
   const rowsPerInsert = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMETERS / table.columns.length)));
   // prepare, not query: bun:sqlite caches query()'s statements, and this one is read across awaits.
-  const select = sqlite.prepare<Record<string, unknown>, []>(`SELECT ${names} FROM ${quote(table.name)}`);
+  const select = sqlite.prepare<Record<string, unknown>, []>(table.select ?? `SELECT ${names} FROM ${quote(table.name)}`);
   select.safeIntegers(true);
   let copied = 0;
   let batch: unknown[][] = [];
@@ -178,7 +194,7 @@ async function insertBatch(tx: SQL, table: CopiedTable, rows: unknown[][]): Prom
   // The copy keeps identity columns' numbers: other tables or a restore may refer to them.
   const overriding = table.identityColumns.length > 0 ? " OVERRIDING SYSTEM VALUE" : "";
   const columns = table.columns.map((c) => quote(c.name)).join(", ");
-  await tx.unsafe(`INSERT INTO ${quote(table.name)} (${columns})${overriding} VALUES ${tuples.join(", ")}`, rows.flat());
+  await tx.unsafe(`INSERT INTO ${targetOf(table)} (${columns})${overriding} VALUES ${tuples.join(", ")}`, rows.flat());
 }
 
 /**

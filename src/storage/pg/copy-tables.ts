@@ -22,10 +22,15 @@ export interface CopiedColumn {
 }
 
 export interface CopiedTable {
+  /** The table's name, as the copy reports it (`analytics.<name>` for an analytics table). */
   name: string;
   columns: CopiedColumn[];
   /** Identity columns: the copy keeps their numbers, then moves their sequences past the largest. */
   identityColumns: string[];
+  /** The table in PostgreSQL as SQL, when not `"<name>"` of the default schema. */
+  target?: string;
+  /** The SQLite query that reads the rows, naming `columns` in order, when not the table of the same name. */
+  select?: string;
 }
 
 const exported = (schema: object): unknown[] => Object.values(schema);
@@ -90,7 +95,12 @@ function pairColumns(table: string, source: SQLiteTable, target: PgTable): Copie
   if (onlySource.length > 0) throw new Error(`${table}: the SQLite column(s) ${onlySource.join(", ")} have no PostgreSQL twin: their values would be lost`);
   const onlyTarget = [...targetNames].filter((n) => !sourceNames.has(n));
   if (onlyTarget.length > 0) throw new Error(`${table}: the PostgreSQL column(s) ${onlyTarget.join(", ")} have no SQLite twin to copy from`);
-  return targetColumns.map((c) => ({ name: c.name, pgType: c.getSQLType(), toPg: converterFor(table, c) }));
+  return copiedColumns(table, targetColumns);
+}
+
+/** `columns` of the PostgreSQL table `table`, each with the conversion of a SQLite value into it. */
+export function copiedColumns(table: string, columns: readonly PgColumn[]): CopiedColumn[] {
+  return columns.map((c) => ({ name: c.name, pgType: c.getSQLType(), toPg: converterFor(table, c) }));
 }
 
 /**
