@@ -35,7 +35,7 @@ import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
-import { PgEventWriter, prunePgAnalytics } from "./services/analytics/index.ts";
+import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
@@ -114,6 +114,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
+      verificationTotals: new PgVerificationTotals({ sql, records }),
     };
     // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
     const services = assembleServices(backend, config, clock, new PgEventWriter(sql));

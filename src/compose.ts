@@ -21,7 +21,7 @@ import type { CreditAccounts } from "./services/credits/index.ts";
 import { RatelimitService, type SlidingWindowLimiter, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
-import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES } from "./services/analytics/index.ts";
+import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 
 const MIB = 1024 * 1024;
@@ -47,6 +47,8 @@ export interface Backend {
   analytics: Storage;
   /** tollgate.db, for `tollgate stats`' names of APIs (the embedded mode). */
   statsStorage?: Storage;
+  /** `tollgate stats`' counts where they are not analytics.db's (the cluster mode: PostgreSQL's totals). */
+  verificationTotals?: VerificationTotalsReader;
 }
 
 /** Every service over `backend`. Verification events go to `eventWriter`. */
@@ -95,6 +97,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       }),
     }),
     ...(backend.statsStorage ? { verificationTotals: new VerificationTotals({ storage: backend.statsStorage, analytics: backend.analytics }) } : {}),
+    ...(backend.verificationTotals ? { verificationTotals: backend.verificationTotals } : {}),
     keyCache: cache,
     credits,
     limiter: backend.localWindows,

@@ -88,7 +88,6 @@ async function withClusterServices(config: Config, cluster: ClusterConfig, logge
 const EMBEDDED_ONLY: Record<string, string> = {
   backup: "back up the cluster's PostgreSQL database instead (pg_dump)",
   restore: "restore the cluster's PostgreSQL database instead (pg_restore)",
-  stats: "each node keeps its own analytics.db; ask analytics.getVerifications",
 };
 
 async function dispatch(command: string, rest: string[], config: Config, logger: Logger, io: CliIo): Promise<number> {

@@ -28,12 +28,12 @@ export function statsCommand(args: string[], config: Config, actor: Actor, io: C
     }
     const totals = services.verificationTotals;
     if (totals === undefined) {
-      io.stderr("error: stats read a data dir's own analytics; this node's services have none");
+      io.stderr("error: stats read the analytics totals; these services have none");
       return EXIT.failure;
     }
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = typeof values.api === "string" ? await chosenApi(services, principal, values.api) : undefined;
-    const summary = totals.since(principal, { sinceMs, ...(api ? { apiId: api.id } : {}) });
+    const summary = await totals.since(principal, { sinceMs, ...(api ? { apiId: api.id } : {}) });
     if (values.json === true) {
       io.stdout(JSON.stringify(summary));
       return EXIT.ok;

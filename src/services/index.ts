@@ -9,7 +9,7 @@ import type { KeyCache } from "./key-cache/index.ts";
 import type { RatelimitService, SlidingWindowLimiter } from "./ratelimit/index.ts";
 import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
-import type { AnalyticsQueryService, RatelimitDecisionAggregator, VerificationEventSink, VerificationTotals } from "./analytics/index.ts";
+import type { AnalyticsQueryService, RatelimitDecisionAggregator, VerificationEventSink, VerificationTotalsReader } from "./analytics/index.ts";
 import type { CreditAccounts } from "./credits/index.ts";
 
 export interface Services {
@@ -25,7 +25,7 @@ export interface Services {
   /** analytics.getVerifications: callers' SQL, run off the main thread. */
   analytics: AnalyticsQueryService;
   /** Verification counts by API and outcome, from the totals tables (the embedded mode's, for `tollgate stats`). */
-  verificationTotals?: VerificationTotals;
+  verificationTotals?: VerificationTotalsReader;
   /** Shared state of the hot paths, for jobs and shutdown. */
   keyCache: KeyCache<KeySnapshot>;
   /** Credit balances and the journal of spends; restored at start, flushed on stop (none in the cluster mode). */

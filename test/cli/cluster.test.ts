@@ -2,8 +2,8 @@
  * The CLI and the cluster mode: `migrate-to-cluster` copies a single box's records into PostgreSQL
  * (refusing a master key the box did not use, and a database that already holds records), after
  * which a node verifies the box's keys with the same plaintext and decrypts its recoverable keys;
- * the record commands then work on the cluster's records; those that read a data dir's own
- * databases refuse.
+ * the record commands and `stats` (PostgreSQL's analytics totals) then work on the cluster's
+ * records; those that read a data dir's own databases refuse.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
@@ -79,13 +79,17 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the CLI in t
     }
   }, 60_000);
 
-  test("record commands work on the cluster's records; backup, restore and stats refuse", async () => {
+  test("record commands and stats work on the cluster's records; backup and restore refuse", async () => {
     const listed = await clusterCli("key", "list", "--api", "shop", "--json");
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).map((k: { keyId: string }) => k.keyId)).toEqual([boxKeyId]);
     expect((await clusterCli("key", "disable", boxKeyId)).code).toBe(0);
     expect(JSON.parse((await clusterCli("key", "get", boxKeyId, "--json")).stdout)).toMatchObject({ keyId: boxKeyId, enabled: false });
-    for (const command of [["backup", join(node.parent, "b.tar")], ["restore", join(node.parent, "b.tar")], ["stats"]]) {
+    // The node's verification above, written to PostgreSQL when it stopped.
+    const stats = await clusterCli("stats", "--json");
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ total: 1, outcomes: { VALID: 1 }, apis: [{ name: "shop", total: 1 }] });
+    for (const command of [["backup", join(node.parent, "b.tar")], ["restore", join(node.parent, "b.tar")]]) {
       const r = await clusterCli(...command);
       expect({ command, code: r.code }).toEqual({ command, code: 1 });
       expect(r.stderr).toContain("PostgreSQL");

@@ -20,7 +20,8 @@ export { prunePgAnalytics } from "./pg-retention.ts";
 // analytics.getVerifications: callers' SQL, checked and confined, run on a read-only connection in a query process.
 export { AnalyticsQueryService, type AnalyticsQueryRunner } from "./query-service.ts";
 // Verification counts by API and outcome since a time, from the totals tables (`tollgate stats`).
-export { VerificationTotals, type VerificationSummary, type ApiVerificationCounts } from "./totals.ts";
+export { VerificationTotals, type VerificationTotalsReader, type VerificationSummary, type ApiVerificationCounts } from "./totals.ts";
+export { PgVerificationTotals } from "./pg-totals.ts";
 export { AnalyticsProcessPool, type ProcessPoolOptions, type QueryRequest } from "./process-pool.ts";
 export { serveAnalyticsQueries, type ParentChannel } from "./query-process.ts";
 export { MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type Row as AnalyticsRow } from "./execute.ts";

@@ -12,7 +12,7 @@ import { apis, verificationTotalsPerHour, verificationTotalsPerMinute } from "..
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { liveApi } from "../apis/index.ts";
 import { sqliteRecords } from "../../storage/records/index.ts";
-import { runNow } from "../../storage/work.ts";
+import { runNow, type Maybe } from "../../storage/work.ts";
 import { bucketStartMs } from "./rollups.ts";
 
 export interface ApiVerificationCounts {
@@ -32,7 +32,39 @@ export interface VerificationSummary {
 
 const HOUR_MS = 3_600_000;
 
-export class VerificationTotals {
+/** Who reads the totals for `tollgate stats`: analytics.db's (VerificationTotals) or the cluster's (pg-totals.ts). */
+export interface VerificationTotalsReader {
+  since(principal: Principal, input: { sinceMs: number; apiId?: string }): Maybe<VerificationSummary>;
+}
+
+/** The first whole hour from `sinceMs`: the minute totals answer before it, the hour totals from it. */
+export function firstWholeHourMs(sinceMs: number): number {
+  return bucketStartMs("hour", sinceMs + HOUR_MS - 1);
+}
+
+/** Counts by key space and outcome as a summary, by API (`apis`: each key space's), the busiest first. */
+export function summarize(
+  sinceMs: number, rows: ReadonlyArray<{ keySpaceId: string; outcome: string; count: number }>, apis: ReadonlyMap<string, { apiId: string | null; name: string | null }>,
+): VerificationSummary {
+  const summary: VerificationSummary = { sinceMs, total: 0, outcomes: {}, apis: [] };
+  const byKeySpace = new Map<string, ApiVerificationCounts>();
+  for (const row of rows) {
+    let api = byKeySpace.get(row.keySpaceId);
+    if (!api) {
+      api = { ...(apis.get(row.keySpaceId) ?? { apiId: null, name: null }), total: 0, outcomes: {} };
+      byKeySpace.set(row.keySpaceId, api);
+      summary.apis.push(api);
+    }
+    api.total += row.count;
+    api.outcomes[row.outcome] = (api.outcomes[row.outcome] ?? 0) + row.count;
+    summary.total += row.count;
+    summary.outcomes[row.outcome] = (summary.outcomes[row.outcome] ?? 0) + row.count;
+  }
+  summary.apis.sort((a, b) => b.total - a.total);
+  return summary;
+}
+
+export class VerificationTotals implements VerificationTotalsReader {
   constructor(private readonly deps: { storage: Storage; analytics: Storage }) {}
 
   /**
@@ -42,27 +74,13 @@ export class VerificationTotals {
   since(principal: Principal, input: { sinceMs: number; apiId?: string }): VerificationSummary {
     requirePermission(principal, "api", input.apiId ?? "*", "read_analytics");
     const keySpaceIds = input.apiId === undefined ? undefined : [runNow(liveApi(sqliteRecords(this.deps.storage.db), principal.workspaceId, input.apiId)).keySpaceId];
-    const firstHourMs = bucketStartMs("hour", input.sinceMs + HOUR_MS - 1);
+    const firstHourMs = firstWholeHourMs(input.sinceMs);
     const rows = [
       ...this.read(verificationTotalsPerMinute, principal.workspaceId, input.sinceMs, firstHourMs, keySpaceIds),
       ...this.read(verificationTotalsPerHour, principal.workspaceId, firstHourMs, Number.POSITIVE_INFINITY, keySpaceIds),
     ];
-    const summary: VerificationSummary = { sinceMs: input.sinceMs, total: 0, outcomes: {}, apis: [] };
-    const byKeySpace = new Map<string, ApiVerificationCounts>();
-    for (const row of rows) {
-      let api = byKeySpace.get(row.keySpaceId);
-      if (!api) {
-        api = { ...this.apiOf(principal.workspaceId, row.keySpaceId), total: 0, outcomes: {} };
-        byKeySpace.set(row.keySpaceId, api);
-        summary.apis.push(api);
-      }
-      api.total += row.count;
-      api.outcomes[row.outcome] = (api.outcomes[row.outcome] ?? 0) + row.count;
-      summary.total += row.count;
-      summary.outcomes[row.outcome] = (summary.outcomes[row.outcome] ?? 0) + row.count;
-    }
-    summary.apis.sort((a, b) => b.total - a.total);
-    return summary;
+    const keySpaces = new Set(rows.map((r) => r.keySpaceId));
+    return summarize(input.sinceMs, rows, new Map([...keySpaces].map((id) => [id, this.apiOf(principal.workspaceId, id)])));
   }
 
   /** Counts by key space and outcome of the buckets in [fromMs, toMs). */
