@@ -11,13 +11,11 @@ import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import { pgDatabase } from "../../src/storage/pg/db.ts";
 import { clusterRecords } from "../../src/storage/pg/records/index.ts";
 import { event } from "../services/analytics/support.ts";
+import { hourStart, MID_HOUR_EVENTS, MID_HOUR_LATER, MID_HOUR_SINCE_MS, MID_HOUR_SUMMARY } from "../services/analytics/totals-cases.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 import { pack } from "./analytics-events.ts";
 import { postgresForFile } from "./pg-database.ts";
 
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
-const hourStart = Date.UTC(2026, 5, 15, 10);
 
 const principal = (workspaceId: string, permissions: string[] = [...ALL_GRANTS]) =>
   ({ workspaceId, rootKeyId: "rk", permissions: new Set(permissions), actor: { type: "cli" as const, id: "cli" } });
@@ -45,25 +43,9 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster's stats"))("verific
 
   test("since the middle of an hour: that hour's later minutes and every later hour count; its earlier minutes do not", async () => {
     const { sql, totals } = await fresh();
-    await record(sql, [
-      { timeMs: hourStart + 10 * MINUTE_MS, outcome: "VALID" },
-      { timeMs: hourStart + 40 * MINUTE_MS, outcome: "VALID" },
-      { timeMs: hourStart + 59 * MINUTE_MS, outcome: "RATE_LIMITED" },
-      { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID" },
-      { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID", keySpaceId: "ks_b" },
-      { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID", workspaceId: "ws_b" },
-    ]);
-    expect(await totals.since(principal("ws_a"), { sinceMs: hourStart + 30 * MINUTE_MS })).toEqual({
-      sinceMs: hourStart + 30 * MINUTE_MS,
-      total: 4,
-      outcomes: { VALID: 3, RATE_LIMITED: 1 },
-      apis: [
-        { apiId: "api_a", name: "first", total: 3, outcomes: { VALID: 2, RATE_LIMITED: 1 } },
-        { apiId: "api_b", name: "second", total: 1, outcomes: { VALID: 1 } },
-      ],
-    });
-    expect((await totals.since(principal("ws_a"), { sinceMs: hourStart + 59 * MINUTE_MS })).total).toBe(3);
-    expect((await totals.since(principal("ws_a"), { sinceMs: hourStart + 59 * MINUTE_MS + 1 })).total).toBe(2);
+    await record(sql, MID_HOUR_EVENTS);
+    expect(await totals.since(principal("ws_a"), { sinceMs: MID_HOUR_SINCE_MS })).toEqual(MID_HOUR_SUMMARY);
+    for (const [sinceMs, total] of MID_HOUR_LATER) expect((await totals.since(principal("ws_a"), { sinceMs })).total).toBe(total);
   });
 
   test("one API: its counts only; read_analytics on it is enough, on another API is not", async () => {

@@ -8,10 +8,8 @@ import { SqliteEventWriter, VerificationEventSink, VerificationTotals } from "..
 import { ALL_GRANTS } from "../../../src/services/auth/index.ts";
 import { apis, keySpaces, workspaces } from "../../../src/storage/schema/index.ts";
 import { event, tempDb, type TempDb } from "./support.ts";
+import { hourStart, MID_HOUR_EVENTS, MID_HOUR_LATER, MID_HOUR_SINCE_MS, MID_HOUR_SUMMARY } from "./totals-cases.ts";
 
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
-const hourStart = Date.UTC(2026, 5, 15, 10);
 
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
@@ -37,28 +35,10 @@ async function record(events: Parameters<typeof event>[0][]): Promise<void> {
 
 test("since the middle of an hour: that hour's later minutes and every later hour count; its earlier minutes do not", async () => {
   seedApis();
-  await record([
-    { timeMs: hourStart + 10 * MINUTE_MS, outcome: "VALID" },
-    { timeMs: hourStart + 40 * MINUTE_MS, outcome: "VALID" },
-    { timeMs: hourStart + 59 * MINUTE_MS, outcome: "RATE_LIMITED" },
-    { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID" },
-    { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID", keySpaceId: "ks_b" },
-    { timeMs: hourStart + 3 * HOUR_MS, outcome: "VALID", workspaceId: "ws_b" },
-  ]);
+  await record(MID_HOUR_EVENTS);
   const totals = new VerificationTotals({ storage: db.main, analytics: db.storage });
-  const summary = totals.since(principal("ws_a"), { sinceMs: hourStart + 30 * MINUTE_MS });
-  expect(summary).toEqual({
-    sinceMs: hourStart + 30 * MINUTE_MS,
-    total: 4,
-    outcomes: { VALID: 3, RATE_LIMITED: 1 },
-    apis: [
-      { apiId: "api_a", name: "first", total: 3, outcomes: { VALID: 2, RATE_LIMITED: 1 } },
-      // A deleted API's verifications still count, under its id.
-      { apiId: "api_b", name: "second", total: 1, outcomes: { VALID: 1 } },
-    ],
-  });
-  expect(totals.since(principal("ws_a"), { sinceMs: hourStart + 59 * MINUTE_MS }).total).toBe(3);
-  expect(totals.since(principal("ws_a"), { sinceMs: hourStart + 59 * MINUTE_MS + 1 }).total).toBe(2);
+  expect(totals.since(principal("ws_a"), { sinceMs: MID_HOUR_SINCE_MS })).toEqual(MID_HOUR_SUMMARY);
+  for (const [sinceMs, total] of MID_HOUR_LATER) expect(totals.since(principal("ws_a"), { sinceMs }).total).toBe(total);
 });
 
 test("one API: its counts only; read_analytics on it is enough, on another API is not", async () => {
