@@ -10,7 +10,6 @@ import { apis, keySpaces, workspaces } from "../../../src/storage/schema/index.t
 import { event, tempDb, type TempDb } from "./support.ts";
 import { hourStart, MID_HOUR_EVENTS, MID_HOUR_LATER, MID_HOUR_SINCE_MS, MID_HOUR_SUMMARY } from "./totals-cases.ts";
 
-
 let db: TempDb;
 beforeEach(() => { db = tempDb(); });
 afterEach(() => { db.close(); });
