@@ -19,7 +19,8 @@ const KEYS = [
   { workspaceId: "ws_b", keySpaceId: "ks_3", keyId: "key_4", identityId: "", externalId: "" },
 ];
 const OUTCOMES = ["VALID", "RATE_LIMITED", "USAGE_EXCEEDED"];
-const TAGS = [[], ["env:prod"], ["b", "a"]];
+/** Tag sets are stored as JSON text: a NUL or a lone surrogate in a tag is escaped there, which PostgreSQL's text takes. */
+const TAGS = [[], ["env:prod"], ["b", "a"], ["nul\u0000", "\ud800"]];
 
 /** `count` events, the `seed`th sequence of them: the same arguments give the same events. */
 export function makeEvents(count: number, seed = 0, spreadMs = 2 * 3_600_000): VerificationEvent[] {

@@ -103,9 +103,10 @@ function eventStatements(events: readonly StoredEvent[]): Array<[string, Params]
     (e) => e.requestId, (e) => e.timeMs, (e) => e.workspaceId, (e) => e.keySpaceId, (e) => e.keyId, (e) => e.identityId,
     (e) => e.externalId, (e) => e.outcome, (e) => e.tags, (e) => e.spentCredits, (e) => e.latencyMs,
   ])]];
-  for (const g of GRANULARITIES) statements.push([UPSERT_ROLLUP[g], rollupParams(aggregate(events, g))]);
+  const minutes = aggregate(events, "minute");
+  for (const g of GRANULARITIES) statements.push([UPSERT_ROLLUP[g], rollupParams(g === "minute" ? minutes : aggregate(events, g))]);
   // The coarser totals from the minute totals, a handful of rows, as the embedded writer sums them.
-  const minuteTotals = totalsOf(aggregate(events, "minute"));
+  const minuteTotals = totalsOf(minutes);
   for (const g of GRANULARITIES) statements.push([UPSERT_TOTAL[g], totalParams(g === "minute" ? minuteTotals : totalsOf(minuteTotals, g))]);
   return statements;
 }
