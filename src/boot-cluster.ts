@@ -117,7 +117,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       verificationTotals: new PgVerificationTotals({ sql, records }),
     };
     // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
-    const services = assembleServices(backend, config, clock, new PgEventWriter(sql));
+    const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
     const notReady = async () => {
       const failures = [databaseNotReady(analytics, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS), ...await Promise.all(probes.map((probe) => probe()))];
       return failures.filter((failure) => failure !== undefined);

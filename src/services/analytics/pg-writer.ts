@@ -20,7 +20,8 @@
  */
 import type { SQL } from "bun";
 import { PG_ANALYTICS, primaryKeySql, qualifiedName, type PgGranularity } from "../../storage/pg/analytics-tables.ts";
-import { lostRace } from "../../storage/pg/records/index.ts";
+import { DEFAULT_DATABASE_TIMEOUT_MS, lostRace } from "../../storage/pg/records/index.ts";
+import { within } from "../../lib/within.ts";
 import { unpackEvents, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import { aggregate, bucketStartMs, GRANULARITIES, totalsOf, type RollupRow, type TotalRow } from "./rollups.ts";
 import type { DecisionRow, DecisionRowWriter } from "./ratelimit-decisions.ts";
@@ -142,8 +143,11 @@ export class PgEventWriter implements EventBatchWriter, DecisionRowWriter {
   /** Settles once every write queued so far has; never rejects. */
   private queue: Promise<void> = Promise.resolve();
 
-  /** `sql`: the node's client; the writer runs one transaction on it at a time and never closes it. */
-  constructor(private readonly sql: SQL, private readonly opts: { attempts?: number } = {}) {}
+  /**
+   * `sql`: the node's client; the writer runs one transaction on it at a time and never closes it.
+   * `timeoutMs`: how long a transaction may wait for PostgreSQL (TOLLGATE_DATABASE_TIMEOUT_MS).
+   */
+  constructor(private readonly sql: SQL, private readonly opts: { attempts?: number; timeoutMs?: number } = {}) {}
 
   /** Resolves once the batch (and the held ones written with it) is committed; rejects naming every event of the batch. */
   write(events: PackedEvents, opts: { hold?: boolean } = {}): Promise<void> {
@@ -193,13 +197,32 @@ export class PgEventWriter implements EventBatchWriter, DecisionRowWriter {
     const attempts = this.opts.attempts ?? PG_WRITE_ATTEMPTS;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sql.begin(async (tx) => {
-          for (const [text, params] of statements) await tx.unsafe(text, params);
-        });
-        return;
+        return await this.attempt(statements);
       } catch (error) {
         if (attempt >= attempts || !lostRace(error)) throw error;
       }
     }
+  }
+
+  /**
+   * One transaction, given up after `timeoutMs`: a PostgreSQL that hangs without closing its
+   * connections (Bun's client bounds no query) would hold every later flush. The transaction given
+   * up sends nothing more once its server answers again and rolls back, so its events (given back
+   * to the sink) are not written twice, unless its COMMIT was already sent.
+   */
+  private attempt(statements: ReadonlyArray<[string, Params]>): Promise<void> {
+    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    let givenUp = false;
+    const work = this.sql.begin(async (tx) => {
+      for (const [text, params] of statements) {
+        if (givenUp) throw new Error("given up: PostgreSQL answered too late");
+        await tx.unsafe(text, params);
+      }
+      if (givenUp) throw new Error("given up: PostgreSQL answered too late");
+    });
+    return within(work, timeoutMs, () => {
+      givenUp = true;
+      throw new Error(`PostgreSQL did not answer within ${timeoutMs} ms`);
+    });
   }
 }
