@@ -9,8 +9,8 @@
  * Two nodes adding to the same rows lock them in the same order (tables in one order, each
  * table's rows sorted by its primary key and inserted in that order), so they wait for each other
  * but never deadlock; a transaction PostgreSQL aborts anyway (deadlock, serialization failure) runs
- * again, a few times. Batches are written one at a time per node: a node's flush is one
- * connection's work, and the pool stays for the requests. A held batch (`hold`) waits here and is
+ * again, a few times. Batches are written one at a time per node (but one given up after its
+ * bound, `attempt`): a node's flush is one connection's work, and the pool stays for the requests. A held batch (`hold`) waits here and is
  * written with the next batch not held, in the same transaction, as the worker thread of the
  * embedded mode holds them.
  *
