@@ -112,9 +112,9 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       creditTaker: () => new PostgresCredits(spender),
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
+      verificationTotals: new PgVerificationTotals({ sql, records }),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
-      verificationTotals: new PgVerificationTotals({ sql, records }),
     };
     // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
     const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
