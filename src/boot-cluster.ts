@@ -113,6 +113,7 @@ export async function openClusterServices(
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
+      analyticsQueryUrl: cluster.databaseUrl,
     };
     const services = assembleServices(backend, config, clock, eventWriter(analytics));
     const notReady = async () => {
