@@ -4,7 +4,8 @@
  * every query below answered alike by both, row for row and value for value. The corners where
  * the engines differ by themselves are the point: calendar shifts past a month's end, time
  * functions, LIKE's case and escapes, NULL order, division and remainders by zero, integer
- * overflow, conditions that are numbers and comparisons that are selected.
+ * overflow, conditions that are numbers and comparisons that are selected, names in any case,
+ * long column names, and aliases where PostgreSQL would not look for them.
  * (The route tests run the whole dialect on both backends: test/routes/v2/analytics.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -60,6 +61,14 @@ const QUERIES = [
   `SELECT key_id, (SELECT count() FROM ${RAW} AS i WHERE i.key_id = o.key_id) AS same FROM ${RAW} AS o WHERE EXISTS (SELECT 1 FROM ${RAW} AS x WHERE x.time < o.time) ORDER BY time`,
   `SELECT * FROM ${RAW} ORDER BY time LIMIT 2`,
   `SELECT DISTINCT outcome FROM ${RAW} ORDER BY outcome DESC`,
+  // Names in any ASCII case, the caller's column names kept, also past PostgreSQL's 63 bytes.
+  `SELECT Key_ID AS KeyId, COUNT() AS N FROM ${RAW} AS V WHERE v.OUTCOME = 'VALID' GROUP BY V.key_id ORDER BY n DESC, KEYID`,
+  `SELECT countIf(outcome = 'VALID' AND latency > 0 AND spent_credits >= 0 AND key_id <> 'nothing at all'), count() FROM ${RAW}`,
+  // A SELECT's aliases in its WHERE and HAVING; the same expression with strings in SELECT and GROUP BY.
+  `SELECT key_id, SUM(spent_credits) AS total FROM ${RAW} GROUP BY key_id HAVING total > 1 ORDER BY key_id`,
+  `SELECT latency * 2 AS doubled, key_id FROM ${RAW} WHERE doubled > 4 ORDER BY key_id`,
+  `SELECT if(outcome = 'VALID', 'ok', 'no') AS kind, count() AS n FROM ${RAW} GROUP BY if(outcome = 'VALID', 'ok', 'no') ORDER BY kind`,
+  `SELECT toDate('2026-03-01') AS d, count() AS n FROM ${RAW} WHERE outcome <> '2026-03-01' GROUP BY d`,
 ];
 
 describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics dialect"))("the same answers from SQLite and PostgreSQL", () => {

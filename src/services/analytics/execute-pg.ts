@@ -50,7 +50,9 @@ export async function executeCompiledPg(sql: SQL, compiled: CompiledQuery, limit
       + ` SET LOCAL work_mem = '${ANALYTICS_WORK_MEM}'; SET LOCAL search_path = pg_catalog`,
     ).simple();
     const result = await connection.unsafe(compiled.sql, compiled.params).values();
-    return takeRows(asRows(result as unknown as unknown[][], result.columns ?? []), limits);
+    const columns: ReadonlyArray<{ name: string; type: number }> = result.columns ?? [];
+    const names = compiled.columns?.length === columns.length ? compiled.columns : columns.map((c) => c.name);
+    return takeRows(asRows(result as unknown as unknown[][], columns.map((c, i) => ({ name: names[i]!, type: c.type }))), limits);
   } catch (error) {
     throw mapPgError(error, limits.timeoutMs);
   } finally {

@@ -22,8 +22,17 @@ export interface ShiftEmit {
 export interface Dialect {
   name: DialectName;
   quote(name: string): string;
+  /** Whether quote() folds names to lower case: the result's columns then get the caller's names back (CompiledQuery.columns). */
+  foldsCase: boolean;
+  /** Whether the engine finds a SELECT's column aliases in its WHERE and HAVING (else translate.ts puts them in: aliases.ts). */
+  resolvesAliases: boolean;
   /** The placeholder of the `n`-th parameter (from 1). */
   placeholder(n: number): string;
+  /**
+   * Whether a value used twice is one parameter: PostgreSQL then sees `if(x = 'a', …)` in SELECT
+   * and in GROUP BY as the same expression (SQLite's `?` are positional).
+   */
+  reusesParams: boolean;
   /** A physical table, qualified by its schema so that no CTE, whatever its name, can stand in for it. */
   table(physical: string): string;
   /** A number literal. */
@@ -63,6 +72,11 @@ export interface Dialect {
   round(args: string[]): string;
 }
 
+/** `name` with its ASCII letters in lower case, as SQLite compares names. */
+export function lower(name: string): string {
+  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+}
+
 function refuseControl(name: string): void {
   if (/[\u0000-\u001f]/.test(name)) throw new AppError("invalid_analytics_query", { detail: "Identifiers may not contain control characters." });
 }
@@ -87,7 +101,10 @@ export const SQLITE: Dialect = {
     refuseControl(name);
     return `\`${name.replaceAll("`", "``")}\``;
   },
+  foldsCase: false,
+  resolvesAliases: true,
   placeholder: () => "?",
+  reusesParams: false,
   table: (physical) => `main.${SQLITE.quote(physical)}`,
   number: (value) => (value === 0 && !Object.is(value, -0) ? SQLITE_NEVER : signed(value, String(value))),
   never: SQLITE_NEVER,
@@ -121,11 +138,16 @@ const pgEpochMs = (timestamp: string) => `CAST(round(extract(epoch FROM ${timest
 
 export const POSTGRES: Dialect = {
   name: "postgres",
+  // SQLite matches names whatever their ASCII case; PostgreSQL matches quoted names exactly. In
+  // lower case, `V.Time` finds `v.time` as in SQLite.
   quote(name) {
     refuseControl(name);
-    return `"${name.replaceAll('"', '""')}"`;
+    return `"${lower(name).replaceAll('"', '""')}"`;
   },
+  foldsCase: true,
+  resolvesAliases: false,
   placeholder: (n) => `$${n}`,
+  reusesParams: true,
   table: (physical) => `analytics.${POSTGRES.quote(physical)}`,
   // int8 and float8, as SQLite's integers and reals: an int4 literal would overflow in `86400000 * 30`.
   number: (value) => signed(value, `${String(value)}::${Number.isSafeInteger(value) ? "int8" : "float8"}`),
@@ -147,7 +169,8 @@ export const POSTGRES: Dialect = {
     : `((((${pgInteger(x)} + ${offsetMs}) / ${unitMs}) * ${unitMs}) - ${offsetMs})`),
   calendarStart: (x, unit) => pgEpochMs(`date_trunc('${unit}', ${pgTimestamp(pgInteger(x))})`),
   // SQLite's unixepoch() keeps whole seconds.
-  dateMs: (param) => `(CAST(floor(extract(epoch FROM CAST(${param} AS timestamp))) AS int8) * 1000)`,
+  // Cast through text: the parameter is text wherever else the same string is used.
+  dateMs: (param) => `(CAST(floor(extract(epoch FROM CAST(CAST(${param} AS text) AS timestamp))) AS int8) * 1000)`,
   /**
    * SQLite moves the month and lets a day past its end run into the next month (31 January + 1
    * month = 3 March): the first of the month, shifted, plus the time since the first. `time` is

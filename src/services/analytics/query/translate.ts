@@ -8,7 +8,8 @@
  * at their deadline; PostgreSQL ends them by its statement_timeout (execute-pg.ts).
  */
 import { AppError } from "../../../errors/app-error.ts";
-import { SQLITE, type Dialect } from "./dialect.ts";
+import { inlineAliases } from "./aliases.ts";
+import { lower, SQLITE, type Dialect } from "./dialect.ts";
 import { translateCall, type Emit } from "./functions.ts";
 import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
 import type { PlannedSource } from "./rewrite.ts";
@@ -42,6 +43,11 @@ const FAMILY_SCOPE: Record<TableFamily, { key: "keySpaceIds" | "namespaceIds"; c
 export interface CompiledQuery {
   sql: string;
   params: Array<string | number>;
+  /**
+   * The result's column names as the caller wrote them, for a dialect that prints names in lower
+   * case (and PostgreSQL cuts names at 63 bytes); absent where the query's columns come from a `*`.
+   */
+  columns?: string[];
 }
 
 const CALENDAR_UNIT: Partial<Record<string, [number, "months" | "years"]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
@@ -51,15 +57,33 @@ const CONDITIONS = new Set<Expr["kind"]>(["bool", "not", "logical", "compare", "
 
 export function translateQuery(query: Query, confinement: Confinement, nowMs: number, dialect: Dialect = SQLITE): CompiledQuery {
   const printer = new Printer(confinement, nowMs, dialect);
-  return { sql: printer.query(query), params: printer.params };
+  const compiled: CompiledQuery = { sql: printer.query(query), params: printer.params };
+  const columns = dialect.foldsCase ? labels(query.body) : undefined;
+  return columns ? { ...compiled, columns } : compiled;
+}
+
+/** The labels of a query's columns (its first SELECT's, in a compound), unless one of them is a `*`. */
+function labels(body: SetExpr): string[] | undefined {
+  while (body.kind === "compound") body = body.left;
+  if (body.kind !== "select") return undefined;
+  const items = body.select.items;
+  return items.every((i) => i.kind === "expr") ? items.map((i) => (i.kind === "expr" ? i.label : "")) : undefined;
 }
 
 class Printer implements Emit {
   readonly params: Array<string | number> = [];
+  /** The columns of each CTE printed so far (by its internal name), lower-cased; undefined where unknown. */
+  private readonly cteColumns = new Map<string, ReadonlySet<string> | undefined>();
+  /** Where each value is among the parameters, for a dialect that reuses them. */
+  private readonly paramNumbers = new Map<string, number>();
   constructor(private readonly confinement: Confinement, readonly nowMs: number, readonly dialect: Dialect) {}
 
   param(value: string | number): string {
+    const key = `${typeof value}:${value}`;
+    const known = this.dialect.reusesParams ? this.paramNumbers.get(key) : undefined;
+    if (known !== undefined) return this.dialect.placeholder(known);
     this.params.push(value);
+    this.paramNumbers.set(key, this.params.length);
     return this.dialect.placeholder(this.params.length);
   }
 
@@ -69,7 +93,13 @@ class Printer implements Emit {
 
   query(q: Query): string {
     const parts: string[] = [];
-    if (q.ctes.length > 0) parts.push(`WITH ${q.ctes.map((c) => `${this.quote(c.name)} AS (${this.query(c.query)})`).join(", ")}`);
+    if (q.ctes.length > 0) {
+      parts.push(`WITH ${q.ctes.map((c) => {
+        const sql = `${this.quote(c.name)} AS (${this.query(c.query)})`;
+        this.cteColumns.set(c.name, this.columnsOf(c.query.body));
+        return sql;
+      }).join(", ")}`);
+    }
     parts.push(this.setExpr(q.body));
     if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
     if (q.limit !== undefined) parts.push(`LIMIT ${q.limit}`);
@@ -86,7 +116,8 @@ class Printer implements Emit {
     }
   }
 
-  private select(s: Select): string {
+  private select(select: Select): string {
+    const s = this.dialect.resolvesAliases ? select : { ...select, ...inlineAliases(select, this.sourceColumns(select.from as PlannedSource[])) };
     const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${this.quote(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${this.quote(i.label)}`));
     let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items.join(", ")}`;
     const sources = s.from as PlannedSource[];
@@ -96,6 +127,50 @@ class Printer implements Emit {
     if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
     if (s.having) sql += ` HAVING ${this.cond(s.having)}`;
     return sql;
+  }
+
+  /** Every column name of `sources`, lower-cased; undefined when one's columns are not known. */
+  private sourceColumns(sources: readonly PlannedSource[]): ReadonlySet<string> | undefined {
+    const names = new Set<string>();
+    for (const src of sources) {
+      const columns = this.sourceColumnsOf(src);
+      if (!columns) return undefined;
+      for (const name of columns) names.add(name);
+    }
+    return names;
+  }
+
+  private sourceColumnsOf(src: Source): ReadonlySet<string> | undefined {
+    switch (src.ref.kind) {
+      case "public": {
+        const table = PUBLIC_TABLES.get(src.ref.table)!;
+        const columns = src.ref.totals && table.totals ? table.totals.columns : table.columns;
+        return new Set(columns.map((c) => c.name));
+      }
+      case "cte": return this.cteColumns.get(src.ref.name);
+      case "derived": return this.columnsOf(src.ref.query.body);
+      case "table": return undefined;
+    }
+  }
+
+  /** The column names a query returns (its first SELECT's), lower-cased; undefined where not known. */
+  private columnsOf(body: SetExpr): ReadonlySet<string> | undefined {
+    while (body.kind === "compound") body = body.left;
+    if (body.kind !== "select") return undefined;
+    const sources = body.select.from as PlannedSource[];
+    const names = new Set<string>();
+    for (const item of body.select.items) {
+      if (item.kind === "expr") {
+        names.add(lower(item.label));
+        continue;
+      }
+      const table = item.table;
+      const from = table === undefined ? sources : sources.filter((s) => lower(s.alias) === lower(table));
+      const columns = this.sourceColumns(from);
+      if (!columns) return undefined;
+      for (const name of columns) names.add(name);
+    }
+    return names;
   }
 
   /** References a column of every source, so SQLite evaluates it in the innermost join loop. */
