@@ -101,6 +101,16 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics querie
     expect((await refusal(run(unreachable, caller("SELECT count() FROM key_verifications_v1")))).code).toBe("analytics_connection_failed");
   });
 
+  test("a connection PostgreSQL ended fails its query with 503; the next query connects anew", async () => {
+    const { admin, conn } = await database();
+    expect(await run(conn, caller("SELECT count() AS n FROM key_verifications_v1"))).toEqual([{ n: 3 }]);
+    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()`;
+    const first = await run(conn, caller("SELECT count() AS n FROM key_verifications_v1")).then((rows) => JSON.stringify(rows), (e: unknown) => (e as AppError).code);
+    // Bun may notice the closed socket before it sends the query, and connect anew at once.
+    expect(['[{"n":3}]', "analytics_connection_failed"]).toContain(first);
+    expect(await run(conn, caller("SELECT count() AS n FROM key_verifications_v1"))).toEqual([{ n: 3 }]);
+  });
+
   test("the result-size limit holds", async () => {
     const { conn } = await database();
     const error = await refusal(executeCompiledPg(conn, caller("SELECT key_id, outcome FROM key_verifications_v1"), { ...LIMITS, maxBytes: 60, deadlineMs: Date.now() + 5000 }));

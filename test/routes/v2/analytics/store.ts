@@ -6,7 +6,8 @@
  *
  * Until a cluster node writes its events into PostgreSQL itself, flushAnalytics moves what the
  * node's pipeline wrote into its own analytics.db over into PostgreSQL (rows added to rows, as the
- * writer adds them), so that the queries read what the pipeline wrote on both backends.
+ * writer adds them), so that the queries read what the pipeline wrote on both backends. Tests that
+ * record through the pipeline (dialect, leaks, ratelimits, sdk/analytics) then prove the writer.
  */
 import type { Database } from "bun:sqlite";
 import { TEST_BACKEND } from "../../../support/cluster-backend.ts";
@@ -88,10 +89,16 @@ export async function analyticsRows(h: Harness, table: string): Promise<number> 
   return h.records.count(`analytics.${table}`);
 }
 
-/** Writes what the pipeline holds (verification events, rate-limit decisions) where the queries read it. */
+/**
+ * Writes what the pipeline holds (verification events, rate-limit decisions) where the queries
+ * read it. On a cluster node that writes into its own analytics.db, what it wrote there is moved
+ * into PostgreSQL; once nodes write into PostgreSQL themselves that finds nothing to move (and
+ * moveToPostgres can go).
+ */
 export async function flushAnalytics(h: Harness): Promise<void> {
   await h.running.services.verificationEvents.flush();
-  if (cluster) await moveToPostgres(h, h.running.analytics.sqlite);
+  const sqlite = (h.running.analytics as Harness["running"]["analytics"] | undefined)?.sqlite;
+  if (cluster && sqlite) await moveToPostgres(h, sqlite);
 }
 
 /** What the node wrote into its analytics.db, added to PostgreSQL's tables and deleted from analytics.db. */
