@@ -53,6 +53,7 @@ const QUERIES = [
   `SELECT key_id, count() AS n FROM ${RAW} GROUP BY key_id HAVING count() > 1 ORDER BY n DESC, key_id`,
   `SELECT a.key_id, count() AS n FROM ${RAW} AS a JOIN ${RAW} AS b USING (key_id) GROUP BY a.key_id ORDER BY a.key_id`,
   `SELECT a.time AS t, b.time AS u FROM ${RAW} AS a LEFT JOIN ${RAW} AS b ON b.time > a.time AND b.outcome = 'RATE_LIMITED' ORDER BY a.time`,
+  `SELECT a.time AS t, b.time AS u FROM ${RAW} AS a LEFT JOIN ${RAW} AS b ON b.time > a.time AND b.outcome = 'RATE_LIMITED' ORDER BY u DESC, b.time, t`,
   `SELECT key_id FROM ${RAW} WHERE outcome = 'VALID' EXCEPT SELECT key_id FROM ${RAW} WHERE outcome <> 'VALID' ORDER BY key_id`,
   `SELECT key_id FROM ${RAW} WHERE latency > 3 UNION ALL SELECT key_id FROM ${RAW} INTERSECT SELECT key_id FROM ${RAW} WHERE spent_credits >= 0 ORDER BY key_id`,
   `SELECT key_id FROM ${RAW} INTERSECT SELECT key_id FROM ${RAW} WHERE spent_credits > 0 UNION ALL SELECT outcome FROM ${RAW} WHERE latency > 5 ORDER BY key_id`,

@@ -9,7 +9,8 @@
  */
 import { AppError } from "../../../errors/app-error.ts";
 import { inlineAliases } from "./aliases.ts";
-import { lower, SQLITE, type Dialect } from "./dialect.ts";
+import { ColumnKnowledge } from "./columns.ts";
+import { SQLITE, type Dialect } from "./dialect.ts";
 import { translateCall, type Emit } from "./functions.ts";
 import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
 import type { PlannedSource } from "./rewrite.ts";
@@ -72,8 +73,8 @@ function labels(body: SetExpr): string[] | undefined {
 
 class Printer implements Emit {
   readonly params: Array<string | number> = [];
-  /** The columns of each CTE printed so far (by its internal name), lower-cased; undefined where unknown. */
-  private readonly cteColumns = new Map<string, ReadonlySet<string> | undefined>();
+  /** What the printer knows of the columns of the sources and queries printed so far. */
+  private readonly columns = new ColumnKnowledge();
   /** Where each value is among the parameters, for a dialect that reuses them. */
   private readonly paramNumbers = new Map<string, number>();
   constructor(private readonly confinement: Confinement, readonly nowMs: number, readonly dialect: Dialect) {}
@@ -96,12 +97,12 @@ class Printer implements Emit {
     if (q.ctes.length > 0) {
       parts.push(`WITH ${q.ctes.map((c) => {
         const sql = `${this.quote(c.name)} AS (${this.query(c.query)})`;
-        this.cteColumns.set(c.name, this.columnsOf(c.query.body));
+        this.columns.defineCte(c.name, c.query.body);
         return sql;
       }).join(", ")}`);
     }
     parts.push(this.setExpr(q.body));
-    if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o, q.body)).join(", ")}`);
     if (q.limit !== undefined) parts.push(`LIMIT ${q.limit}`);
     if (q.offset !== undefined) parts.push(q.limit === undefined ? this.dialect.offsetOnly(q.offset) : `OFFSET ${q.offset}`);
     return parts.join(" ");
@@ -117,7 +118,7 @@ class Printer implements Emit {
   }
 
   private select(select: Select): string {
-    const s = this.dialect.resolvesAliases ? select : { ...select, ...inlineAliases(select, this.sourceColumns(select.from as PlannedSource[])) };
+    const s = this.dialect.resolvesAliases ? select : { ...select, ...inlineAliases(select, this.columns.ofSources(select.from)) };
     const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${this.quote(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${this.quote(i.label)}`));
     let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items.join(", ")}`;
     const sources = s.from as PlannedSource[];
@@ -127,50 +128,6 @@ class Printer implements Emit {
     if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
     if (s.having) sql += ` HAVING ${this.cond(s.having)}`;
     return sql;
-  }
-
-  /** Every column name of `sources`, lower-cased; undefined when one's columns are not known. */
-  private sourceColumns(sources: readonly PlannedSource[]): ReadonlySet<string> | undefined {
-    const names = new Set<string>();
-    for (const src of sources) {
-      const columns = this.sourceColumnsOf(src);
-      if (!columns) return undefined;
-      for (const name of columns) names.add(name);
-    }
-    return names;
-  }
-
-  private sourceColumnsOf(src: Source): ReadonlySet<string> | undefined {
-    switch (src.ref.kind) {
-      case "public": {
-        const table = PUBLIC_TABLES.get(src.ref.table)!;
-        const columns = src.ref.totals && table.totals ? table.totals.columns : table.columns;
-        return new Set(columns.map((c) => c.name));
-      }
-      case "cte": return this.cteColumns.get(src.ref.name);
-      case "derived": return this.columnsOf(src.ref.query.body);
-      case "table": return undefined;
-    }
-  }
-
-  /** The column names a query returns (its first SELECT's), lower-cased; undefined where not known. */
-  private columnsOf(body: SetExpr): ReadonlySet<string> | undefined {
-    while (body.kind === "compound") body = body.left;
-    if (body.kind !== "select") return undefined;
-    const sources = body.select.from as PlannedSource[];
-    const names = new Set<string>();
-    for (const item of body.select.items) {
-      if (item.kind === "expr") {
-        names.add(lower(item.label));
-        continue;
-      }
-      const table = item.table;
-      const from = table === undefined ? sources : sources.filter((s) => lower(s.alias) === lower(table));
-      const columns = this.sourceColumns(from);
-      if (!columns) return undefined;
-      for (const name of columns) names.add(name);
-    }
-    return names;
   }
 
   /** References a column of every source, so SQLite evaluates it in the innermost join loop. */
@@ -223,8 +180,11 @@ class Printer implements Emit {
     return `(SELECT ${columns} FROM ${this.dialect.table(physical[this.dialect.name])} WHERE ${filters.join(" AND ")})`;
   }
 
-  private orderItem(o: OrderItem): string {
-    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${o.nulls ? ` NULLS ${o.nulls}` : this.dialect.defaultNulls(o.desc)}`;
+  /** `body`: the query's, whose columns the item may name. */
+  private orderItem(o: OrderItem, body: SetExpr): string {
+    // A NULLS clause where no NULL can be would keep PostgreSQL from reading an index in order.
+    const nulls = o.nulls ? ` NULLS ${o.nulls}` : this.columns.neverNull(o.expr, body) ? "" : this.dialect.defaultNulls(o.desc);
+    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${nulls}`;
   }
 
   /** `e` as a value: in PostgreSQL a condition is selected, compared or added as 1 or 0, as in SQLite. */
