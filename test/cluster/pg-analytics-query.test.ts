@@ -20,7 +20,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics querie
   const pg = postgresForFile(async () => { for (const c of connections) await c.close(); });
 
   /** A migrated database with three events of ws_a and one of ws_b, and a key in `public.keys`; a query process's connection to it. */
-  async function database(): Promise<{ admin: SQL; conn: SQL }> {
+  async function database(): Promise<{ admin: SQL; conn: SQL; url: string }> {
     await initSqlParser();
     const url = await pg.freshDatabase();
     const admin = pg.client(url);
@@ -32,7 +32,7 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics querie
       (1000, 'ws_b', 'ks_2', 'key_2', 'VALID', 5, 1)`);
     const conn = openPgAnalyticsConnection(url);
     connections.push(conn);
-    return { admin, conn };
+    return { admin, conn, url };
   }
 
   const run = (conn: SQL, compiled: CompiledQuery, timeoutMs = LIMITS.timeoutMs) =>
@@ -109,6 +109,18 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics querie
     // Bun may notice the closed socket before it sends the query, and connect anew at once.
     expect(['[{"n":3}]', "analytics_connection_failed"]).toContain(first);
     expect(await run(conn, caller("SELECT count() AS n FROM key_verifications_v1"))).toEqual([{ n: 3 }]);
+  });
+
+  test("a user not granted the reader role is a set-up fault: 503, not the caller's 400", async () => {
+    const { admin, url: databaseUrl } = await database();
+    await admin.unsafe("CREATE ROLE tollgate_outsider LOGIN");
+    const url = new URL(databaseUrl);
+    url.username = "tollgate_outsider";
+    const outsider = openPgAnalyticsConnection(url.href);
+    connections.push(outsider);
+    const error = await refusal(run(outsider, caller("SELECT count() FROM key_verifications_v1")));
+    expect(error.code).toBe("analytics_connection_failed");
+    expect(String((error.cause as Error).message)).toContain("permission denied to set role");
   });
 
   test("the result-size limit holds", async () => {

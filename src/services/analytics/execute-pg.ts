@@ -44,11 +44,7 @@ export async function executeCompiledPg(sql: SQL, compiled: CompiledQuery, limit
   let connection: Awaited<ReturnType<SQL["reserve"]>> | undefined;
   try {
     connection = await sql.reserve();
-    // One round trip; the settings end with the transaction. The role first: the rest is set as it.
-    await connection.unsafe(
-      `BEGIN READ ONLY; SET LOCAL ROLE ${ANALYTICS_READER_ROLE}; SET LOCAL statement_timeout = ${timeoutMs};`
-      + ` SET LOCAL work_mem = '${ANALYTICS_WORK_MEM}'; SET LOCAL search_path = pg_catalog`,
-    ).simple();
+    await confine(connection, timeoutMs);
     const result = await connection.unsafe(compiled.sql, compiled.params).values();
     const columns: ReadonlyArray<{ name: string; type: number }> = result.columns ?? [];
     const names = compiled.columns?.length === columns.length ? compiled.columns : columns.map((c) => c.name);
@@ -62,6 +58,27 @@ export async function executeCompiledPg(sql: SQL, compiled: CompiledQuery, limit
       connection.release();
     }
   }
+}
+
+/**
+ * Opens the query's transaction: read-only, as the reader role, with the deadline, work_mem and
+ * search path; one round trip, and the settings end with the transaction. The role first: the rest
+ * is set as it. A failure here is the server's set-up (no role, the role not granted), never the
+ * caller's query: 503.
+ */
+async function confine(connection: SQL, timeoutMs: number): Promise<void> {
+  try {
+    await connection.unsafe(
+      `BEGIN READ ONLY; SET LOCAL ROLE ${ANALYTICS_READER_ROLE}; SET LOCAL statement_timeout = ${timeoutMs};`
+      + ` SET LOCAL work_mem = '${ANALYTICS_WORK_MEM}'; SET LOCAL search_path = pg_catalog`,
+    ).simple();
+  } catch (error) {
+    throw connectionFailed(error);
+  }
+}
+
+function connectionFailed(cause: unknown): AppError {
+  return new AppError("analytics_connection_failed", { detail: "The analytics store could not be read; try again.", cause });
 }
 
 /** Each row's values by column name, as SQLite's rows. */
@@ -103,8 +120,6 @@ function mapPgError(error: unknown, timeoutMs: number): Error {
     if (/^5[34]/.test(state)) return new AppError("query_memory_limit_exceeded", { detail: "The query needed more memory than allowed." });
     if (!/^(08|57|58|XX)/.test(state)) return new AppError("invalid_analytics_query", { detail: `The query could not be run: ${callerMessage(state, (error as Error).message)}` });
   }
-  if (typeof code === "string" && code.startsWith("ERR_POSTGRES_")) {
-    return new AppError("analytics_connection_failed", { detail: "The analytics store could not be read; try again.", cause: error });
-  }
+  if (typeof code === "string" && code.startsWith("ERR_POSTGRES_")) return connectionFailed(error);
   return error instanceof Error ? error : new Error(String(error));
 }
