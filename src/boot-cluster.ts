@@ -115,6 +115,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       verificationTotals: new PgVerificationTotals({ sql, records }),
       localWindows: new SlidingWindowLimiter({ clock }),
       analytics,
+      analyticsQueryUrl: cluster.databaseUrl,
     };
     // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
     const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));

@@ -45,6 +45,11 @@ export interface Backend {
   ratelimitStorage?: Storage;
   /** analytics.db: verification events and rollups. */
   analytics: Storage;
+  /**
+   * The cluster's database (the cluster mode): callers' analytics queries run there, in its schema
+   * `analytics` as its read-only role, instead of on analytics.db.
+   */
+  analyticsQueryUrl?: string;
   /** tollgate.db, for `tollgate stats`' names of APIs (the embedded mode). */
   statsStorage?: Storage;
   /** `tollgate stats`' counts where they are not analytics.db's (the cluster mode: PostgreSQL's totals). */
@@ -91,7 +96,8 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.
       runner: new AnalyticsProcessPool({
-        dbPath: backend.analytics.sqlite.filename, command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,
+        dbPath: backend.analytics.sqlite.filename, ...(backend.analyticsQueryUrl !== undefined ? { postgresUrl: backend.analyticsQueryUrl } : {}),
+        command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,
         maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
         processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
       }),

@@ -5,6 +5,7 @@ import { APIError, BadRequestErrorResponse, ForbiddenErrorResponse, Unprocessabl
 import { startHarness, type Harness } from "../support/harness.ts";
 import { sdkClient } from "./client.ts";
 import { TEST_ACTOR } from "../support/contract.ts";
+import { flushAnalytics } from "../routes/v2/analytics/store.ts";
 
 let h: Harness;
 let unkey: Unkey;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   const alice = (await unkey.keys.createKey({ apiId, externalId: "alice" })).data.key;
   const bob = (await unkey.keys.createKey({ apiId, externalId: "bob", credits: { remaining: 1 } })).data.key;
   for (const key of [alice, alice, alice, bob, bob]) await unkey.keys.verifyKey({ key });
-  await h.running.services.verificationEvents.flush();
+  await flushAnalytics(h);
 });
 afterAll(async () => { await h.stop(); });
 

@@ -15,6 +15,13 @@ export const MAX_ANALYTICS_ROWS = 10_000;
 /** Upstream's cap on an encoded result (max_result_bytes). */
 export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
+/** Rows and bytes a query may return, and its time limit (for the error's detail). */
+export interface ExecutionLimits {
+  maxRows: number;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
 /** The deadline of the query currently running on a connection, in Date.now() milliseconds. */
 export interface Watchdog {
   deadlineMs: number;
@@ -49,29 +56,37 @@ export function openAnalyticsConnection(path: string, watchdog: Watchdog): Datab
  * `query_execution_timeout` past the deadline, 422 `query_memory_limit_exceeded` for results over
  * `maxBytes`, 400 `invalid_analytics_query` for errors in the query, 503 for storage trouble.
  */
-export function executeCompiled(db: Database, watchdog: Watchdog, compiled: CompiledQuery, limits: { maxRows: number; maxBytes: number; timeoutMs: number }): Row[] {
+export function executeCompiled(db: Database, watchdog: Watchdog, compiled: CompiledQuery, limits: ExecutionLimits): Row[] {
   watchdog.calls = 0;
   watchdog.expired = false;
-  const rows: Row[] = [];
-  let bytes = 0;
   let statement;
   try {
     statement = db.prepare<Row, Array<string | number>>(compiled.sql);
-    for (const row of statement.iterate(...compiled.params)) {
-      bytes += estimateJsonBytes(row);
-      if (bytes > limits.maxBytes) {
-        throw new AppError("query_memory_limit_exceeded", { detail: `The result is larger than ${limits.maxBytes} bytes; select fewer rows or columns.` });
-      }
-      rows.push(row);
-      // The LIMIT we add already caps this; stopping here as well costs nothing.
-      if (rows.length >= limits.maxRows) break;
-    }
-    return rows;
+    return takeRows(statement.iterate(...compiled.params), limits);
   } catch (error) {
     throw mapExecutionError(error, watchdog, limits.timeoutMs);
   } finally {
     statement?.finalize();
   }
+}
+
+/**
+ * The rows of a result, at most `maxRows` (the LIMIT we add already caps them; stopping here as well
+ * costs nothing); 422 `query_memory_limit_exceeded` once they add up to more than `maxBytes`,
+ * counted as they are read so that an oversized result stops early.
+ */
+export function takeRows(result: Iterable<Row>, limits: { maxRows: number; maxBytes: number }): Row[] {
+  const rows: Row[] = [];
+  let bytes = 0;
+  for (const row of result) {
+    bytes += estimateJsonBytes(row);
+    if (bytes > limits.maxBytes) {
+      throw new AppError("query_memory_limit_exceeded", { detail: `The result is larger than ${limits.maxBytes} bytes; select fewer rows or columns.` });
+    }
+    rows.push(row);
+    if (rows.length >= limits.maxRows) break;
+  }
+  return rows;
 }
 
 function mapExecutionError(error: unknown, watchdog: Watchdog, timeoutMs: number): Error {
@@ -100,7 +115,7 @@ export function timeoutError(timeoutMs: number): AppError {
   return new AppError("query_execution_timeout", { detail: `The query ran longer than the limit of ${timeoutMs} ms.` });
 }
 
-/** Roughly the JSON size of a row, counted as it is read so an oversized result stops early. */
+/** Roughly the JSON size of a row. */
 function estimateJsonBytes(row: Row): number {
   let n = 2;
   for (const [key, value] of Object.entries(row)) {

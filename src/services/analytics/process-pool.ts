@@ -18,7 +18,10 @@ import { FairQueue, type WorkspaceLimits } from "./fair-queue.ts";
 import type { FromQueryProcess, ToQueryProcess } from "./protocol.ts";
 
 export interface ProcessPoolOptions {
+  /** analytics.db, which the processes read (the embedded mode). */
   dbPath: string;
+  /** The cluster's database (a cluster node): the processes query it, as its read-only role, instead of `dbPath`. */
+  postgresUrl?: string;
   /** The argv that starts a query process (`tollgate analytics-query-process`); tests substitute their own. */
   command: readonly string[];
   /** Time limit of one query from when a process takes it, in ms. */
@@ -149,7 +152,7 @@ export class AnalyticsProcessPool {
         // stdin is the process's lifeline (lifeline.ts): never written, closed by the kernel when `serve` ends.
         stdin: "pipe", stdout: "ignore", stderr: "inherit",
         // It needs nothing from the environment, and what parses callers' SQL should not hold
-        // TOLLGATE_MASTER_KEY or TOLLGATE_ROOT_KEY.
+        // TOLLGATE_MASTER_KEY or TOLLGATE_ROOT_KEY. (PostgreSQL's URL comes in the init message.)
         env: {},
         ipc: (message: FromQueryProcess) => { if (child) this.received(child, message); },
         onExit: () => { if (child) this.exited(child); },
@@ -164,7 +167,8 @@ export class AnalyticsProcessPool {
     const started = child;
     this.processes.push(started);
     started.timer = setTimeout(() => this.startFailed(started, `not ready within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    started.proc.send({ type: "init", dbPath: this.opts.dbPath } satisfies ToQueryProcess);
+    const { dbPath, postgresUrl } = this.opts;
+    started.proc.send({ type: "init", dbPath, ...(postgresUrl !== undefined ? { postgresUrl } : {}) } satisfies ToQueryProcess);
   }
 
   private received(child: QueryProcess, message: FromQueryProcess): void {

@@ -8,7 +8,13 @@ import type { Row } from "./execute.ts";
 
 export interface InitMessage {
   type: "init";
+  /** analytics.db, read-only (the embedded mode). */
   dbPath: string;
+  /**
+   * The cluster's database (TOLLGATE_DATABASE_URL, password included): queries run there, as the
+   * read-only role, instead of on `dbPath`. Handed over here, never in argv or the environment.
+   */
+  postgresUrl?: string;
 }
 
 export interface QueryMessage {

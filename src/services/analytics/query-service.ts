@@ -17,6 +17,8 @@ import type { QueryRequest } from "./process-pool.ts";
 /** Runs a query outside `serve`'s thread (AnalyticsProcessPool in production). */
 export interface AnalyticsQueryRunner {
   run(request: QueryRequest): Promise<Row[]>;
+  /** Queries running and waiting, in all workspaces. */
+  stats(): { running: number; waiting: number };
   stop(): void;
 }
 
@@ -34,6 +36,12 @@ export class AnalyticsQueryService {
     const confinement = await this.confinement(principal);
     assertQuerySize(input.query);
     return this.deps.runner.run({ sql: input.query, confinement, nowMs: this.deps.clock.now() });
+  }
+
+  /** Queries running and waiting for a query process (tests observe the queue by it). */
+  queueStats(): { running: number; waiting: number } {
+    const { running, waiting } = this.deps.runner.stats();
+    return { running, waiting };
   }
 
   /** Stops the query processes; pending queries fail with 500 `service_unavailable`. */

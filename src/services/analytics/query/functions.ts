@@ -1,9 +1,10 @@
 /**
  * The function allow-list: upstream's documented ClickHouse functions that tollgate supports, each
- * with its arity and its SQLite translation. Time is Unix milliseconds (UTC) throughout. A function
- * missing here is refused with 400 `invalid_analytics_function`.
+ * with its arity and its translation (SQLite or PostgreSQL: what differs is in dialect.ts). Time is
+ * Unix milliseconds (UTC) throughout. A function missing here is refused with 400 `invalid_analytics_function`.
  */
 import { AppError } from "../../../errors/app-error.ts";
+import type { Dialect } from "./dialect.ts";
 import type { Expr } from "./ir.ts";
 
 export type CallExpr = Extract<Expr, { kind: "call" }>;
@@ -11,6 +12,9 @@ export type CallExpr = Extract<Expr, { kind: "call" }>;
 /** What a translation may use: its arguments printed as SQL, bound parameters and the query's clock. */
 export interface Emit {
   expr(e: Expr): string;
+  /** `e` where a condition is expected (a boolean in PostgreSQL). */
+  cond(e: Expr): string;
+  dialect: Dialect;
   param(value: string | number): string;
   /** The injected clock's time when the query was compiled, Unix ms. */
   nowMs: number;
@@ -35,9 +39,9 @@ const SUNDAY_OFFSET_MS = 4 * DAY_MS;
 
 const arg = (call: CallExpr, out: Emit, i: number): string => out.expr(call.args[i]!);
 const distinct = (call: CallExpr): string => (call.distinct ? "DISTINCT " : "");
-const truncate = (unitMs: number) => (call: CallExpr, out: Emit) => `((CAST(${arg(call, out, 0)} AS INTEGER) / ${unitMs}) * ${unitMs})`;
-const calendarStart = (modifier: "start of month" | "start of year") => (call: CallExpr, out: Emit) =>
-  `(unixepoch(CAST(${arg(call, out, 0)} AS INTEGER) / 1000, 'unixepoch', '${modifier}') * 1000)`;
+const cond = (call: CallExpr, out: Emit, i: number): string => out.cond(call.args[i]!);
+const truncate = (unitMs: number, offsetMs?: number) => (call: CallExpr, out: Emit) => out.dialect.truncate(arg(call, out, 0), unitMs, offsetMs);
+const calendarStart = (unit: "month" | "year") => (call: CallExpr, out: Emit) => out.dialect.calendarStart(arg(call, out, 0), unit);
 const aggregate = (fn: string, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
   min: 1, max: 1, ...extra, sql: (call, out) => `${fn}(${distinct(call)}${arg(call, out, 0)})`,
 });
@@ -54,10 +58,10 @@ const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, FunctionSpe
   ["max", aggregate("max")],
   ["uniq", { min: 1, max: 1, sql: (c, out) => `count(DISTINCT ${arg(c, out, 0)})` }],
   ["uniqexact", { min: 1, max: 1, sql: (c, out) => `count(DISTINCT ${arg(c, out, 0)})` }],
-  ["sumif", { min: 2, max: 2, sql: (c, out) => `coalesce(sum(CASE WHEN ${arg(c, out, 1)} THEN ${arg(c, out, 0)} ELSE 0 END), 0)` }],
-  ["countif", { min: 1, max: 1, sql: (c, out) => `count(CASE WHEN ${arg(c, out, 0)} THEN 1 END)` }],
-  ["if", { min: 3, max: 3, sql: (c, out) => `(CASE WHEN ${arg(c, out, 0)} THEN ${arg(c, out, 1)} ELSE ${arg(c, out, 2)} END)` }],
-  ["round", scalar("round", 1, 2)],
+  ["sumif", { min: 2, max: 2, sql: (c, out) => `coalesce(sum(CASE WHEN ${cond(c, out, 1)} THEN ${arg(c, out, 0)} ELSE 0 END), 0)` }],
+  ["countif", { min: 1, max: 1, sql: (c, out) => `count(CASE WHEN ${cond(c, out, 0)} THEN 1 END)` }],
+  ["if", { min: 3, max: 3, sql: (c, out) => `(CASE WHEN ${cond(c, out, 0)} THEN ${arg(c, out, 1)} ELSE ${arg(c, out, 2)} END)` }],
+  ["round", { min: 1, max: 2, sql: (c, out) => out.dialect.round(c.args.map((a) => out.expr(a))) }],
   ["abs", scalar("abs", 1, 1)],
   ["lower", scalar("lower", 1, 1)],
   ["upper", scalar("upper", 1, 1)],
@@ -66,12 +70,9 @@ const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, FunctionSpe
   ["tostartofminute", { min: 1, max: 1, sql: truncate(MINUTE_MS) }],
   ["tostartofhour", { min: 1, max: 1, sql: truncate(HOUR_MS) }],
   ["tostartofday", { min: 1, max: 1, sql: truncate(DAY_MS) }],
-  ["tostartofweek", {
-    min: 1, max: 1,
-    sql: (c, out) => `((((CAST(${arg(c, out, 0)} AS INTEGER) + ${SUNDAY_OFFSET_MS}) / ${WEEK_MS}) * ${WEEK_MS}) - ${SUNDAY_OFFSET_MS})`,
-  }],
-  ["tostartofmonth", { min: 1, max: 1, sql: calendarStart("start of month") }],
-  ["tostartofyear", { min: 1, max: 1, sql: calendarStart("start of year") }],
+  ["tostartofweek", { min: 1, max: 1, sql: truncate(WEEK_MS, SUNDAY_OFFSET_MS) }],
+  ["tostartofmonth", { min: 1, max: 1, sql: calendarStart("month") }],
+  ["tostartofyear", { min: 1, max: 1, sql: calendarStart("year") }],
   ["todate", { min: 1, max: 1, sql: toDate }],
   ["now", { min: 0, max: 0, sql: (_c, out) => String(out.nowMs) }],
   ["today", { min: 0, max: 0, sql: (_c, out) => String(startOfDayMs(out.nowMs)) }],
@@ -80,7 +81,7 @@ const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map<string, FunctionSpe
 /** toDate('2024-05-01') is that day's midnight; toDate(<ms>) the midnight before it. */
 function toDate(call: CallExpr, out: Emit): string {
   const only = call.args[0]!;
-  if (only.kind === "string") return `(unixepoch(${out.param(only.value)}) * 1000)`;
+  if (only.kind === "string") return out.dialect.dateMs(out.param(only.value));
   return truncate(DAY_MS)(call, out);
 }
 
@@ -107,7 +108,7 @@ export function checkCall(call: CallExpr): void {
   }
 }
 
-/** The SQLite expression for an allowed call. */
+/** The expression for an allowed call, in `out`'s dialect. */
 export function translateCall(call: CallExpr, out: Emit): string {
   const spec = FUNCTIONS.get(call.key);
   if (!spec) throw new AppError("invalid_analytics_function", { detail: `Function '${call.name}' is not allowed.` });

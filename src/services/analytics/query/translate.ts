@@ -1,11 +1,16 @@
 /**
- * The rewritten query → SQLite SQL and its bound parameters. Every string the caller wrote becomes
- * a parameter; identifiers are quoted here; numbers are printed from their parsed values. Public
- * tables become subqueries over the physical tables, filtered to the caller's workspace (and key
- * spaces). Every SELECT that reads a source also calls the watchdog for its joined rows (see
- * WATCHDOG_FUNCTION), so most long queries end by themselves at their deadline.
+ * The rewritten query → SQL and its bound parameters, for SQLite (analytics.db) or PostgreSQL (the
+ * cluster mode's schema `analytics`): one printer, the differences in a dialect (dialect.ts). Every
+ * string the caller wrote becomes a parameter; identifiers are quoted here; numbers are printed
+ * from their parsed values. Public tables become subqueries over the physical tables, filtered to
+ * the caller's workspace (and key spaces). On SQLite, every SELECT that reads a source also calls
+ * the watchdog for its joined rows (see WATCHDOG_FUNCTION), so most long queries end by themselves
+ * at their deadline; PostgreSQL ends them by its statement_timeout (execute-pg.ts).
  */
 import { AppError } from "../../../errors/app-error.ts";
+import { inlineAliases } from "./aliases.ts";
+import { ColumnKnowledge } from "./columns.ts";
+import { SQLITE, type Dialect } from "./dialect.ts";
 import { translateCall, type Emit } from "./functions.ts";
 import type { Expr, OrderItem, Query, Select, SetExpr, Source } from "./ir.ts";
 import type { PlannedSource } from "./rewrite.ts";
@@ -39,84 +44,101 @@ const FAMILY_SCOPE: Record<TableFamily, { key: "keySpaceIds" | "namespaceIds"; c
 export interface CompiledQuery {
   sql: string;
   params: Array<string | number>;
+  /**
+   * The result's column names as the caller wrote them, for a dialect that prints names in lower
+   * case (and PostgreSQL cuts names at 63 bytes); absent where the query's columns come from a `*`.
+   */
+  columns?: string[];
 }
 
-/**
- * False, and 0, as SQL. Not the literal `0`: SQLite folds a literal 0 or FALSE together with every
- * condition it is ANDed with, also when it pushes a WHERE down into the rollup views, whose
- * minute branch then loses the condition of its partial index and fails its INDEXED BY with
- * "no query solution". A comparison is never folded that way.
- */
-const NEVER = "(1 = 0)";
+const CALENDAR_UNIT: Partial<Record<string, [number, "months" | "years"]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
 
-/** A number as SQL: negative ones (and -0) in parentheses, 0 as NEVER. */
-function numberSql(value: number): string {
-  if (value === 0 && !Object.is(value, -0)) return NEVER;
-  return value < 0 || Object.is(value, -0) ? `(${String(value)})` : String(value);
+/** The expressions that are conditions (booleans in PostgreSQL, 1 or 0 in SQLite). */
+const CONDITIONS = new Set<Expr["kind"]>(["bool", "not", "logical", "compare", "isNull", "between", "inList", "inQuery", "exists", "like"]);
+
+export function translateQuery(query: Query, confinement: Confinement, nowMs: number, dialect: Dialect = SQLITE): CompiledQuery {
+  const printer = new Printer(confinement, nowMs, dialect);
+  const compiled: CompiledQuery = { sql: printer.query(query), params: printer.params };
+  const columns = dialect.foldsCase ? labels(query.body) : undefined;
+  return columns ? { ...compiled, columns } : compiled;
 }
 
-const CALENDAR_UNIT: Partial<Record<string, [number, string]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
-
-export function translateQuery(query: Query, confinement: Confinement, nowMs: number): CompiledQuery {
-  const printer = new Printer(confinement, nowMs);
-  return { sql: printer.query(query), params: printer.params };
-}
-
-/** `name` as a SQLite identifier. Backticks, because SQLite reads an unknown "name" as a string. */
-export function quoteIdent(name: string): string {
-  if (/[\u0000-\u001f]/.test(name)) throw new AppError("invalid_analytics_query", { detail: "Identifiers may not contain control characters." });
-  return `\`${name.replaceAll("`", "``")}\``;
+/** The labels of a query's columns (its first SELECT's, in a compound), unless one of them is a `*`. */
+function labels(body: SetExpr): string[] | undefined {
+  while (body.kind === "compound") body = body.left;
+  if (body.kind !== "select") return undefined;
+  const items = body.select.items;
+  return items.every((i) => i.kind === "expr") ? items.map((i) => (i.kind === "expr" ? i.label : "")) : undefined;
 }
 
 class Printer implements Emit {
   readonly params: Array<string | number> = [];
-  constructor(private readonly confinement: Confinement, readonly nowMs: number) {}
+  /** What the printer knows of the columns of the sources and queries printed so far. */
+  private readonly columns = new ColumnKnowledge();
+  /** Where each value is among the parameters, for a dialect that reuses them. */
+  private readonly paramNumbers = new Map<string, number>();
+  constructor(private readonly confinement: Confinement, readonly nowMs: number, readonly dialect: Dialect) {}
 
   param(value: string | number): string {
+    const key = `${typeof value}:${value}`;
+    const known = this.dialect.reusesParams ? this.paramNumbers.get(key) : undefined;
+    if (known !== undefined) return this.dialect.placeholder(known);
     this.params.push(value);
-    return "?";
+    this.paramNumbers.set(key, this.params.length);
+    return this.dialect.placeholder(this.params.length);
+  }
+
+  private quote(name: string): string {
+    return this.dialect.quote(name);
   }
 
   query(q: Query): string {
     const parts: string[] = [];
-    if (q.ctes.length > 0) parts.push(`WITH ${q.ctes.map((c) => `${quoteIdent(c.name)} AS (${this.query(c.query)})`).join(", ")}`);
+    if (q.ctes.length > 0) {
+      parts.push(`WITH ${q.ctes.map((c) => {
+        const sql = `${this.quote(c.name)} AS (${this.query(c.query)})`;
+        this.columns.defineCte(c.name, c.query.body);
+        return sql;
+      }).join(", ")}`);
+    }
     parts.push(this.setExpr(q.body));
-    if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    if (q.orderBy.length > 0) parts.push(`ORDER BY ${q.orderBy.map((o) => this.orderItem(o, q.body)).join(", ")}`);
     if (q.limit !== undefined) parts.push(`LIMIT ${q.limit}`);
-    if (q.offset !== undefined) parts.push(`${q.limit === undefined ? "LIMIT -1 " : ""}OFFSET ${q.offset}`);
+    if (q.offset !== undefined) parts.push(q.limit === undefined ? this.dialect.offsetOnly(q.offset) : `OFFSET ${q.offset}`);
     return parts.join(" ");
   }
 
   private setExpr(body: SetExpr): string {
     switch (body.kind) {
       case "select": return this.select(body.select);
-      case "compound": return `${this.setExpr(body.left)} ${body.op} ${this.setExpr(body.right)}`;
+      case "compound": return this.dialect.compound(this.setExpr(body.left), body.left.kind === "compound", body.op, this.setExpr(body.right));
       // rewrite.ts turns every nested query into a subquery source.
       case "nested": throw new Error("unreachable: nested query after rewrite");
     }
   }
 
-  private select(s: Select): string {
-    const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${quoteIdent(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${quoteIdent(i.label)}`));
+  private select(select: Select): string {
+    const s = this.dialect.resolvesAliases ? select : { ...select, ...inlineAliases(select, this.columns.ofSources(select.from)) };
+    const items = s.items.map((i) => (i.kind === "all" ? (i.table ? `${this.quote(i.table)}.*` : "*") : `${this.expr(i.expr)} AS ${this.quote(i.label)}`));
     let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items.join(", ")}`;
     const sources = s.from as PlannedSource[];
     if (sources.length > 0) sql += ` FROM ${sources.map((src) => this.source(src, timeBounds(s.where, src.alias, sources.length === 1, this.nowMs))).join("")}`;
-    const where = [...(s.where ? [this.expr(s.where)] : []), ...(sources.length > 0 ? [this.watchdog(sources)] : [])];
+    const where = [...(s.where ? [this.cond(s.where)] : []), ...(sources.length > 0 && this.dialect.watchdog ? [this.watchdog(sources)] : [])];
     if (where.length > 0) sql += ` WHERE ${where.join(" AND ")}`;
     if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
-    if (s.having) sql += ` HAVING ${this.expr(s.having)}`;
+    if (s.having) sql += ` HAVING ${this.cond(s.having)}`;
     return sql;
   }
 
   /** References a column of every source, so SQLite evaluates it in the innermost join loop. */
   private watchdog(sources: PlannedSource[]): string {
-    return `${WATCHDOG_FUNCTION}(${sources.map((s) => `${quoteIdent(s.alias)}.${quoteIdent(s.probe)}`).join(", ")})`;
+    return `${WATCHDOG_FUNCTION}(${sources.map((s) => `${this.quote(s.alias)}.${this.quote(s.probe)}`).join(", ")})`;
   }
 
   /** `bounds`: what the SELECT's WHERE bounds this source's `time` to. */
   private source(src: PlannedSource, bounds: TimeBounds): string {
-    const table = `${this.sourceRef(src, bounds)} AS ${quoteIdent(src.alias)}`;
-    const condition = src.on ? ` ON ${this.expr(src.on)}` : src.using ? ` USING (${src.using.map(quoteIdent).join(", ")})` : "";
+    const table = `${this.sourceRef(src, bounds)} AS ${this.quote(src.alias)}`;
+    const condition = src.on ? ` ON ${this.cond(src.on)}` : src.using ? ` USING (${src.using.map((n) => this.quote(n)).join(", ")})` : "";
     switch (src.join) {
       case "FROM": return table;
       case "COMMA": return `, ${table}`;
@@ -130,7 +152,7 @@ class Printer implements Emit {
     const ref = src.ref;
     switch (ref.kind) {
       case "derived": return `(${this.query(ref.query)})`;
-      case "cte": return quoteIdent(ref.name);
+      case "cte": return this.quote(ref.name);
       case "public": return this.confined(ref.table, ref.totals === true, bounds);
       case "table": throw new Error("unreachable: unresolved table after rewrite");
     }
@@ -143,36 +165,51 @@ class Printer implements Emit {
   private confined(name: string, totals: boolean, bounds: TimeBounds): string {
     const table = PUBLIC_TABLES.get(name)!;
     const { physical, columns: exposed } = totals && table.totals ? table.totals : table;
-    const columns = exposed.map((c) => `${c.sql} AS ${quoteIdent(c.name)}`).join(", ");
-    const filters = [`\`workspace_id\` = ${this.param(this.confinement.workspaceId)}`];
+    const columns = exposed.map((c) => `${c.sql((name) => this.quote(name))} AS ${this.quote(c.name)}`).join(", ");
+    const filters = [`${this.quote("workspace_id")} = ${this.param(this.confinement.workspaceId)}`];
     const scope = FAMILY_SCOPE[table.family];
     const ids = this.confinement[scope.key];
     if (ids === undefined) {
       throw new AppError("insufficient_permissions", { detail: `Missing permission: ${scope.permission} (to read ${name})` });
     }
-    if (ids !== null) filters.push(ids.length === 0 ? NEVER : `${quoteIdent(scope.column)} IN (${ids.map((k) => this.param(k)).join(", ")})`);
-    const batch = totals ? undefined : table.batchBounds;
+    if (ids !== null) filters.push(ids.length === 0 ? this.dialect.never : `${this.quote(scope.column)} IN (${ids.map((k) => this.param(k)).join(", ")})`);
+    const batch = totals || this.dialect.name !== "sqlite" ? undefined : table.batchBounds;
     // Printed as numbers, as the caller's bounds are: compared with the batch's integer columns alike.
-    if (batch && bounds.lowest !== undefined) filters.push(`${quoteIdent(batch.max)} >= ${this.expr({ kind: "number", value: bounds.lowest })}`);
-    if (batch && bounds.highest !== undefined) filters.push(`${quoteIdent(batch.min)} <= ${this.expr({ kind: "number", value: bounds.highest })}`);
-    // `main.` so that no CTE, whatever its name, can stand in for the physical table.
-    return `(SELECT ${columns} FROM main.${quoteIdent(physical)} WHERE ${filters.join(" AND ")})`;
+    if (batch && bounds.lowest !== undefined) filters.push(`${this.quote(batch.max)} >= ${this.expr({ kind: "number", value: bounds.lowest })}`);
+    if (batch && bounds.highest !== undefined) filters.push(`${this.quote(batch.min)} <= ${this.expr({ kind: "number", value: bounds.highest })}`);
+    return `(SELECT ${columns} FROM ${this.dialect.table(physical[this.dialect.name])} WHERE ${filters.join(" AND ")})`;
   }
 
-  private orderItem(o: OrderItem): string {
-    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${o.nulls ? ` NULLS ${o.nulls}` : ""}`;
+  /** `body`: the query's, whose columns the item may name. */
+  private orderItem(o: OrderItem, body: SetExpr): string {
+    // A NULLS clause where no NULL can be would keep PostgreSQL from reading an index in order.
+    const nulls = o.nulls ? ` NULLS ${o.nulls}` : this.columns.neverNull(o.expr, body) ? "" : this.dialect.defaultNulls(o.desc);
+    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${nulls}`;
   }
 
+  /** `e` as a value: in PostgreSQL a condition is selected, compared or added as 1 or 0, as in SQLite. */
   expr(e: Expr): string {
+    if (this.dialect.strictBooleans && CONDITIONS.has(e.kind) && e.kind !== "bool") return `CAST(${this.print(e)} AS int4)`;
+    return this.print(e);
+  }
+
+  /** `e` where a condition is expected: in PostgreSQL a value is true when not 0, as in SQLite. */
+  cond(e: Expr): string {
+    if (!this.dialect.strictBooleans) return this.print(e);
+    if (e.kind === "bool") return this.dialect.condition(e.value);
+    return CONDITIONS.has(e.kind) ? this.print(e) : `(${this.print(e)} <> 0)`;
+  }
+
+  private print(e: Expr): string {
     switch (e.kind) {
-      case "column": return e.table ? `${quoteIdent(e.table)}.${quoteIdent(e.name)}` : quoteIdent(e.name);
+      case "column": return e.table ? `${this.quote(e.table)}.${this.quote(e.name)}` : this.quote(e.name);
       case "string": return this.param(e.value);
-      case "number": return numberSql(e.value);
+      case "number": return this.dialect.number(e.value);
       case "null": return "NULL";
-      case "bool": return e.value ? "1" : NEVER;
-      case "not": return `(NOT ${this.expr(e.expr)})`;
+      case "bool": return e.value ? "1" : this.dialect.number(0);
+      case "not": return `(NOT ${this.cond(e.expr)})`;
       case "neg": return `(- ${this.expr(e.expr)})`;
-      case "logical": return `(${e.terms.map((t) => this.expr(t)).join(` ${e.op} `)})`;
+      case "logical": return `(${e.terms.map((t) => this.cond(t)).join(` ${e.op} `)})`;
       case "compare": return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
       case "arith": return this.arith(e);
       case "isNull": return `(${this.expr(e.expr)} IS ${e.negated ? "NOT " : ""}NULL)`;
@@ -181,29 +218,30 @@ class Printer implements Emit {
       case "inQuery": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}IN (${this.query(e.query)}))`;
       case "exists": return `(${e.negated ? "NOT " : ""}EXISTS (${this.query(e.query)}))`;
       case "subquery": return `(${this.query(e.query)})`;
-      case "like": return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}LIKE ${this.expr(e.pattern)})`;
+      case "like": return this.dialect.like(this.expr(e.expr), this.expr(e.pattern), e.negated);
       case "case": return this.caseExpr(e);
       case "call": return translateCall(e, this);
-      case "interval": return numberSql(fixedIntervalMs(e));
+      case "interval": return this.dialect.number(fixedIntervalMs(e));
     }
   }
 
   private caseExpr(e: Extract<Expr, { kind: "case" }>): string {
-    const whens = e.whens.map((w) => `WHEN ${this.expr(w.when)} THEN ${this.expr(w.then)}`).join(" ");
+    // A simple CASE compares values; a searched one tests conditions.
+    const whens = e.whens.map((w) => `WHEN ${e.operand ? this.expr(w.when) : this.cond(w.when)} THEN ${this.expr(w.then)}`).join(" ");
     return `(CASE ${e.operand ? `${this.expr(e.operand)} ` : ""}${whens}${e.else ? ` ELSE ${this.expr(e.else)}` : ""} END)`;
   }
 
   private arith(e: Extract<Expr, { kind: "arith" }>): string {
     const folded = foldTime(e, this.nowMs);
-    if (folded !== undefined) return numberSql(folded);
+    if (folded !== undefined) return this.dialect.number(folded);
     const calendar = this.calendarShift(e);
     if (calendar !== undefined) return calendar;
-    // ClickHouse divides as floating point; SQLite would divide integers as integers.
-    if (e.op === "/") return `(${this.expr(e.left)} * 1.0 / ${this.expr(e.right)})`;
+    if (e.op === "/") return this.dialect.divide(this.expr(e.left), this.expr(e.right));
+    if (e.op === "%") return this.dialect.modulo(this.expr(e.left), this.expr(e.right));
     return `(${this.expr(e.left)} ${e.op} ${this.expr(e.right)})`;
   }
 
-  /** `t ± INTERVAL n MONTH|QUARTER|YEAR`: calendar arithmetic on Unix ms, through SQLite's date functions. */
+  /** `t ± INTERVAL n MONTH|QUARTER|YEAR`: calendar arithmetic on Unix ms, through the dialect's date functions. */
   private calendarShift(e: Extract<Expr, { kind: "arith" }>): string | undefined {
     const right = e.right.kind === "interval" ? e.right : undefined;
     const left = e.left.kind === "interval" && e.op === "+" ? e.left : undefined;
@@ -211,7 +249,7 @@ class Printer implements Emit {
     const unit = interval ? CALENDAR_UNIT[interval.unit] : undefined;
     if (!interval || !unit || (e.op !== "+" && e.op !== "-")) return undefined;
     const time = right ? e.left : e.right;
-    const modifier = `${e.op === "-" ? "-" : "+"}${interval.amount * unit[0]} ${unit[1]}`;
-    return `CAST(round(unixepoch(${this.expr(time)} / 1000.0, 'unixepoch', ${this.param(modifier)}, 'subsec') * 1000) AS INTEGER)`;
+    const simple = time.kind === "column" || time.kind === "number" || (time.kind === "call" && time.args.length === 0);
+    return this.dialect.shiftCalendar(this.expr(time), e.op, interval.amount * unit[0], unit[1], simple, this);
   }
 }

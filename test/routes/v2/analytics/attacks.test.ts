@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { expectError } from "../../../support/contract.ts";
 import { runQuery, seedWorld, type AnalyticsWorld } from "./support.ts";
+import { analyticsRows } from "./store.ts";
 
 let h: Harness;
 let w: AnalyticsWorld;
@@ -16,10 +17,10 @@ let before = "";
 /** A root key that may read the analytics of the second API only. */
 let scoped = "";
 
-/** Row counts in both databases: a change anywhere would show. */
+/** Row counts of the records and of the analytics tables: a change anywhere would show. */
 const fingerprint = async () => JSON.stringify([
   ...await Promise.all(["keys", "root_keys", "apis", "workspaces", "audit_logs"].map((t) => h.records.count(t))),
-  ...["verification_events", "verification_rollups_day"].map((t) => h.running.analytics.sqlite.query(`SELECT count(*) AS n FROM ${t}`).get()),
+  ...await Promise.all(["verification_events", "verification_rollups_day"].map((t) => analyticsRows(h, t))),
 ]);
 
 beforeAll(async () => {

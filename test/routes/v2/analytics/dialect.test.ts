@@ -8,6 +8,7 @@ import { startHarness, type Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
 import { event } from "../../../services/analytics/support.ts";
 import { keySpaceOf, runQuery } from "./support.ts";
+import { flushAnalytics } from "./store.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -51,7 +52,7 @@ beforeAll(async () => {
   for (const { agoMs, ...e } of events) {
     sink.record(event({ workspaceId, keySpaceId: ks1, ...e, timeMs: NOW - agoMs }));
   }
-  await sink.flush();
+  await flushAnalytics(h);
 });
 afterAll(async () => { await h.stop(); });
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { createApi } from "../../../support/contract.ts";
 import { PUBLIC_TABLES } from "../../../../src/services/analytics/query/tables.ts";
-import { DAY, insertEvent, insertRollup, keySpaceOf, runQuery, seedWorld, startOfDay, type AnalyticsWorld, type Granularity } from "./support.ts";
+import { DAY, keySpaceOf, runQuery, seedWorld, startOfDay, type AnalyticsWorld, type Granularity } from "./support.ts";
+import { insertEvents, insertRollups } from "./store.ts";
 
 let h: Harness;
 let w: AnalyticsWorld;
@@ -19,13 +20,12 @@ beforeAll(async () => {
   w = await seedWorld(h);
   const doomed = await createApi(h, "analytics-doomed");
   const ksDoomed = await keySpaceOf(h, doomed);
-  const sqlite = h.running.analytics.sqlite;
   const yesterday = startOfDay(h.clock.now()) - DAY;
   // Rows in every rollup, for the live APIs and the doomed one, so an empty answer is not for want of rows.
   for (const granularity of ["minute", "hour", "day", "month"] as Granularity[]) {
-    for (const keySpaceId of [w.ks1, w.ks2, ksDoomed]) insertRollup(sqlite, granularity, { time: yesterday, workspaceId: w.wsA, keySpaceId, count: 3 });
+    await insertRollups(h, granularity, [w.ks1, w.ks2, ksDoomed].map((keySpaceId) => ({ time: yesterday, workspaceId: w.wsA, keySpaceId, count: 3 })));
   }
-  insertEvent(sqlite, { time: h.clock.now() - 500, workspaceId: w.wsA, keySpaceId: ksDoomed });
+  await insertEvents(h, [{ time: h.clock.now() - 500, workspaceId: w.wsA, keySpaceId: ksDoomed }]);
   const deleted = await h.post("/v2/apis.deleteApi", { apiId: doomed });
   expect(deleted.status).toBe(200);
   viewers.set("a deleted API", await h.rootKeyWith([`api.${doomed}.read_analytics`]));

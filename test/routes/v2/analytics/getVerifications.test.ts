@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type Harness } from "../../../support/harness.ts";
 import { INSUFFICIENT, TEST_ACTOR, expectError, expectInvalid } from "../../../support/contract.ts";
-import { DAY, insertEvent, runQuery, seedWorld, startOfDay, type AnalyticsWorld } from "./support.ts";
+import { DAY, runQuery, seedWorld, startOfDay, type AnalyticsWorld } from "./support.ts";
+import { insertEvents } from "./store.ts";
 
 let h: Harness;
 let w: AnalyticsWorld;
@@ -101,10 +102,7 @@ describe("200: confinement", () => {
 
 describe("200/422: row limit", () => {
   test("more than 10,000 rows are cut to 10,000; a LIMIT above it is lowered", async () => {
-    const sqlite = h.running.analytics.sqlite;
-    sqlite.transaction(() => {
-      for (let i = 0; i < 10_050; i++) insertEvent(sqlite, { time: i, workspaceId: w.wsA, keySpaceId: "ks_bulk", keyId: `bulk_${i}` });
-    })();
+    await insertEvents(h, Array.from({ length: 10_050 }, (_, i) => ({ time: i, workspaceId: w.wsA, keySpaceId: "ks_bulk", keyId: `bulk_${i}` })));
     expect((await rows("SELECT key_id FROM key_verifications_v1 WHERE key_space_id = 'ks_bulk'")).length).toBe(10_000);
     expect((await rows("SELECT key_id FROM key_verifications_v1 WHERE key_space_id = 'ks_bulk' LIMIT 50000")).length).toBe(10_000);
     expect((await rows("SELECT key_id FROM key_verifications_v1 WHERE key_space_id = 'ks_bulk' LIMIT 7")).length).toBe(7);

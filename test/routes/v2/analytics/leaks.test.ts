@@ -13,6 +13,7 @@ import { TEST_ACTOR, createApi, createKey } from "../../../support/contract.ts";
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
 import { PUBLIC_TABLES } from "../../../../src/services/analytics/query/tables.ts";
 import { keySpaceOf, runQuery } from "./support.ts";
+import { flushAnalytics } from "./store.ts";
 
 interface Sight {
   /** Verifications it must count. */
@@ -57,7 +58,7 @@ beforeAll(async () => {
   await verifyTimes(a3.key, 4);
   await verifyTimes(b1.key, 6, keyB);
   await verifyTimes(b2.key, 1, keyB);
-  await h.running.services.verificationEvents.flush();
+  await flushAnalytics(h);
 
   const [ks1, ks2, ksB] = [await keySpaceOf(h, api1), await keySpaceOf(h, api2), await keySpaceOf(h, apiB)];
   const sorted = (ids: string[]) => [...ids].sort();

@@ -1,6 +1,7 @@
 /**
  * Analytics test data written straight into the physical tables (the event pipeline is tested on
- * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`.
+ * its own), in two opted-in workspaces: `default` (the bootstrap key's) and `other`; on either
+ * backend through store.ts.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { batchRows, RAW_LAYOUT } from "../../../../src/services/analytics/raw-ev
 import { ALL_GRANTS } from "../../../../src/services/auth/index.ts";
 import type { ApiResponse, Harness } from "../../../support/harness.ts";
 import { TEST_ACTOR, createApi } from "../../../support/contract.ts";
+import { insertEvents, insertRollups } from "./store.ts";
 
 export const DAY = 86_400_000;
 export const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
@@ -28,7 +30,7 @@ export interface Verification {
 }
 
 /**
- * One row of `verification_rollups_<granularity>` counting `count` verifications, added to its
+ * One row of analytics.db's `verification_rollups_<granularity>` counting `count` verifications, added to its
  * `verification_totals_<granularity>` row as the event writer would.
  */
 export function insertRollup(sqlite: Database, granularity: Granularity, v: Verification & { count: number }): void {
@@ -47,7 +49,7 @@ export function insertRollup(sqlite: Database, granularity: Granularity, v: Veri
 
 let requestSeq = 0;
 
-/** One raw event, stored as the event writer stores it: a batch row of its own. */
+/** One raw event in analytics.db, stored as the event writer stores it: a batch row of its own. */
 export function insertEvent(sqlite: Database, v: Verification): void {
   const [row] = batchRows([{
     requestId: `req_test${++requestSeq}`, timeMs: v.time, workspaceId: v.workspaceId, keySpaceId: v.keySpaceId, keyId: v.keyId ?? "key_x",
@@ -116,25 +118,28 @@ export async function seedWorld(h: Harness): Promise<AnalyticsWorld> {
   };
   const day = (ago: number) => startOfDay(h.clock.now()) - ago * DAY;
   const { wsA, wsB, ks1, ks2 } = world;
-  const sqlite = h.running.analytics.sqlite;
   // default: alice 10 VALID + 2 RATE_LIMITED and bob 5 VALID yesterday; bob 7 VALID + 1
   // USAGE_EXCEEDED three days ago; alice 100 VALID ten days ago. Totals: 125 (25 in the last 7
   // days), VALID 122 (22); alice 112 (12), bob 13 (13); api2 (ks2) 6.
-  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 10 });
-  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", outcome: "RATE_LIMITED", count: 2 });
-  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", count: 5 });
-  insertRollup(sqlite, "day", { time: day(3), workspaceId: wsA, keySpaceId: ks1, keyId: "key_3", externalId: "bob", count: 7 });
-  insertRollup(sqlite, "day", { time: day(3), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", outcome: "USAGE_EXCEEDED", count: 1 });
-  insertRollup(sqlite, "day", { time: day(10), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 100 });
   // other: 1000 and 500 VALID verifications by its own alice, which must never show in default.
-  insertRollup(sqlite, "day", { time: day(1), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 1000 });
-  insertRollup(sqlite, "day", { time: day(2), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 500 });
+  await insertRollups(h, "day", [
+    { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 10 },
+    { time: day(1), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", outcome: "RATE_LIMITED", count: 2 },
+    { time: day(1), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", count: 5 },
+    { time: day(3), workspaceId: wsA, keySpaceId: ks1, keyId: "key_3", externalId: "bob", count: 7 },
+    { time: day(3), workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", outcome: "USAGE_EXCEEDED", count: 1 },
+    { time: day(10), workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", count: 100 },
+    { time: day(1), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 1000 },
+    { time: day(2), workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice", count: 500 },
+  ]);
   // Raw events: 3 in default (2 VALID, 1 RATE_LIMITED), 2 in other.
-  insertEvent(sqlite, { time: h.clock.now() - 1000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", latencyMs: 2 });
-  insertEvent(sqlite, { time: h.clock.now() - 2000, workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", latencyMs: 4 });
-  insertEvent(sqlite, { time: h.clock.now() - 3000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", outcome: "RATE_LIMITED", latencyMs: 6 });
-  insertEvent(sqlite, { time: h.clock.now() - 1000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" });
-  insertEvent(sqlite, { time: h.clock.now() - 2000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" });
+  await insertEvents(h, [
+    { time: h.clock.now() - 1000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", externalId: "alice", latencyMs: 2 },
+    { time: h.clock.now() - 2000, workspaceId: wsA, keySpaceId: ks2, keyId: "key_2", externalId: "bob", latencyMs: 4 },
+    { time: h.clock.now() - 3000, workspaceId: wsA, keySpaceId: ks1, keyId: "key_1", outcome: "RATE_LIMITED", latencyMs: 6 },
+    { time: h.clock.now() - 1000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" },
+    { time: h.clock.now() - 2000, workspaceId: wsB, keySpaceId: "ks_other", keyId: "key_9", externalId: "alice" },
+  ]);
   return world;
 }
 

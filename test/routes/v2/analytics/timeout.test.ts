@@ -14,7 +14,8 @@ import { TEST_ACTOR, createApi, createKey, expectError } from "../../../support/
 import { childPids, isGone, nonEmpty, threadNiceness, waitFor } from "../../../support/processes.ts";
 import { MAX_NICENESS } from "../../../../src/lib/thread-priority.ts";
 import { ANALYTICS_QUERY_PROCESS_COMMAND } from "../../../../src/cli/analytics-query-process.ts";
-import { RUNAWAY_REJECTING_ALL, insertEvent, runQuery } from "./support.ts";
+import { RUNAWAY_REJECTING_ALL, runQuery } from "./support.ts";
+import { insertEvents } from "./store.ts";
 
 const LIMIT_MS = 1000;
 /** 2,000³ = 8·10⁹ joined rows: hours of work, whatever the machine. */
@@ -29,10 +30,7 @@ let key = "";
 beforeAll(async () => {
   h = await startHarness({ env: { TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS: String(LIMIT_MS) } });
   const ws = await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
-  const sqlite = h.running.analytics.sqlite;
-  sqlite.transaction(() => {
-    for (let i = 0; i < 2000; i++) insertEvent(sqlite, { time: h.clock.now() - i, workspaceId: ws.id, keySpaceId: "ks_load", keyId: `key_${i % 50}`, latencyMs: 1 });
-  })();
+  await insertEvents(h, Array.from({ length: 2000 }, (_, i) => ({ time: h.clock.now() - i, workspaceId: ws.id, keySpaceId: "ks_load", keyId: `key_${i % 50}`, latencyMs: 1 })));
   key = (await createKey(h, { apiId: await createApi(h, "busy") })).key;
   // Start a query process and warm the key cache, so what follows measures only the runaway.
   expect((await runQuery(h, SEEDED)).body.data).toEqual([{ n: 2000 }]);
