@@ -2,19 +2,13 @@
  * The analytics tables of a harness, the same on both backends: analytics.db in the embedded mode,
  * the cluster's schema `analytics` in PostgreSQL on a cluster node (TOLLGATE_TEST_BACKEND=cluster).
  * Tests write events and rollups straight into them (insertEvents, insertRollups) or record them
- * through the real pipeline and then call flushAnalytics.
- *
- * Until a cluster node writes its events into PostgreSQL itself, flushAnalytics moves what the
- * node's pipeline wrote into its own analytics.db over into PostgreSQL (rows added to rows, as the
- * writer adds them), so that the queries read what the pipeline wrote on both backends. Tests that
- * record through the pipeline (dialect, leaks, ratelimits, sdk/analytics) then prove the writer.
+ * through the real pipeline and then call flushAnalytics; those (dialect, leaks, ratelimits,
+ * sdk/analytics) prove the writer of either backend end to end.
  */
-import type { Database } from "bun:sqlite";
 import { TEST_BACKEND } from "../../../support/cluster-backend.ts";
 import type { Harness } from "../../../support/harness.ts";
 import { insertEvent, insertRollup, type Granularity, type Verification } from "./support.ts";
 
-const GRANULARITIES: readonly Granularity[] = ["minute", "hour", "day", "month"];
 const cluster = TEST_BACKEND === "cluster";
 
 /** Rows as JSON, read by jsonb_to_recordset: one statement for any number of rows. */
@@ -37,14 +31,9 @@ const ROLLUP_COLUMNS = {
   outcome: "text", tags: "text", count: "int8", spent_credits: "int8", latency_sum_ms: "float8", latency_max_ms: "float8",
 };
 const TOTAL_COLUMNS = { time: "int8", workspace_id: "text", key_space_id: "text", outcome: "text", count: "int8", spent_credits: "int8" };
-const DECISION_COLUMNS = { time: "int8", workspace_id: "text", namespace_id: "text", passed: "int8", blocked: "int8" };
 
-const ADD_ROLLUP = `ON CONFLICT (workspace_id, time, key_space_id, key_id, identity_id, outcome, tags) DO UPDATE SET count = analytics.%t.count + excluded.count,
-  spent_credits = analytics.%t.spent_credits + excluded.spent_credits, latency_sum_ms = analytics.%t.latency_sum_ms + excluded.latency_sum_ms,
-  latency_max_ms = greatest(analytics.%t.latency_max_ms, excluded.latency_max_ms)`;
 const ADD_TOTAL = `ON CONFLICT (workspace_id, time, key_space_id, outcome) DO UPDATE SET count = analytics.%t.count + excluded.count,
   spent_credits = analytics.%t.spent_credits + excluded.spent_credits`;
-const ADD_DECISION = "ON CONFLICT (workspace_id, time, namespace_id) DO UPDATE SET passed = analytics.%t.passed + excluded.passed, blocked = analytics.%t.blocked + excluded.blocked";
 const add = (clause: string, table: string) => clause.replaceAll("%t", table);
 
 let requestSeq = 0;
@@ -89,49 +78,7 @@ export async function analyticsRows(h: Harness, table: string): Promise<number> 
   return h.records.count(`analytics.${table}`);
 }
 
-/**
- * Writes what the pipeline holds (verification events, rate-limit decisions) where the queries
- * read it. On a cluster node that writes into its own analytics.db, what it wrote there is moved
- * into PostgreSQL; once nodes write into PostgreSQL themselves that finds nothing to move (and
- * moveToPostgres can go).
- */
+/** Writes what the pipeline holds (verification events, rate-limit decisions) where the queries read it, on either backend. */
 export async function flushAnalytics(h: Harness): Promise<void> {
   await h.running.services.verificationEvents.flush();
-  const sqlite = (h.running.analytics as Harness["running"]["analytics"] | undefined)?.sqlite;
-  if (cluster && sqlite) await moveToPostgres(h, sqlite);
-}
-
-/** What the node wrote into its analytics.db, added to PostgreSQL's tables and deleted from analytics.db. */
-async function moveToPostgres(h: Harness, sqlite: Database): Promise<void> {
-  const all = (sql: string) => sqlite.query<Record<string, unknown>, []>(sql).all();
-  const events = all(`SELECT ${Object.keys(EVENT_COLUMNS).join(", ")} FROM verification_events`);
-  await insertJson(h, "verification_events", EVENT_COLUMNS, events);
-  for (const g of GRANULARITIES) {
-    // The coarser rollups with their minute rows not folded yet: the whole count.
-    const rollups = all(`SELECT ${Object.keys(ROLLUP_COLUMNS).join(", ")} FROM verification_rollups_${g}${g === "minute" ? "" : "_all"}`);
-    await insertJson(h, `verification_rollups_${g}`, ROLLUP_COLUMNS, merged(rollups, ["time", "workspace_id", "key_space_id", "key_id", "identity_id", "outcome", "tags"]), add(ADD_ROLLUP, `verification_rollups_${g}`));
-    await insertJson(h, `verification_totals_${g}`, TOTAL_COLUMNS, all(`SELECT * FROM verification_totals_${g}`), add(ADD_TOTAL, `verification_totals_${g}`));
-    await insertJson(h, `ratelimit_decisions_${g}`, DECISION_COLUMNS, all(`SELECT * FROM ratelimit_decisions_${g}`), add(ADD_DECISION, `ratelimit_decisions_${g}`));
-  }
-  sqlite.transaction(() => {
-    for (const table of ["verification_event_batches", ...GRANULARITIES.flatMap((g) => [`verification_rollups_${g}`, `verification_totals_${g}`, `ratelimit_decisions_${g}`])]) {
-      sqlite.run(`DELETE FROM ${table}`);
-    }
-  })();
-}
-
-/** Rollup rows with the same key summed (a view's folded and unfolded rows of one bucket), as one upsert may not touch a row twice. */
-function merged(rows: Array<Record<string, unknown>>, key: string[]): Array<Record<string, unknown>> {
-  const byKey = new Map<string, Record<string, unknown>>();
-  for (const row of rows) {
-    const k = JSON.stringify(key.map((c) => row[c]));
-    const seen = byKey.get(k);
-    if (!seen) {
-      byKey.set(k, { ...row });
-      continue;
-    }
-    for (const c of ["count", "spent_credits", "latency_sum_ms"]) seen[c] = (seen[c] as number) + (row[c] as number);
-    seen.latency_max_ms = Math.max(seen.latency_max_ms as number, row.latency_max_ms as number);
-  }
-  return [...byKey.values()];
 }
