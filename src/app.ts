@@ -37,14 +37,14 @@ export interface AppOptions {
   docsUrl: () => string;
   /** Client addresses that may read GET /metrics (default: loopback only). */
   metricsAllow?: readonly AddressRange[];
-  /** The databases' sizes for /metrics; boot.ts passes the real ones. */
+  /** The databases' sizes for /metrics (boot.ts); none on a cluster node, whose /metrics then has no such line. */
   databaseSizeBytes?: () => number;
   analyticsDatabaseSizeBytes?: () => number;
   /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
   trustedProxies?: readonly AddressRange[];
   /**
    * Why the service is not ready (GET /v2/readiness), one reason per failed check; boot.ts checks
-   * both databases, boot-cluster.ts analytics.db, PostgreSQL and Redis (each bounded in time).
+   * both databases, boot-cluster.ts PostgreSQL and Redis (each bounded in time).
    */
   readiness?: () => string[] | Promise<string[]>;
   /** Which server an error says is unreachable, for `service_unavailable` (a cluster node's PostgreSQL and Redis). */
@@ -65,7 +65,7 @@ const LIVENESS_DOC = {
 const READINESS_DOC = {
   summary: "Readiness", tags: ["liveness"], security: [],
   description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
-    + "and their migrations are those of this version; on a cluster node, analytics.db so, PostgreSQL answers within 1 s with this version's "
+    + "and their migrations are those of this version; on a cluster node, which has neither, PostgreSQL answers within 1 s with this version's "
     + "migrations, and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis answers PING within 1 s. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
     + "cheap enough to poll every second (it writes nothing), and answered within about a second even when a server hangs.",
   ...documented({ data: MessageData("`ready`"), rootKey: false, errors: ["not_ready", "unexpected_error"] }),
@@ -81,8 +81,8 @@ export function createApp(opts: AppOptions) {
     keyCache: () => opts.services.keyCache,
     ratelimitWindows: () => opts.services.limiter.stats(),
     ratelimitNamespaces: () => opts.services.ratelimits.namespaceCacheStats(),
-    databaseSizeBytes: opts.databaseSizeBytes ?? (() => 0),
-    analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes ?? (() => 0),
+    ...(opts.databaseSizeBytes ? { databaseSizeBytes: opts.databaseSizeBytes } : {}),
+    ...(opts.analyticsDatabaseSizeBytes ? { analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes } : {}),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
     verificationsByApi: () => opts.services.verification.countsByApi.series(),
     build: { version: pkg.version, commit: BUILD_COMMIT },

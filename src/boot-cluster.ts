@@ -4,21 +4,16 @@
  * decisions. What one node changes reaches the others' caches through change notices
  * (storage/pg/changes.ts), and the scheduled jobs of the records run on one node per tick
  * (jobs/leased.ts). Verification events and rate-limit decisions are written to PostgreSQL's
- * `analytics` schema by every node (services/analytics/pg-writer.ts) and pruned once per cluster.
- * The data dir keeps this node's lock, and an analytics.db that no longer receives events: the
- * analytics query processes still open it until they read PostgreSQL.
+ * `analytics` schema by every node (services/analytics/pg-writer.ts), queried there by the analytics
+ * query processes (as its read-only role) and pruned once per cluster. So a node opens no SQLite
+ * database: its data dir keeps only its lock (and the bootstrap root key file, when the node
+ * created workspace `default` without TOLLGATE_ROOT_KEY).
  */
 import { SQL } from "bun";
-import { join } from "node:path";
 import type { ClusterConfig, Config } from "./config.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
-import { databaseSizeBytes, openStorage, type Storage } from "./storage/db.ts";
 import type { Services } from "./services/index.ts";
-import { ANALYTICS_DATABASE_FILE } from "./storage/data-dir.ts";
-import { applyMigrations } from "./storage/migrate.ts";
-import { ANALYTICS_MIGRATIONS } from "./storage/migrations.ts";
-import { databaseNotReady } from "./storage/readiness.ts";
 import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
@@ -45,7 +40,7 @@ import { leasedJob } from "./jobs/leased.ts";
 import { refillJob } from "./jobs/refill.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { analyticsPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
-import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
+import { displayHost, listenAlone, type BootOptions, type ClusterRunning } from "./listen.ts";
 import { API_DOCS_PATH } from "./http/openapi.ts";
 
 /** How long a readiness probe waits for PostgreSQL or for Redis before it calls the server not ready. */
@@ -60,10 +55,9 @@ export interface ClusterServices {
   sql: SQL;
   db: PgDb;
   records: RecordBackend;
-  analytics: Storage;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
-  /** Why the node is not ready: analytics.db, PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, the servers each within PROBE_TIMEOUT_MS. */
+  /** Why the node is not ready: PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, each within PROBE_TIMEOUT_MS. */
   notReady(): Promise<string[]>;
   /** The node's change watcher, told of the changes this node records itself. */
   watchWith(watcher: ChangeWatcher): void;
@@ -71,8 +65,8 @@ export interface ClusterServices {
 
 /**
  * Opens the cluster's servers (PostgreSQL migrated first, Redis connected when it answers) and
- * this node's analytics.db in the data dir, and assembles the services over them. Verification
- * events and rate-limit decisions are written to PostgreSQL, on the node's pool.
+ * assembles the services over them. Verification events and rate-limit decisions are written to
+ * PostgreSQL, on the node's pool; callers' analytics queries run there too.
  */
 export async function openClusterServices(config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger): Promise<ClusterServices> {
   const closers: Array<() => unknown> = [];
@@ -81,9 +75,6 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
   };
   try {
     createPrivateDir(config.dataDir);
-    const analytics = openStorage(join(config.dataDir, ANALYTICS_DATABASE_FILE));
-    closers.push(() => analytics.close());
-    applyMigrations(analytics.sqlite, ANALYTICS_MIGRATIONS);
     const applied = await migratePostgres(cluster.databaseUrl);
     if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
@@ -114,16 +105,15 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       verificationTotals: new PgVerificationTotals({ sql, records }),
       localWindows: new SlidingWindowLimiter({ clock }),
-      analytics,
       analyticsQueryUrl: cluster.databaseUrl,
     };
-    // analytics.db is not written on a node: the events go to PostgreSQL, and no fold runs.
+    // The events go to PostgreSQL, every granularity upserted with them: no fold runs.
     const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
     const notReady = async () => {
-      const failures = [databaseNotReady(analytics, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS), ...await Promise.all(probes.map((probe) => probe()))];
+      const failures = await Promise.all(probes.map((probe) => probe()));
       return failures.filter((failure) => failure !== undefined);
     };
-    return { services, sql, db, records, analytics, close, notReady, watchWith: (watcher) => { watching.watcher = watcher; } };
+    return { services, sql, db, records, close, notReady, watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -131,7 +121,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
 }
 
 /** Starts a cluster node; resolves once it listens. */
-export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Promise<Running> {
+export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Promise<ClusterRunning> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   createPrivateDir(config.dataDir);
@@ -143,7 +133,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
   try {
     const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
-    const { services, sql, db, records, analytics: analyticsStorage } = node;
+    const { services, sql, db, records } = node;
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
@@ -159,16 +149,13 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     node.watchWith(watcher);
     await watcher.start();
     closers.push(() => watcher.stop());
-    const analytics = startAnalyticsPipeline(
-      { storage: analyticsStorage, events: services.verificationEvents, decisions: services.ratelimitDecisions, retentionDays: config.analyticsRetentionDays },
-      { clock, logger, flushMs: config.analyticsFlushMs },
-    );
+    const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
     closers.push(() => analytics.flushAndStop());
     const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
-      // The analytics tables in PostgreSQL, once per cluster (not the pipeline's prune of analytics.db, which nothing writes here).
+      // The analytics tables in PostgreSQL, once per cluster.
       leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
@@ -176,15 +163,14 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     const app = createApp({
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
-      analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
+      httpBounds: config.http,
       readiness: node.notReady, unreachableStore,
     });
-    const running: Running = {
+    const running: ClusterRunning = {
+      mode: "cluster",
       url: "",
       port: 0,
       services,
-      storage: analyticsStorage,
-      analytics: analyticsStorage,
       // No new requests and none in flight, then (last opened first) the jobs, the last events, the notices, the servers, the lock.
       async stop() {
         await stopAccepting(app, config.shutdownTimeoutMs, logger);

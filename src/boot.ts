@@ -18,10 +18,10 @@ import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
-import { displayHost, listenAlone, type BootOptions, type Running } from "./listen.ts";
+import { displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
 import { bootCluster } from "./boot-cluster.ts";
 
-export type { BootOptions, Running } from "./listen.ts";
+export type { BootOptions, ClusterRunning, EmbeddedRunning, Running } from "./listen.ts";
 import { embeddedRecords } from "./storage/records/index.ts";
 import { answered } from "./storage/work.ts";
 import { CreditLedger } from "./services/credits/index.ts";
@@ -37,7 +37,7 @@ import { refillJob, runRefillOnce } from "./jobs/refill.ts";
 import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { SqliteEventWriter, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
-import { startAnalyticsPipeline } from "./jobs/analytics.ts";
+import { analyticsDbPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
 
 const MIB = 1024 * 1024;
 
@@ -148,7 +148,7 @@ export async function boot(opts: BootOptions): Promise<Running> {
   }
 }
 
-async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Running> {
+async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<EmbeddedRunning> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   tightenDataDir(config.dataDir, logger);
@@ -175,14 +175,12 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
   const ratelimitState = startRatelimitPersistence(
     { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
   );
-  const analytics = startAnalyticsPipeline(
-    { storage: analyticsStorage, events: services.verificationEvents, decisions: services.ratelimitDecisions, retentionDays: config.analyticsRetentionDays }, { clock, logger, flushMs: config.analyticsFlushMs },
-  );
+  const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
   const scheduler = startScheduler([
     refillJob(refillDeps, clock),
     ratelimitState.pruneJob,
     auditPruneJob({ audit: services.audit }, clock),
-    analytics.pruneJob,
+    analyticsDbPruneJob({ storage: analyticsStorage, retentionDays: config.analyticsRetentionDays }, clock),
   ], logger);
   let baseUrl = "";
   const app = createApp({
@@ -193,7 +191,8 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Runni
       databaseNotReady(storage, DATABASE_FILE, MIGRATIONS), databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS),
     ].filter((failure) => failure !== undefined),
   });
-  const running: Running = {
+  const running: EmbeddedRunning = {
+    mode: "embedded",
     url: "",
     port: 0,
     services,

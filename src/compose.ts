@@ -27,7 +27,9 @@ import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
 const MIB = 1024 * 1024;
 
 /** What differs between the modes. */
-export interface Backend {
+export type Backend = RecordsBackend & AnalyticsBackend;
+
+interface RecordsBackend {
   records: RecordBackend;
   masterKey: Uint8Array;
   /** What tells this process that records changed elsewhere; `react` drops its caches. */
@@ -43,18 +45,29 @@ export interface Backend {
   localWindows: SlidingWindowLimiter;
   /** The SQLite file a rate-limit check reads on a cache miss (the embedded mode). */
   ratelimitStorage?: Storage;
-  /** analytics.db: verification events and rollups. */
-  analytics: Storage;
-  /**
-   * The cluster's database (the cluster mode): callers' analytics queries run there, in its schema
-   * `analytics` as its read-only role, instead of on analytics.db.
-   */
-  analyticsQueryUrl?: string;
-  /** tollgate.db, for `tollgate stats`' names of APIs (the embedded mode). */
-  statsStorage?: Storage;
-  /** `tollgate stats`' counts where they are not analytics.db's (the cluster mode: PostgreSQL's totals). */
-  verificationTotals?: VerificationTotalsReader;
 }
+
+/**
+ * Where analytics are read, by mode: analytics.db beside tollgate.db (the embedded mode), or the
+ * cluster's PostgreSQL (a cluster node, which keeps no analytics.db).
+ */
+type AnalyticsBackend =
+  | {
+    /** analytics.db: verification events and rollups, which the query processes read. */
+    analytics: Storage;
+    /** tollgate.db, for `tollgate stats`' names of APIs. */
+    statsStorage: Storage;
+    analyticsQueryUrl?: never;
+    verificationTotals?: never;
+  }
+  | {
+    /** The cluster's database: callers' analytics queries run there, in its schema `analytics` as its read-only role. */
+    analyticsQueryUrl: string;
+    /** `tollgate stats`' counts: PostgreSQL's totals. */
+    verificationTotals: VerificationTotalsReader;
+    analytics?: never;
+    statsStorage?: never;
+  };
 
 /** Every service over `backend`. Verification events go to `eventWriter`. */
 export function assembleServices(backend: Backend, config: Config, clock: Clock, eventWriter: EventBatchWriter & DecisionRowWriter): Services {
@@ -96,14 +109,13 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.
       runner: new AnalyticsProcessPool({
-        dbPath: backend.analytics.sqlite.filename, ...(backend.analyticsQueryUrl !== undefined ? { postgresUrl: backend.analyticsQueryUrl } : {}),
+        ...(backend.analytics !== undefined ? { dbPath: backend.analytics.sqlite.filename } : { postgresUrl: backend.analyticsQueryUrl }),
         command: analyticsQueryProcessArgv(), timeoutMs: config.analyticsQueryTimeoutMs,
         maxRows: MAX_ANALYTICS_ROWS, maxBytes: MAX_RESULT_BYTES,
         processes: config.analyticsQueryProcesses, perWorkspace: config.analyticsQueriesPerWorkspace,
       }),
     }),
-    ...(backend.statsStorage ? { verificationTotals: new VerificationTotals({ storage: backend.statsStorage, analytics: backend.analytics }) } : {}),
-    ...(backend.verificationTotals ? { verificationTotals: backend.verificationTotals } : {}),
+    verificationTotals: backend.analytics !== undefined ? new VerificationTotals({ storage: backend.statsStorage, analytics: backend.analytics }) : backend.verificationTotals,
     keyCache: cache,
     credits,
     limiter: backend.localWindows,

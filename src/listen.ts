@@ -14,15 +14,27 @@ export interface BootOptions {
   clock?: Clock;
 }
 
-export interface Running {
+/** A started service: the embedded mode's (with its data dir's databases) or a cluster node's. */
+export type Running = EmbeddedRunning | ClusterRunning;
+
+interface RunningService {
   url: string;
   port: number;
   services: Services;
-  /** tollgate.db; in the cluster mode, whose records are in PostgreSQL, the node's analytics.db. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedRunning extends RunningService {
+  mode: "embedded";
+  /** tollgate.db: the records. */
   storage: Storage;
   /** analytics.db: verification events and rollups (storage/data-dir.ts). */
   analytics: Storage;
-  stop(): Promise<void>;
+}
+
+/** A cluster node: its records and analytics are in PostgreSQL; its data dir holds no database. */
+export interface ClusterRunning extends RunningService {
+  mode: "cluster";
 }
 
 /** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */

@@ -12,7 +12,8 @@ import { EXIT, UsageError, type CliIo } from "./io.ts";
 
 export const READY_HELP = `tollgate ready [--wait <duration>] [--pid <pid>]
   Asks the service at TOLLGATE_HOST:TOLLGATE_PORT whether it is ready (GET /v2/readiness: both
-  databases writable, migrations current; on a cluster node PostgreSQL answering, and Redis under TOLLGATE_REDIS_UNREACHABLE=closed). Exit 0 when it is; 1 otherwise, with the reason on
+  databases writable, migrations current; on a cluster node, which has no database file, PostgreSQL
+  answering instead, and Redis under TOLLGATE_REDIS_UNREACHABLE=closed). Exit 0 when it is; 1 otherwise, with the reason on
   stderr. --wait 60s asks again until it is ready or the time is up; --pid stops waiting as soon
   as that process (the service's, $MAINPID under systemd) has ended.`;
 

@@ -152,7 +152,7 @@ export const ERROR_CATALOGUE = {
     "The service is answering as many requests at once as it accepts, or holds as many request-body bytes as it accepts.",
     "Retry after the seconds given in the `Retry-After` header; an operator raises the bounds if it happens under normal load."),
   not_ready: kind("err:service:application:not_ready", 503, "Service Unavailable",
-    "A readiness check failed; the detail names which: a database (tollgate.db or analytics.db) that cannot be written, for example a read-only file or file system, or whose migrations are not those of this version; on a cluster node also PostgreSQL or Redis not answering within 1 s, or PostgreSQL's migrations not those of this version.",
+    "A readiness check failed; the detail names which: a database (tollgate.db or analytics.db) that cannot be written, for example a read-only file or file system, or whose migrations are not those of this version; on a cluster node, which has no database file, PostgreSQL or Redis not answering within 1 s, or PostgreSQL's migrations not those of this version.",
     "Fix the cause the detail names; a load balancer sends no traffic here meanwhile."),
   service_unavailable: kind("err:service:application:service_unavailable", 500, "Internal Server Error",
     "The service cannot handle the request right now, for example while it shuts down, while its database stays locked by another connection, or, on a cluster node, while PostgreSQL or Redis cannot be reached (the detail names which).",

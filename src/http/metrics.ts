@@ -2,7 +2,8 @@
  * `GET /metrics` in the Prometheus text format, and the registry behind it. One registry per app
  * (no module state), fed by the access-log hook once per request: a few map lookups and integer
  * increments, no allocation once a route has been seen. Gauges (cache, database size, requests in
- * flight, memory) are read only when scraped. Only clients in TOLLGATE_METRICS_ALLOW may read it;
+ * flight, memory) are read only when scraped; a cluster node, which has no database file, reports
+ * no database size. Only clients in TOLLGATE_METRICS_ALLOW may read it;
  * others get the same 404 as an unknown route, so the endpoint is invisible to them.
  */
 import { Elysia } from "elysia";
@@ -35,8 +36,9 @@ export interface MetricsSources {
   ratelimitWindows(): { windows: number; bytes: number; evicted: number; unkept: number };
   /** Rate-limit namespaces held in memory with their overrides. */
   ratelimitNamespaces(): { entries: number; bytes: number };
-  databaseSizeBytes(): number;
-  analyticsDatabaseSizeBytes(): number;
+  /** tollgate.db's and analytics.db's sizes; absent on a cluster node, which keeps its records and analytics in PostgreSQL. */
+  databaseSizeBytes?(): number;
+  analyticsDatabaseSizeBytes?(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
   requestsInFlight(): number;
   /** Verifications of keys of an API: API id (or `other` beyond the cap), code, count. */
@@ -110,10 +112,14 @@ export class MetricsRegistry {
     family(out, "tollgate_key_cache_bytes", "gauge", "Estimated memory of the snapshots in the verification cache (bounded by TOLLGATE_KEY_CACHE_MB).");
     out.push(`tollgate_key_cache_bytes ${cache.sizeBytes}`);
     this.renderRatelimitMemory(out, sources.ratelimitWindows(), sources);
-    family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
-    out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
-    family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
-    out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
+    if (sources.databaseSizeBytes) {
+      family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
+      out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
+    }
+    if (sources.analyticsDatabaseSizeBytes) {
+      family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
+      out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
+    }
     family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (TOLLGATE_MAX_REQUESTS_IN_FLIGHT caps them), this scrape left out.");
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");

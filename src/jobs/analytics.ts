@@ -1,7 +1,8 @@
 /**
  * Analytics jobs: the flush of buffered verification events and rate-limit decisions (every
  * `analyticsFlushMs` and on stop, so an event is written about one interval late at most) and the
- * daily retention prune (of analytics.db, or in the cluster mode of PostgreSQL's tables).
+ * daily retention prune (of analytics.db, or in the cluster mode of PostgreSQL's tables). The flush
+ * runs in both modes; analytics.db, and so its prune, exists only in the embedded mode.
  */
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -9,32 +10,41 @@ import type { Storage } from "../storage/db.ts";
 import { pruneAnalytics, type AnalyticsRetention, type PruneCounts, type RatelimitDecisionAggregator, type VerificationEventSink } from "../services/analytics/index.ts";
 import type { ScheduledJob } from "./scheduler.ts";
 
-export interface AnalyticsJobDeps {
-  storage: Storage;
+export interface AnalyticsFlushDeps {
   events: VerificationEventSink;
   /** Rate-limit decisions, flushed by `events`' flush; here for the log of those dropped. */
   decisions?: Pick<RatelimitDecisionAggregator, "takeDropped">;
+}
+
+/** analytics.db and how long its tables keep their rows (the embedded mode). */
+export interface AnalyticsDbRetention {
+  storage: Storage;
   retentionDays: AnalyticsRetention;
 }
 
 /** Writes every buffered event with its rollups; resolves with how many once committed. */
-export function runAnalyticsFlushOnce(deps: Pick<AnalyticsJobDeps, "events">): Promise<number> {
+export function runAnalyticsFlushOnce(deps: Pick<AnalyticsFlushDeps, "events">): Promise<number> {
   return deps.events.flush();
 }
 
-/** Deletes the rows past each table's retention at `nowMs`; returns how many per table. */
-export function runAnalyticsPruneOnce(deps: AnalyticsJobDeps, nowMs: number): Promise<PruneCounts> {
+/** Deletes analytics.db's rows past each table's retention at `nowMs`; returns how many per table. */
+export function runAnalyticsPruneOnce(deps: AnalyticsDbRetention, nowMs: number): Promise<PruneCounts> {
   return pruneAnalytics(deps.storage, deps.retentionDays, nowMs);
 }
 
 /**
- * The daily retention prune, pruning with `prune` at the clock's time: analytics.db's (the
- * pipeline's `pruneJob`), or the cluster's tables in PostgreSQL (services/analytics/pg-retention.ts,
+ * The daily retention prune, pruning with `prune` at the clock's time: analytics.db's
+ * (`analyticsDbPruneJob`), or the cluster's tables in PostgreSQL (services/analytics/pg-retention.ts,
  * which boot-cluster runs as a leased job, once per cluster). Daily at 00:20 UTC, away from the
  * midnight credit refill and the audit prune.
  */
 export function analyticsPruneJob(prune: (nowMs: number) => Promise<unknown>, clock: Clock): ScheduledJob {
   return { name: "analytics-prune", pattern: "20 0 * * *", run: async () => { await prune(clock.now()); } };
+}
+
+/** The daily prune of analytics.db (the embedded mode). */
+export function analyticsDbPruneJob(deps: AnalyticsDbRetention, clock: Clock): ScheduledJob {
+  return analyticsPruneJob((nowMs) => runAnalyticsPruneOnce(deps, nowMs), clock);
 }
 
 /** Repeats `run` every `ms` until the returned function is called; tests pass their own. */
@@ -48,15 +58,13 @@ const everyInterval: Every = (ms, run) => {
 };
 
 export interface AnalyticsPipeline {
-  /** The daily prune, for the scheduler. */
-  pruneJob: ScheduledJob;
   /** Stops the periodic flush, writes whatever is buffered and closes the writer; call after the server stopped accepting requests. */
   flushAndStop(): Promise<void>;
 }
 
 /** Starts the periodic flush. A failed flush is logged; its events are written with the next one. */
 export function startAnalyticsPipeline(
-  deps: AnalyticsJobDeps, opts: { clock: Clock; logger: Logger; flushMs: number; every?: Every },
+  deps: AnalyticsFlushDeps, opts: { logger: Logger; flushMs: number; every?: Every },
 ): AnalyticsPipeline {
   let flushing = false;
   const reportDropped = () => {
@@ -80,7 +88,6 @@ export function startAnalyticsPipeline(
   };
   const stop = (opts.every ?? everyInterval)(opts.flushMs, tick);
   return {
-    pruneJob: analyticsPruneJob((nowMs) => runAnalyticsPruneOnce(deps, nowMs), opts.clock),
     async flushAndStop() {
       stop();
       try {

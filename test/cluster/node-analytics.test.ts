@@ -1,18 +1,18 @@
 /**
  * Analytics of cluster nodes (src/boot-cluster.ts): two nodes booted on one PostgreSQL write the
  * verifications and rate-limit decisions they answer to PostgreSQL's analytics tables, which
- * count every one of them across both nodes; neither node's analytics.db receives an event.
+ * count every one of them across both nodes. A node opens no analytics.db: its data dir holds only
+ * its lock, /metrics reports no database file's size, and readiness does not ask for one.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { boot, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
-import { openStorage } from "../../src/storage/db.ts";
-import { ANALYTICS_DATABASE_FILE } from "../../src/storage/data-dir.ts";
+import { LOCK_FILE } from "../../src/storage/instance-lock.ts";
 import { clusterServers, type ClusterServers } from "../support/cluster-backend.ts";
 import { TestClock } from "../support/test-clock.ts";
 import { missing, skipWithout } from "../support/tools.ts";
@@ -48,7 +48,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "cluster node
     return json.data;
   };
 
-  test("every verification and rate-limit decision of both nodes is counted once in PostgreSQL, and no analytics.db holds an event", async () => {
+  test("every verification and rate-limit decision of both nodes is counted once in PostgreSQL", async () => {
     const [a, b] = nodes as [Running, Running];
     const { apiId } = await call(a, "/v2/apis.createApi", { name: "shop" });
     const { key } = await call(a, "/v2/keys.createKey", { apiId });
@@ -69,12 +69,18 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "cluster node
     } finally {
       await sql.close();
     }
-    for (const dir of dirs) {
-      const analytics = openStorage(join(dir, ANALYTICS_DATABASE_FILE), { readonly: true });
-      const rows = analytics.sqlite.query<{ n: number }, []>(
-        "SELECT (SELECT count(*) FROM verification_event_batches) + (SELECT count(*) FROM verification_totals_minute) + (SELECT count(*) FROM ratelimit_decisions_minute) AS n").get();
-      analytics.close();
-      expect(rows?.n).toBe(0);
+  });
+
+  test("a node's data dir holds only its lock (no analytics.db), /metrics reports no database size, and readiness is 200", async () => {
+    for (const dir of dirs) expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    for (const node of nodes) {
+      expect((await fetch(`${node.url}/v2/readiness`)).status).toBe(200);
+      const res = await fetch(`${node.url}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain("tollgate_http_requests_in_flight ");
+      expect(text).not.toContain("tollgate_analytics_database_size_bytes");
+      expect(text).not.toContain("tollgate_database_size_bytes");
     }
   });
 });

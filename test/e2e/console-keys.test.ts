@@ -114,7 +114,7 @@ describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium")
       await signedIn(page, h.url, rootKey.key);
       await page.goto(`${h.url}/console/apis/${apiId}/keys/${keyId}`);
       await page.getByRole("button", { name: "Disable" }).waitFor();
-      h.running.storage.sqlite.run("UPDATE root_keys SET permissions = ? WHERE id = ?", [JSON.stringify(["api.*.read_api", "api.*.read_key"]), rootKey.id]);
+      h.embedded.storage.sqlite.run("UPDATE root_keys SET permissions = ? WHERE id = ?", [JSON.stringify(["api.*.read_api", "api.*.read_key"]), rootKey.id]);
       h.running.services.auth.invalidate();
       await page.getByRole("button", { name: "Disable" }).click();
       const alert = page.getByRole("alert");

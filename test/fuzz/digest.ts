@@ -23,7 +23,7 @@ export interface Digest {
 export const WRITTEN_BY_TIMERS: ReadonlySet<string> = new Set([getTableName(ratelimitLog)]);
 
 export function digest(h: Harness): Digest {
-  const db = h.running.storage.sqlite;
+  const db = h.embedded.storage.sqlite;
   const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
   const tables = new Map<string, string>();
   for (const name of names) {

@@ -32,7 +32,7 @@ interface Links {
 }
 
 function links(h: Harness): Links {
-  const db = h.running.storage.sqlite;
+  const db = h.embedded.storage.sqlite;
   const grouped = (sql: string) => {
     const out = new Map<string, Set<string>>();
     for (const { k, v } of db.query<{ k: string; v: string }, []>(sql).all()) {

@@ -37,6 +37,6 @@ test("a change the rate-limit flush makes is not laid at a request's door; any o
   // Stopping flushed the window to the log, as the flush timer does: only changedSince reports it.
   expect(digest(h).changedSince(before)).toEqual(["ratelimit_log"]);
   expect(digest(h).changedByRequestsSince(before)).toEqual([]);
-  h.running.storage.sqlite.run("DELETE FROM apis WHERE name = 'digest-check'");
+  h.embedded.storage.sqlite.run("DELETE FROM apis WHERE name = 'digest-check'");
   expect(digest(h).changedByRequestsSince(before)).toEqual(["apis"]);
 });

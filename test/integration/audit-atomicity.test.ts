@@ -29,7 +29,7 @@ afterAll(async () => { await h.stop(); });
 
 /** Every row of every compared table, as text. */
 function snapshot(): Record<string, string[]> {
-  const sqlite = h.running.storage.sqlite;
+  const sqlite = h.embedded.storage.sqlite;
   const tables = sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
   const out: Record<string, string[]> = {};
   for (const { name } of tables) {
@@ -39,15 +39,15 @@ function snapshot(): Record<string, string[]> {
   return out;
 }
 
-const auditCount = () => h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_logs").get()!.n;
+const auditCount = () => h.embedded.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM audit_logs").get()!.n;
 
 /** Runs `fn` while the audit log cannot be written. */
 async function withAuditDown<T>(fn: () => T | Promise<T>): Promise<T> {
-  h.running.storage.sqlite.run("ALTER TABLE audit_logs RENAME TO audit_logs_down");
+  h.embedded.storage.sqlite.run("ALTER TABLE audit_logs RENAME TO audit_logs_down");
   try {
     return await fn();
   } finally {
-    h.running.storage.sqlite.run("ALTER TABLE audit_logs_down RENAME TO audit_logs");
+    h.embedded.storage.sqlite.run("ALTER TABLE audit_logs_down RENAME TO audit_logs");
   }
 }
 

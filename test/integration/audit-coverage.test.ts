@@ -30,8 +30,8 @@ const mutations = auditMutations(world);
 
 interface Row { event: string; actor_type: string; actor_id: string; actor_name: string | null; resources: string; remote_ip: string | null; user_agent: string | null }
 
-const lastRowid = () => h.running.storage.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM audit_logs").get()!.n;
-const rowsAfter = (rowid: number) => h.running.storage.sqlite.query<Row, [number]>("SELECT * FROM audit_logs WHERE rowid > ?1 ORDER BY rowid").all(rowid);
+const lastRowid = () => h.embedded.storage.sqlite.query<{ n: number }, []>("SELECT coalesce(max(rowid), 0) AS n FROM audit_logs").get()!.n;
+const rowsAfter = (rowid: number) => h.embedded.storage.sqlite.query<Row, [number]>("SELECT * FROM audit_logs WHERE rowid > ?1 ORDER BY rowid").all(rowid);
 const refsOf = (row: Pick<Row, "resources">) => (JSON.parse(row.resources) as Array<{ id: string; name?: string }>).flatMap((r) => [r.id, ...(r.name ? [r.name] : [])]);
 
 beforeAll(async () => {
@@ -110,7 +110,7 @@ describe("CLI changes: actor type cli", () => {
 
 describe("secrets", () => {
   test("no entry holds a key string, a root key, their stored hashes, or a recoverable key's ciphertext", () => {
-    const sqlite = h.running.storage.sqlite;
+    const sqlite = h.embedded.storage.sqlite;
     const dump = JSON.stringify(sqlite.query("SELECT * FROM audit_logs").all());
     expect(secrets.size).toBeGreaterThan(10);
     const stored = sqlite.query<{ v: string }, []>(

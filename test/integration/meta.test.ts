@@ -68,9 +68,9 @@ describe("the 1 MB bound, at the services", () => {
   });
 
   test("nothing is stored when the meta is too large", () => {
-    const before = h.running.storage.sqlite.query("SELECT count(*) AS n FROM keys").get() as { n: number };
+    const before = h.embedded.storage.sqlite.query("SELECT count(*) AS n FROM keys").get() as { n: number };
     expect(() => h.running.services.keys.createKey(principal, { apiId, meta: metaOfBytes(MAX_META_BYTES + 1) })).toThrow(TOO_LARGE);
-    expect(h.running.storage.sqlite.query("SELECT count(*) AS n FROM keys").get()).toEqual(before);
+    expect(h.embedded.storage.sqlite.query("SELECT count(*) AS n FROM keys").get()).toEqual(before);
   });
 });
 

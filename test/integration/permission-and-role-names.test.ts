@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(async () => { await h.stop(); });
 
 const slugs = (data: Array<{ slug: string }>) => data.map((p) => p.slug);
-const rows = (table: "permissions" | "roles" | "keys") => h.running.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+const rows = (table: "permissions" | "roles" | "keys") => h.embedded.storage.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
 const permissionRows = () => rows("permissions");
 
 describe("names differing only in case are one record (never a 500)", () => {

@@ -26,7 +26,7 @@ interface RawEvent {
   time: number; workspace_id: string; key_space_id: string; key_id: string; identity_id: string; external_id: string;
   outcome: string; tags: string; spent_credits: number; latency_ms: number;
 }
-const rawEvents = () => h.running.analytics.sqlite.query<RawEvent, []>(
+const rawEvents = () => h.embedded.analytics.sqlite.query<RawEvent, []>(
   `SELECT request_id, time, workspace_id, key_space_id, key_id, identity_id, external_id, outcome, tags, spent_credits, latency_ms
    FROM verification_events ORDER BY batch_id, position`,
 ).all();
@@ -150,7 +150,7 @@ describe("rollups equal the raw events after a mixed run", () => {
     expect(raw.map((e) => e.outcome).sort()).toEqual(answers.sort());
     expect(new Set(answers)).toEqual(new Set(["VALID", "USAGE_EXCEEDED", "RATE_LIMITED", "INSUFFICIENT_PERMISSIONS"]));
     for (const [granularity, bucket] of Object.entries(BUCKET)) {
-      const rows = rollupRows(h.running.analytics, granularity as Granularity);
+      const rows = rollupRows(h.embedded.analytics, granularity as Granularity);
       expect(rows.every((r) => bucket(r.time) === r.time)).toBe(true);
       const expected = new Map<string, { count: number; credits: number; latencySum: number; latencyMax: number }>();
       for (const e of raw) {
@@ -167,7 +167,7 @@ describe("rollups equal the raw events after a mixed run", () => {
         expect(got.latencySum).toBeCloseTo(want.latencySum, 6);
         expect(got.latencyMax).toBeCloseTo(want.latencyMax, 9);
       }
-      const total = h.running.analytics.sqlite.query<{ n: number }, []>(`SELECT sum("count") AS n FROM ${rollupSource(granularity as Granularity)}`).get()!.n;
+      const total = h.embedded.analytics.sqlite.query<{ n: number }, []>(`SELECT sum("count") AS n FROM ${rollupSource(granularity as Granularity)}`).get()!.n;
       expect(total).toBe(raw.length);
       // The totals table: the same events counted per bucket, key space and outcome.
       const perOutcome = new Map<string, { count: number; credits: number }>();
@@ -176,11 +176,11 @@ describe("rollups equal the raw events after a mixed run", () => {
         const agg = perOutcome.get(id) ?? { count: 0, credits: 0 };
         perOutcome.set(id, { count: agg.count + 1, credits: agg.credits + e.spent_credits });
       }
-      const totals = h.running.analytics.sqlite.query<{ time: number; key_space_id: string; outcome: string; count: number; spent_credits: number }, []>(
+      const totals = h.embedded.analytics.sqlite.query<{ time: number; key_space_id: string; outcome: string; count: number; spent_credits: number }, []>(
         `SELECT * FROM verification_totals_${granularity}`).all();
       expect(new Map(totals.map((t) => [`${t.time}|${t.key_space_id}|${t.outcome}`, { count: t.count, credits: t.spent_credits }]))).toEqual(perOutcome);
     }
-    const months = h.running.analytics.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_month_all ORDER BY time").all();
+    const months = h.embedded.analytics.sqlite.query<{ time: number }, []>("SELECT DISTINCT time FROM verification_rollups_month_all ORDER BY time").all();
     expect(months.map((m) => m.time)).toEqual([utc(2026, 1, 1), utc(2026, 2, 1), utc(2026, 3, 1)]);
   });
 });
@@ -199,7 +199,7 @@ describe("stop and restart", () => {
     expect(rawEvents()).toEqual([]);
     await h.restart();
     expect(rawEvents()).toHaveLength(20);
-    expect(h.running.analytics.sqlite.query('SELECT sum(spent_credits) AS s, sum("count") AS n FROM verification_rollups_month_all').get()).toEqual({ s: 10, n: 20 });
+    expect(h.embedded.analytics.sqlite.query('SELECT sum(spent_credits) AS s, sum("count") AS n FROM verification_rollups_month_all').get()).toEqual({ s: 10, n: 20 });
   });
 
   test("verifications still waiting on their credit spend when stop begins are recorded too", async () => {

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { runAnalyticsFlushOnce, runAnalyticsPruneOnce, startAnalyticsPipeline, type Every } from "../../src/jobs/analytics.ts";
+import { analyticsDbPruneJob, runAnalyticsFlushOnce, runAnalyticsPruneOnce, startAnalyticsPipeline, type Every } from "../../src/jobs/analytics.ts";
 import { createLogger, silentLogger } from "../../src/lib/logger.ts";
-import { loadConfig } from "../../src/config.ts";
 import { SqliteEventWriter, VerificationEventSink } from "../../src/services/analytics/index.ts";
 import { TestClock } from "../support/test-clock.ts";
 import { count, event, tempDb, type TempDb } from "../services/analytics/support.ts";
@@ -33,8 +32,8 @@ describe("the periodic flush", () => {
     const events = sinkOf();
     const timer = manualTimer();
     const pipeline = startAnalyticsPipeline(
-      { storage: db.storage, events, retentionDays: loadConfig({}).analyticsRetentionDays },
-      { clock: new TestClock(), logger: silentLogger, flushMs: 250, every: timer },
+      { events },
+      { logger: silentLogger, flushMs: 250, every: timer },
     );
     expect(timer.ms).toBe(250);
     events.record(event());
@@ -53,8 +52,8 @@ describe("the periodic flush", () => {
     const timer = manualTimer();
     const lines: string[] = [];
     startAnalyticsPipeline(
-      { storage: db.storage, events, retentionDays: loadConfig({}).analyticsRetentionDays },
-      { clock: new TestClock(), logger: createLogger("error", (l) => lines.push(l)), flushMs: 1000, every: timer },
+      { events },
+      { logger: createLogger("error", (l) => lines.push(l)), flushMs: 1000, every: timer },
     );
     events.record(event());
     db.storage.sqlite.run("ALTER TABLE verification_event_batches RENAME TO away");
@@ -73,8 +72,8 @@ describe("the periodic flush", () => {
     });
     const timer = manualTimer();
     startAnalyticsPipeline(
-      { storage: db.storage, events, retentionDays: loadConfig({}).analyticsRetentionDays },
-      { clock: new TestClock(), logger: silentLogger, flushMs: 1000, every: timer },
+      { events },
+      { logger: silentLogger, flushMs: 1000, every: timer },
     );
     events.record(event());
     const first = timer.fire();
@@ -111,7 +110,7 @@ describe("retention prune", () => {
 
   test("each table keeps exactly its retention, by the clock's time; a rollup bucket goes once it is wholly past", async () => {
     await seed([0, 89, 91, 364, 366, 1094, 1200]);
-    const counts = await runAnalyticsPruneOnce({ storage: db.storage, events: sinkOf(), retentionDays }, now);
+    const counts = await runAnalyticsPruneOnce({ storage: db.storage, retentionDays }, now);
     expect(counts).toEqual({ raw: 5, minute: 5, hour: 5, day: 3, month: 1, totals: { minute: 5, hour: 5, day: 3, month: 1 }, ratelimits: { minute: 0, hour: 0, day: 0, month: 0 } });
     const cutoff = (days: number) => now - days * DAY_MS;
     expect(times(TABLES.raw).every((t) => t >= cutoff(90))).toBe(true);
@@ -127,19 +126,16 @@ describe("retention prune", () => {
   test("the boundary: a row exactly at the cutoff stays, one millisecond older goes", async () => {
     await seed([90, 90], 0);
     await seed([90], 1);
-    const counts = await runAnalyticsPruneOnce({ storage: db.storage, events: sinkOf(), retentionDays }, now);
+    const counts = await runAnalyticsPruneOnce({ storage: db.storage, retentionDays }, now);
     expect(counts.raw).toBe(1);
     expect(count(db.storage, TABLES.raw)).toBe(2);
   });
 
   test("the scheduler's daily job prunes at the clock's time", async () => {
     await seed([89, 100]);
-    const pipeline = startAnalyticsPipeline(
-      { storage: db.storage, events: sinkOf(), retentionDays },
-      { clock: new TestClock(now), logger: silentLogger, flushMs: 1000, every: manualTimer() },
-    );
-    expect(pipeline.pruneJob.pattern).toBe("20 0 * * *");
-    await pipeline.pruneJob.run(0);
+    const job = analyticsDbPruneJob({ storage: db.storage, retentionDays }, new TestClock(now));
+    expect(job.pattern).toBe("20 0 * * *");
+    await job.run(0);
     expect(count(db.storage, TABLES.raw)).toBe(1);
   });
 

@@ -9,7 +9,7 @@ let h: Harness;
 beforeEach(async () => { h = await startHarness({ startMs: Date.UTC(2026, 0, 1) }); });
 afterEach(async () => { await h.stop(); });
 
-const stored = () => h.running.storage.sqlite.query<{ id: string }, []>("SELECT id FROM audit_logs ORDER BY time, id").all().map((r) => r.id);
+const stored = () => h.embedded.storage.sqlite.query<{ id: string }, []>("SELECT id FROM audit_logs ORDER BY time, id").all().map((r) => r.id);
 const prune = () => runAuditPruneOnce({ audit: h.running.services.audit }, h.clock.now());
 
 test("deletes exactly the entries older than retention (90 days by default), in every workspace", async () => {

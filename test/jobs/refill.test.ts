@@ -37,7 +37,7 @@ describe("runRefillOnce", () => {
     return key.body.data.key;
   }
   const verify = async (key: string, cost = 1) => (await h.post("/v2/keys.verifyKey", { key, credits: { cost } })).body.data;
-  const refill = () => answered(runRefillOnce({ records: embeddedRecords(h.running.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock.now()));
+  const refill = () => answered(runRefillOnce({ records: embeddedRecords(h.embedded.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock.now()));
 
   test("a daily refill sets remaining to the amount at the next midnight, once", async () => {
     h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
@@ -129,7 +129,7 @@ describe("runRefillOnce", () => {
   test("the scheduled job fires at 00:00 UTC and refills what is due at the clock's time", async () => {
     h = await startHarness({ startMs: utc(2026, 5, 1, 12) });
     const key = await keyWith({ remaining: 0, refill: { interval: "daily", amount: 7 } });
-    const job = refillJob({ records: embeddedRecords(h.running.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock);
+    const job = refillJob({ records: embeddedRecords(h.embedded.storage), cache: h.running.services.keyCache, credits: h.running.services.credits }, h.clock);
     // The scheduler evaluates every pattern in UTC.
     const next = new Cron(job.pattern, { timezone: "UTC", paused: true }).nextRun(new Date(utc(2026, 5, 1, 12)));
     expect(next?.getTime()).toBe(utc(2026, 5, 2));

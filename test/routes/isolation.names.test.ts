@@ -10,7 +10,8 @@ import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, otherWorkspaceRootKey, TEST_ACTOR } from "../support/contract.ts";
 import { expectOneAnswer, lookalike } from "../support/not-found.ts";
 import { routeTable, type Fixtures } from "../support/route-table.ts";
-import { insertRollup, keySpaceOf } from "./v2/analytics/support.ts";
+import { keySpaceOf } from "./v2/analytics/support.ts";
+import { insertRollups } from "./v2/analytics/store.ts";
 
 let h: Harness;
 let f: Fixtures;
@@ -105,7 +106,7 @@ test("a permission, role or identity named like one of another workspace is crea
 
 test("analytics.getVerifications: a grant on another workspace's API reads what a grant on no API reads", async () => {
   const workspaceId = (await h.running.services.workspaces.get("default")).id;
-  insertRollup(h.running.analytics.sqlite, "day", { time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: await keySpaceOf(h, f.apiId), count: 7 });
+  await insertRollups(h, "day", [{ time: h.clock.now() - 86_400_000, workspaceId, keySpaceId: await keySpaceOf(h, f.apiId), count: 7 }]);
   const query = { query: "SELECT SUM(count) AS total FROM key_verifications_per_day_v1" };
   const ask = async (apiId: string) => h.post("/v2/analytics.getVerifications", query, { key: await h.rootKeyWith([`api.${apiId}.read_analytics`], "stranger") });
   const [named, unknown] = [await ask(f.apiId), await ask(lookalike(f.apiId))];

@@ -26,7 +26,7 @@ async function eventually(check: () => boolean, ms: number): Promise<boolean> {
 
 describe("checkpoints", () => {
   test("a commit of 2,000 pages does not checkpoint; the checkpointer's thread does, within seconds", async () => {
-    const { sqlite } = h.running.storage;
+    const { sqlite } = h.embedded.storage;
     expect(sqlite.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: 0 });
     const before = dbBytes();
     sqlite.run("CREATE TABLE checkpoint_probe (data BLOB)");

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { boot, type Running } from "../../src/boot.ts";
+import { boot, type EmbeddedRunning, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
@@ -22,6 +22,11 @@ export interface Harness {
   clock: TestClock;
   dataDir: string;
   running: Running;
+  /**
+   * The embedded mode's running service with its databases (tollgate.db, analytics.db); throws on
+   * a cluster node, which has none (a test that reads them is `embeddedOnly`).
+   */
+  readonly embedded: EmbeddedRunning;
   /** The records' tables (tollgate.db, or the cluster's PostgreSQL database), to inspect or arrange rows. */
   records: RecordTables;
   /** POSTs JSON to a path with `Authorization: Bearer <key>` (the bootstrap key unless given; null sends none). */
@@ -31,6 +36,12 @@ export interface Harness {
   /** Stops the service gracefully and boots it again on the same data dir (a new port; same clock). */
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** `running` as the embedded mode's, or an error that says the test needs it. */
+export function embeddedOf(running: Running): EmbeddedRunning {
+  if (running.mode !== "embedded") throw new Error("this test reads the embedded mode's SQLite databases, which a cluster node does not have: mark it embeddedOnly");
+  return running;
 }
 
 export interface ApiResponse {
@@ -60,7 +71,8 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
     clock,
     dataDir,
     running: await boot({ config, logger, clock }),
-    records: servers ? postgresTables(servers.env.TOLLGATE_DATABASE_URL!) : sqliteTables(() => h.running.storage.sqlite),
+    get embedded() { return embeddedOf(h.running); },
+    records: servers ? postgresTables(servers.env.TOLLGATE_DATABASE_URL!) : sqliteTables(() => h.embedded.storage.sqlite),
     async post(path, body, o = {}) {
       const key = o.key === undefined ? rootKey : o.key;
       const res = await fetch(h.url + path, {

@@ -79,6 +79,7 @@ export function testServer(opts: ServerOptions = {}): Harness {
     get clock() { return live().clock; },
     get dataDir() { return live().dataDir; },
     get running() { return live().running; },
+    get embedded() { return live().embedded; },
     get records() { return live().records; },
     post: (p, body, o) => live().post(p, body, o),
     rootKeyWith: (permissions, workspace) => live().rootKeyWith(permissions, workspace),

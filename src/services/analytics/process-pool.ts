@@ -15,13 +15,10 @@ import type { ErrorCode } from "../../errors/catalogue.ts";
 import type { Confinement } from "./query/compile.ts";
 import { timeoutError, type Row } from "./execute.ts";
 import { FairQueue, type WorkspaceLimits } from "./fair-queue.ts";
-import type { FromQueryProcess, ToQueryProcess } from "./protocol.ts";
+import type { AnalyticsDatabase, FromQueryProcess, ToQueryProcess } from "./protocol.ts";
 
-export interface ProcessPoolOptions {
-  /** analytics.db, which the processes read (the embedded mode). */
-  dbPath: string;
-  /** The cluster's database (a cluster node): the processes query it, as its read-only role, instead of `dbPath`. */
-  postgresUrl?: string;
+/** Which database the processes query (analytics.db, or on a cluster node PostgreSQL), and how. */
+export type ProcessPoolOptions = AnalyticsDatabase & {
   /** The argv that starts a query process (`tollgate analytics-query-process`); tests substitute their own. */
   command: readonly string[];
   /** Time limit of one query from when a process takes it, in ms. */
@@ -31,7 +28,7 @@ export interface ProcessPoolOptions {
   /** Query processes at most, shared by every workspace. */
   processes: number;
   perWorkspace: WorkspaceLimits;
-}
+};
 
 export interface QueryRequest {
   sql: string;
@@ -167,8 +164,8 @@ export class AnalyticsProcessPool {
     const started = child;
     this.processes.push(started);
     started.timer = setTimeout(() => this.startFailed(started, `not ready within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    const { dbPath, postgresUrl } = this.opts;
-    started.proc.send({ type: "init", dbPath, ...(postgresUrl !== undefined ? { postgresUrl } : {}) } satisfies ToQueryProcess);
+    const { opts } = this;
+    started.proc.send((opts.postgresUrl !== undefined ? { type: "init", postgresUrl: opts.postgresUrl } : { type: "init", dbPath: opts.dbPath }) satisfies ToQueryProcess);
   }
 
   private received(child: QueryProcess, message: FromQueryProcess): void {

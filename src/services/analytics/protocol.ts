@@ -6,16 +6,16 @@ import type { ErrorCode } from "../../errors/catalogue.ts";
 import type { Confinement } from "./query/compile.ts";
 import type { Row } from "./execute.ts";
 
-export interface InitMessage {
-  type: "init";
-  /** analytics.db, read-only (the embedded mode). */
-  dbPath: string;
-  /**
-   * The cluster's database (TOLLGATE_DATABASE_URL, password included): queries run there, as the
-   * read-only role, instead of on `dbPath`. Handed over here, never in argv or the environment.
-   */
-  postgresUrl?: string;
-}
+/**
+ * Where the queries run: analytics.db, read-only (the embedded mode), or the cluster's database
+ * (TOLLGATE_DATABASE_URL, password included; a cluster node, which has no analytics.db), queried as
+ * its read-only role. The URL is handed over in the init message, never in argv or the environment.
+ */
+export type AnalyticsDatabase =
+  | { dbPath: string; postgresUrl?: never }
+  | { postgresUrl: string; dbPath?: never };
+
+export type InitMessage = { type: "init" } & AnalyticsDatabase;
 
 export interface QueryMessage {
   type: "query";

@@ -2,7 +2,8 @@
  * GET /v2/readiness: 200 while both databases take writes and carry this version's migrations,
  * 503 `not_ready` naming the failed check otherwise. The failures are made on the running
  * service's own connections (a read-only connection, a migration record removed or added), since
- * tests run as root, for whom a file's mode does not make it read-only.
+ * tests run as root, for whom a file's mode does not make it read-only. A cluster node has no
+ * SQLite database: it checks PostgreSQL and Redis, whose outages test/cluster/outages.test.ts makes.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
@@ -41,14 +42,14 @@ async function readOnlyDuring(sqlite: Database, fn: () => Promise<void>): Promis
 }
 
 describe("200", () => {
-  test("both databases ready: 200 without a root key", async () => {
+  test("ready: 200 without a root key", async () => {
     const res = await readiness();
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ meta: { requestId: expect.stringMatching(/^req_/) }, data: { message: "ready" } });
   });
 
   embeddedOnly("checks tollgate.db, which a cluster node does not have")("another connection holding the write lock is no failure, and the probe does not wait for it", async () => {
-    const other = new Database(h.running.storage.sqlite.filename);
+    const other = new Database(h.embedded.storage.sqlite.filename);
     other.run("BEGIN IMMEDIATE");
     try {
       const startedMs = performance.now();
@@ -60,17 +61,21 @@ describe("200", () => {
     }
   });
 
-  test("the probe leaves nothing behind: no transaction open, writes still work", async () => {
+  test("the probe leaves nothing behind: writes still work", async () => {
     await readiness();
-    expect(h.running.storage.sqlite.inTransaction).toBe(false);
-    expect(h.running.analytics.sqlite.inTransaction).toBe(false);
     expect((await h.post("/v2/apis.createApi", { name: "after-readiness" })).status).toBe(200);
+  });
+
+  embeddedOnly("looks at the SQLite connections, which a cluster node does not have")("the probe leaves no transaction open", async () => {
+    await readiness();
+    expect(h.embedded.storage.sqlite.inTransaction).toBe(false);
+    expect(h.embedded.analytics.sqlite.inTransaction).toBe(false);
   });
 });
 
 describe("503", () => {
   embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db takes no writes", async () => {
-    await readOnlyDuring(h.running.storage.sqlite, async () => {
+    await readOnlyDuring(h.embedded.storage.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY);
       expect(res.body.error.detail).toStartWith("tollgate.db is not writable: ");
@@ -79,16 +84,16 @@ describe("503", () => {
     expect((await readiness()).status).toBe(200);
   });
 
-  test("503: analytics.db takes no writes", async () => {
-    await readOnlyDuring(h.running.analytics.sqlite, async () => {
+  embeddedOnly("checks analytics.db, which a cluster node does not have")("503: analytics.db takes no writes", async () => {
+    await readOnlyDuring(h.embedded.analytics.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY);
       expect(res.body.error.detail).toStartWith("analytics.db is not writable: ");
     });
   });
 
-  test("503: analytics.db lacks a migration of this version", async () => {
-    await withoutLatestMigration(h.running.analytics.sqlite, async () => {
+  embeddedOnly("checks analytics.db, which a cluster node does not have")("503: analytics.db lacks a migration of this version", async () => {
+    await withoutLatestMigration(h.embedded.analytics.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY, "analytics.db lacks migrations of this version: restart tollgate, which applies them.");
     });
@@ -96,7 +101,7 @@ describe("503", () => {
   });
 
   embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db lacks a migration, and each failed check is named", async () => {
-    await readOnlyDuring(h.running.analytics.sqlite, () => withoutLatestMigration(h.running.storage.sqlite, async () => {
+    await readOnlyDuring(h.embedded.analytics.sqlite, () => withoutLatestMigration(h.embedded.storage.sqlite, async () => {
       const res = await readiness();
       expectError(h, res, 503, NOT_READY);
       expect(res.body.error.detail).toContain("tollgate.db lacks migrations of this version");
@@ -105,7 +110,7 @@ describe("503", () => {
   });
 
   embeddedOnly("checks tollgate.db, which a cluster node does not have")("503: tollgate.db has a migration of a newer version", async () => {
-    const sqlite = h.running.storage.sqlite;
+    const sqlite = h.embedded.storage.sqlite;
     sqlite.run(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('newer', 99999999999999)`);
     try {
       expectError(h, await readiness(), 503, NOT_READY, "tollgate.db has migrations of a newer tollgate version: run that version.");

@@ -14,7 +14,7 @@ const FAKE = [process.execPath, new URL("./fake-query-process.ts", import.meta.u
 const pools: AnalyticsProcessPool[] = [];
 afterEach(() => { for (const p of pools.splice(0)) p.stop(); });
 
-function pool(opts: Partial<ProcessPoolOptions> = {}): AnalyticsProcessPool {
+function pool(opts: Partial<Omit<ProcessPoolOptions, "postgresUrl">> & { dbPath?: string } = {}): AnalyticsProcessPool {
   const p = new AnalyticsProcessPool({
     dbPath: "", command: FAKE, timeoutMs: 2000, maxRows: 10, maxBytes: 1000, processes: 2, perWorkspace: { running: 1, waiting: 2 }, ...opts,
   });

@@ -19,9 +19,9 @@ beforeEach(async () => {
 afterEach(async () => { await h.stop(); });
 
 const stored = (keyId: string) =>
-  h.running.storage.sqlite.query<{ remaining: number }, [string]>("SELECT remaining FROM keys WHERE id = ?1").get(keyId)!.remaining;
-const journalRows = () => h.running.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM credit_journal").get()!.n;
-const ledger = (limits = {}) => new CreditLedger(h.running.storage, limits);
+  h.embedded.storage.sqlite.query<{ remaining: number }, [string]>("SELECT remaining FROM keys WHERE id = ?1").get(keyId)!.remaining;
+const journalRows = () => h.embedded.storage.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM credit_journal").get()!.n;
+const ledger = (limits = {}) => new CreditLedger(h.embedded.storage, limits);
 
 /** Spends and commits; resolves when every spend is committed. */
 async function spendAll(l: CreditLedger, spends: Array<[string, number]>): Promise<void> {
@@ -130,18 +130,18 @@ describe("a failed commit", () => {
   test("rejects its spends and forgets them", async () => {
     const a = ledger();
     await spendAll(a, [[keyIds[0]!, 2]]);
-    h.running.storage.sqlite.run("ALTER TABLE credit_journal RENAME TO credit_journal_away");
+    h.embedded.storage.sqlite.run("ALTER TABLE credit_journal RENAME TO credit_journal_away");
     const failed = a.spend(keyIds[0]!, 5);
     a.flush();
     await expect(failed).rejects.toThrow();
     expect(a.pendingOf(keyIds[0]!)).toBe(2);
-    h.running.storage.sqlite.run("ALTER TABLE credit_journal_away RENAME TO credit_journal");
+    h.embedded.storage.sqlite.run("ALTER TABLE credit_journal_away RENAME TO credit_journal");
   });
 });
 
 describe("the write lock held by another connection", () => {
   test("held past retryForMs: the spend fails with service_unavailable, is forgotten, and the thread was never blocked", async () => {
-    const other = new Database(h.running.storage.sqlite.filename);
+    const other = new Database(h.embedded.storage.sqlite.filename);
     try {
       other.run("BEGIN IMMEDIATE");
       const a = ledger({ retryForMs: 20 });
@@ -168,7 +168,7 @@ describe("the write lock held by another connection", () => {
 
 
   test("the group commit does not block the thread: the spend waits, and commits once the lock is free", async () => {
-    const other = new Database(h.running.storage.sqlite.filename);
+    const other = new Database(h.embedded.storage.sqlite.filename);
     try {
       other.run("BEGIN IMMEDIATE");
       const a = ledger();

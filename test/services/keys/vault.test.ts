@@ -24,7 +24,7 @@ function open(key: Uint8Array, sealed: string): Buffer {
 let h: Harness;
 afterEach(async () => { await h.stop(); });
 
-const sqlite = () => h.running.storage.sqlite;
+const sqlite = () => h.embedded.storage.sqlite;
 const encryptedOf = (keyId: string) => sqlite().query<{ encrypted: string | null }, [string]>("SELECT encrypted FROM keys WHERE id = ?").get(keyId)!.encrypted;
 const dataKeyOf = (workspaceId: string) => sqlite().query<{ encrypted: string }, [string]>("SELECT encrypted FROM data_keys WHERE workspace_id = ?").get(workspaceId)?.encrypted;
 const workspaceOf = (keyId: string) => sqlite().query<{ workspace_id: string }, [string]>("SELECT workspace_id FROM keys WHERE id = ?").get(keyId)!.workspace_id;

@@ -15,7 +15,7 @@ let loader: SnapshotLoader;
 beforeEach(async () => {
   h = await startHarness();
   apiId = await createApi(h, "snapshots");
-  loader = new SnapshotLoader(h.running.storage.sqlite, { pendingOf: () => 0 }, 16 * 1024 * 1024);
+  loader = new SnapshotLoader(h.embedded.storage.sqlite, { pendingOf: () => 0 }, 16 * 1024 * 1024);
 });
 afterEach(async () => { await h.stop(); });
 

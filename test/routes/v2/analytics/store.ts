@@ -41,7 +41,7 @@ let requestSeq = 0;
 /** Raw events, one row each (in analytics.db: a batch row each, as support.ts's insertEvent writes them). */
 export async function insertEvents(h: Harness, events: readonly Verification[]): Promise<void> {
   if (!cluster) {
-    const sqlite = h.running.analytics.sqlite;
+    const sqlite = h.embedded.analytics.sqlite;
     sqlite.transaction(() => { for (const v of events) insertEvent(sqlite, v); })();
     return;
   }
@@ -55,7 +55,7 @@ export async function insertEvents(h: Harness, events: readonly Verification[]):
 /** Rows of `verification_rollups_<granularity>`, each added to its `verification_totals_<granularity>` row, as support.ts's insertRollup. */
 export async function insertRollups(h: Harness, granularity: Granularity, rows: ReadonlyArray<Verification & { count: number }>): Promise<void> {
   if (!cluster) {
-    const sqlite = h.running.analytics.sqlite;
+    const sqlite = h.embedded.analytics.sqlite;
     sqlite.transaction(() => { for (const v of rows) insertRollup(sqlite, granularity, v); })();
     return;
   }
@@ -74,7 +74,7 @@ export async function insertRollups(h: Harness, granularity: Granularity, rows: 
 
 /** Rows of an analytics table (its name in analytics.db and in schema `analytics` alike). */
 export async function analyticsRows(h: Harness, table: string): Promise<number> {
-  if (!cluster) return h.running.analytics.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+  if (!cluster) return h.embedded.analytics.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
   return h.records.count(`analytics.${table}`);
 }
 

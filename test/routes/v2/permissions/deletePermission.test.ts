@@ -58,7 +58,7 @@ describe("200", () => {
 
   embeddedOnly("builds its own service over the embedded records")("calls onAccessChanged once after the delete, and not when nothing was deleted", async () => {
     let calls = 0;
-    const svc = new RbacService({ records: embeddedRecords(h.running.storage), clock: h.clock, onAccessChanged: () => { calls++; } });
+    const svc = new RbacService({ records: embeddedRecords(h.embedded.storage), clock: h.clock, onAccessChanged: () => { calls++; } });
     const principal = h.running.services.auth.authenticate(`Bearer ${h.rootKey}`);
     const id = await createPermission(h, "callback.perm");
     await svc.deletePermission(principal, { permission: id });

@@ -34,7 +34,7 @@ export function countRows(h: Harness, table: "permissions" | "roles" | "role_per
  * inserts a clashing row first, so only the unique index sees the duplicate. Returns the cleanup.
  */
 export function simulateConcurrentInsert(h: Harness, table: "permissions" | "roles", name: string): () => void {
-  const sqlite = h.running.storage.sqlite;
+  const sqlite = h.embedded.storage.sqlite;
   const insert = table === "permissions"
     ? "INSERT INTO permissions (id, workspace_id, name, slug, created_at) VALUES ('perm_racer', NEW.workspace_id, NEW.name, 'racer-slug', 0)"
     : "INSERT INTO roles (id, workspace_id, name, created_at) VALUES ('role_racer', NEW.workspace_id, NEW.name, 0)";
