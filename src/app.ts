@@ -79,7 +79,7 @@ export function createApp(opts: AppOptions) {
   const metrics = new MetricsRegistry();
   const metricsSources = {
     keyCache: () => opts.services.keyCache,
-    ratelimitWindows: () => opts.services.limiter.stats(),
+    ...(opts.services.limiter ? { ratelimitWindows: opts.services.limiter.stats.bind(opts.services.limiter) } : {}),
     ratelimitNamespaces: () => opts.services.ratelimits.namespaceCacheStats(),
     ...(opts.databaseSizeBytes ? { databaseSizeBytes: opts.databaseSizeBytes } : {}),
     ...(opts.analyticsDatabaseSizeBytes ? { analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes } : {}),

@@ -29,7 +29,7 @@ import type { RecordBackend } from "./storage/records/index.ts";
 import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
-import { RedisWindowLimiter, redisReconnector, redisWindowClient, SlidingWindowLimiter, tolerateUnreachable } from "./services/ratelimit/index.ts";
+import { RedisWindowLimiter, redisReconnector, redisWindowClient, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
@@ -104,7 +104,6 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
       windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
       verificationTotals: new PgVerificationTotals({ sql, records }),
-      localWindows: new SlidingWindowLimiter({ clock }),
       analyticsQueryUrl: cluster.databaseUrl,
     };
     // The events go to PostgreSQL, every granularity upserted with them: no fold runs.

@@ -172,8 +172,10 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
   const refillDeps = { records: embeddedRecords(storage), cache: services.keyCache, credits: services.credits };
   const caughtUp = answered(runRefillOnce(refillDeps, clock.now()));
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
+  const limiter = services.limiter;
+  if (!limiter) throw new Error("unreachable: the embedded mode keeps its rate-limit windows in memory");
   const ratelimitState = startRatelimitPersistence(
-    { store: new RatelimitStore({ storage, limiter: services.limiter }), limiter: services.limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
+    { store: new RatelimitStore({ storage, limiter }), limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
   );
   const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
   const scheduler = startScheduler([
@@ -198,6 +200,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
     services,
     storage,
     analytics: analyticsStorage,
+    limiter,
     // Order matters: no new requests and none in flight → every buffer flushed → the WALs folded
     // into tollgate.db and analytics.db → closed → the lock released. A flush before the drain
     // could miss writes of the last requests.

@@ -41,8 +41,8 @@ interface RecordsBackend {
   snapshots(sharedValueBytes: number): KeySnapshotSource;
   /** The windows checks use. */
   windows: WindowLimiter;
-  /** The in-memory windows (the embedded mode's; the cluster keeps none, this one stays empty). */
-  localWindows: SlidingWindowLimiter;
+  /** The in-memory windows, saved across restarts and reported by /metrics (the embedded mode; a cluster node's are in Redis). */
+  localWindows?: SlidingWindowLimiter;
   /** The SQLite file a rate-limit check reads on a cache miss (the embedded mode). */
   ratelimitStorage?: Storage;
 }
@@ -118,7 +118,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     verificationTotals: backend.analytics !== undefined ? new VerificationTotals({ storage: backend.statsStorage, analytics: backend.analytics }) : backend.verificationTotals,
     keyCache: cache,
     credits,
-    limiter: backend.localWindows,
+    ...(backend.localWindows ? { limiter: backend.localWindows } : {}),
     verificationEvents,
     ratelimitDecisions,
   };

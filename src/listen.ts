@@ -6,6 +6,7 @@ import type { Clock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
 import type { Storage } from "./storage/db.ts";
 import type { Services } from "./services/index.ts";
+import type { SlidingWindowLimiter } from "./services/ratelimit/index.ts";
 import type { createApp } from "./app.ts";
 
 export interface BootOptions {
@@ -30,6 +31,8 @@ export interface EmbeddedRunning extends RunningService {
   storage: Storage;
   /** analytics.db: verification events and rollups (storage/data-dir.ts). */
   analytics: Storage;
+  /** The rate-limit windows, in memory and saved across restarts. */
+  limiter: SlidingWindowLimiter;
 }
 
 /** A cluster node: its records and analytics are in PostgreSQL; its data dir holds no database. */

@@ -32,8 +32,8 @@ class RouteStats {
 /** What the scrape reads from the rest of the service. */
 export interface MetricsSources {
   keyCache(): { hits: number; misses: number; size: number; sizeBytes: number };
-  /** The limiter's live windows and what its memory caps gave up or refused. */
-  ratelimitWindows(): { windows: number; bytes: number; evicted: number; unkept: number };
+  /** The in-memory limiter's live windows and what its memory caps gave up or refused (none on a cluster node: its windows are in Redis). */
+  ratelimitWindows?(): { windows: number; bytes: number; evicted: number; unkept: number };
   /** Rate-limit namespaces held in memory with their overrides. */
   ratelimitNamespaces(): { entries: number; bytes: number };
   /** tollgate.db's and analytics.db's sizes; absent on a cluster node, which keeps its records and analytics in PostgreSQL. */
@@ -111,7 +111,7 @@ export class MetricsRegistry {
     out.push(`tollgate_key_cache_entries ${cache.size}`);
     family(out, "tollgate_key_cache_bytes", "gauge", "Estimated memory of the snapshots in the verification cache (bounded by TOLLGATE_KEY_CACHE_MB).");
     out.push(`tollgate_key_cache_bytes ${cache.sizeBytes}`);
-    this.renderRatelimitMemory(out, sources.ratelimitWindows(), sources);
+    this.renderRatelimitMemory(out, sources);
     if (sources.databaseSizeBytes) {
       family(out, "tollgate_database_size_bytes", "gauge", "Size of tollgate.db (pages in use and free), without the WAL.");
       out.push(`tollgate_database_size_bytes ${sources.databaseSizeBytes()}`);
@@ -128,15 +128,18 @@ export class MetricsRegistry {
     return out.join("\n") + "\n";
   }
 
-  private renderRatelimitMemory(out: string[], w: ReturnType<MetricsSources["ratelimitWindows"]>, sources: MetricsSources): void {
-    family(out, "tollgate_ratelimit_windows", "gauge", "Live rate-limit windows in memory.");
-    out.push(`tollgate_ratelimit_windows ${w.windows}`);
-    family(out, "tollgate_ratelimit_window_bytes", "gauge", "Memory charged to live rate-limit windows (their worst-case cost), against TOLLGATE_RATELIMIT_MEMORY_MB.");
-    out.push(`tollgate_ratelimit_window_bytes ${w.bytes}`);
-    family(out, "tollgate_ratelimit_windows_evicted_total", "counter", "Windows a workspace gave up (its least recently used) to make room for a new one.");
-    out.push(`tollgate_ratelimit_windows_evicted_total ${w.evicted}`);
-    family(out, "tollgate_ratelimit_windows_unkept_total", "counter", "Checks answered from an empty window without keeping it: the memory caps left their workspace nothing to give up.");
-    out.push(`tollgate_ratelimit_windows_unkept_total ${w.unkept}`);
+  private renderRatelimitMemory(out: string[], sources: MetricsSources): void {
+    const w = sources.ratelimitWindows?.();
+    if (w) {
+      family(out, "tollgate_ratelimit_windows", "gauge", "Live rate-limit windows in memory.");
+      out.push(`tollgate_ratelimit_windows ${w.windows}`);
+      family(out, "tollgate_ratelimit_window_bytes", "gauge", "Memory charged to live rate-limit windows (their worst-case cost), against TOLLGATE_RATELIMIT_MEMORY_MB.");
+      out.push(`tollgate_ratelimit_window_bytes ${w.bytes}`);
+      family(out, "tollgate_ratelimit_windows_evicted_total", "counter", "Windows a workspace gave up (its least recently used) to make room for a new one.");
+      out.push(`tollgate_ratelimit_windows_evicted_total ${w.evicted}`);
+      family(out, "tollgate_ratelimit_windows_unkept_total", "counter", "Checks answered from an empty window without keeping it: the memory caps left their workspace nothing to give up.");
+      out.push(`tollgate_ratelimit_windows_unkept_total ${w.unkept}`);
+    }
     const ns = sources.ratelimitNamespaces();
     family(out, "tollgate_ratelimit_namespace_cache_entries", "gauge", "Rate-limit namespaces held in memory.");
     out.push(`tollgate_ratelimit_namespace_cache_entries ${ns.entries}`);

@@ -30,7 +30,8 @@ export interface Services {
   keyCache: KeyCache<KeySnapshot>;
   /** Credit balances and the journal of spends; restored at start, flushed on stop (none in the cluster mode). */
   credits: CreditAccounts;
-  limiter: SlidingWindowLimiter;
+  /** The in-memory rate-limit windows of the embedded mode (none on a cluster node: its windows are in Redis). */
+  limiter?: SlidingWindowLimiter;
   /** Buffered verification events, written by the analytics flush job and on stop. */
   verificationEvents: VerificationEventSink;
   /** Rate-limit decisions counted per namespace and minute, flushed with the verification events. */

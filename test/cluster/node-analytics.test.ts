@@ -2,7 +2,8 @@
  * Analytics of cluster nodes (src/boot-cluster.ts): two nodes booted on one PostgreSQL write the
  * verifications and rate-limit decisions they answer to PostgreSQL's analytics tables, which
  * count every one of them across both nodes. A node opens no analytics.db: its data dir holds only
- * its lock, /metrics reports no database file's size, and readiness does not ask for one.
+ * its lock, /metrics reports no database file's size (nor in-memory rate-limit windows, which are
+ * in Redis), and readiness does not ask for one.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
@@ -71,7 +72,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "cluster node
     }
   });
 
-  test("a node's data dir holds only its lock (no analytics.db), /metrics reports no database size, and readiness is 200", async () => {
+  test("a node's data dir holds only its lock (no analytics.db), /metrics reports no database size and no in-memory windows, and readiness is 200", async () => {
     for (const dir of dirs) expect(readdirSync(dir)).toEqual([LOCK_FILE]);
     for (const node of nodes) {
       expect((await fetch(`${node.url}/v2/readiness`)).status).toBe(200);
@@ -81,6 +82,9 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "cluster node
       expect(text).toContain("tollgate_http_requests_in_flight ");
       expect(text).not.toContain("tollgate_analytics_database_size_bytes");
       expect(text).not.toContain("tollgate_database_size_bytes");
+      // Its windows are in Redis: no figures of an in-memory limiter that holds none.
+      expect(text).not.toContain("tollgate_ratelimit_window");
+      expect(text).toContain("tollgate_ratelimit_namespace_cache_entries ");
     }
   });
 });

@@ -55,10 +55,10 @@ describe("graceful restart (SIGTERM path: stop, then boot on the same data dir)"
     const ns = uniq("ns");
     await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "second", limit: 3, duration: 1000 });
     await h.post("/v2/ratelimit.limit", { namespace: ns, identifier: "minute", limit: 3, duration: MINUTE });
-    new RatelimitStore({ storage: h.embedded.storage, limiter: h.running.services.limiter }).flush(h.clock.now());
+    new RatelimitStore({ storage: h.embedded.storage, limiter: h.embedded.limiter }).flush(h.clock.now());
     h.clock.advance(2_000);
     await h.restart();
-    const { limiter } = h.running.services;
+    const { limiter } = h.embedded;
     const restored = new Set<string>();
     for (let slot = 0; slot < limiter.slotBound; slot++) restored.add(limiter.windowOf(slot)?.identifier ?? "");
     expect([restored.has("second"), restored.has("minute")]).toEqual([false, true]);
@@ -78,7 +78,7 @@ describe("crash (no stop): what the last periodic flush saved survives", () => {
     const ns = uniq("ns");
     await useUp(ns, "flushed");
     // The periodic flush, run now instead of waiting for its timer.
-    new RatelimitStore({ storage: h.embedded.storage, limiter: h.running.services.limiter }).flush(h.clock.now());
+    new RatelimitStore({ storage: h.embedded.storage, limiter: h.embedded.limiter }).flush(h.clock.now());
     await h.post("/v2/ratelimit.limit", limitBody(ns, "after-flush"));
     // What a restart after kill -9 sees: tollgate.db as committed now, while the first never
     // stopped. A copy of it, since the running first holds its data dir (one serve per data dir).
