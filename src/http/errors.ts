@@ -3,7 +3,7 @@
  * schema is already one, http/validation.ts); Elysia's parse and not-found errors → 400 / 404 (405
  * when the path has other methods); an error that says a cluster node's PostgreSQL or Redis is
  * unreachable (the classifier boot-cluster.ts passes) → `service_unavailable` naming the server and
- * nothing of its address; anything else → 500 with a generic detail, the cause logged with the
+ * nothing of its address, logged as a warning with the client's code; anything else → 500 with a generic detail, the cause logged with the
  * request id. The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
  */
@@ -78,6 +78,9 @@ export function createErrorRenderer(
         const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
         logger.error("unexpected error", { requestId, method: request.method, path: new URL(request.url).pathname, cause });
       }
+      const away = appError.code === "service_unavailable" ? unreachable(error) : undefined;
+      // The client's code only: its message could quote the server's address.
+      if (away) logger.warn("a server is unreachable", { requestId, method: request.method, path: new URL(request.url).pathname, server: away.store, code: away.code });
       const body = {
         meta: { requestId },
         error: {

@@ -33,10 +33,12 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
   let node: Harness;
   /** A second node on the same servers, TOLLGATE_REDIS_UNREACHABLE=closed; it answers to `node`'s root key. */
   let closedNode: Harness;
+  /** `node`'s log, JSON lines. */
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     servers = await ownClusterServers({ password: PASSWORD });
-    node = await startHarness({ servers, env: { TOLLGATE_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) } });
+    node = await startHarness({ servers, env: { TOLLGATE_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) }, logLines });
     closedNode = await startHarness({ env: { ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "closed", TOLLGATE_ROOT_KEY: node.rootKey } });
   }, 2 * SERVER_START_TIMEOUT_MS);
 
@@ -102,7 +104,13 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
     } finally {
       await servers.redis.resume();
     }
-    await eventually("node ready again", async () => (await readiness(node)).status === 200);
+    // The open node was ready throughout: it is back once a second check of one identifier is refused.
+    let probe = 0;
+    await eventually("open node counting again", async () => {
+      const identifier = `probe-${++probe}`;
+      await limit(node, identifier);
+      return !(await limit(node, identifier));
+    });
     await eventually("closed node ready again", async () => (await readiness(closedNode)).status === 200);
     expect(await limit(node, "after")).toBe(true);
     expect(await limit(closedNode, "after")).toBe(false);
@@ -143,6 +151,10 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
         expect(res.body.error.detail).toContain("PostgreSQL");
         expect(res.body.error.detail).toContain("try again");
         expectNothingOfTheUrls(res);
+        // Logged as a warning with the client's code, nothing of the address either.
+        const logged = logLines.map((line) => JSON.parse(line)).find((l) => l.requestId === res.body.meta.requestId && l.msg === "a server is unreachable");
+        expect({ path, logged }).toMatchObject({ path, logged: { level: "warn", server: "PostgreSQL", code: expect.stringMatching(/^ERR_POSTGRES_|^StoreUnreachable$/) } });
+        expectNothingOfTheUrls({ ...res, body: logged });
       }
       // A key already cached answers from the cache, as before.
       expect((await post(node, "/v2/keys.verifyKey", { key: cached.key })).body.data.code).toBe("VALID");
