@@ -141,7 +141,7 @@ export async function measureMemory(identifiers: number): Promise<RatelimitBench
     const beforeMiB = await settledRssMiB();
     for (let i = 0; i < identifiers; i++) limit(i);
     const afterMiB = await settledRssMiB();
-    if (services.limiter?.size !== identifiers + 1000) throw new Error(`expected ${identifiers + 1000} live counters, found ${services.limiter?.size}`);
+    if (services.limiter.size !== identifiers + 1000) throw new Error(`expected ${identifiers + 1000} live counters, found ${services.limiter.size}`);
     return { identifiers, beforeMiB, afterMiB, bytesPerIdentifier: ((afterMiB - beforeMiB) * 1024 * 1024) / identifiers };
   } finally {
     opened.close();

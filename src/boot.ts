@@ -52,13 +52,16 @@ export function openDataDir(config: Config, logger: Logger): DataStores {
   return stores;
 }
 
+/** The embedded mode's services: its rate-limit windows are in memory, saved across restarts. */
+export type EmbeddedServices = Services & { limiter: SlidingWindowLimiter };
+
 /**
  * Builds every service over the data dir's databases. Verification events are written on the
  * calling thread unless `eventWriter` says otherwise (`serve` writes them from a worker thread).
  */
 export function buildServices(
   dataDir: Pick<DataStores, "storage" | "analytics">, config: Config, clock: Clock, opts: { eventWriter?: EventBatchWriter & DecisionRowWriter } = {},
-): Services {
+): EmbeddedServices {
   const { storage, analytics } = dataDir;
   // One watcher of other processes' commits (a CLI command beside `serve`): the ledger reloads
   // first, then the services drop their caches (`react`, given by assembleServices).
@@ -82,12 +85,12 @@ export function buildServices(
     creditTaker: (dropKey) => new LedgerCredits(credits, dropKey),
     snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes),
     windows,
-    localWindows: windows,
     ratelimitStorage: storage,
     analytics,
     statsStorage: storage,
   };
-  return assembleServices(backend, config, clock, opts.eventWriter ?? new SqliteEventWriter(analytics));
+  // The windows checks use are the in-memory ones, which boot.ts saves across restarts and /metrics reports.
+  return { ...assembleServices(backend, config, clock, opts.eventWriter ?? new SqliteEventWriter(analytics)), limiter: windows };
 }
 
 /**
@@ -156,7 +159,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
   const { storage, analytics: analyticsStorage } = dataDir;
   // Services (which start no thread) and the bootstrap before anything that runs: a failure
   // here leaves only the databases to close.
-  let services: Services;
+  let services: EmbeddedServices;
   try {
     services = buildServices(dataDir, config, clock, { eventWriter: new WorkerEventWriter(analyticsStorage.sqlite.filename, { autoCheckpoint: false }) });
     bootstrapDataDir(services, config, logger);
@@ -172,8 +175,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
   const refillDeps = { records: embeddedRecords(storage), cache: services.keyCache, credits: services.credits };
   const caughtUp = answered(runRefillOnce(refillDeps, clock.now()));
   if (caughtUp > 0) logger.info("applied credit refills missed while stopped", { keys: caughtUp });
-  const limiter = services.limiter;
-  if (!limiter) throw new Error("unreachable: the embedded mode keeps its rate-limit windows in memory");
+  const { limiter } = services;
   const ratelimitState = startRatelimitPersistence(
     { store: new RatelimitStore({ storage, limiter }), limiter }, { clock, logger, flushMs: config.ratelimitFlushMs },
   );

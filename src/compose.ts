@@ -18,7 +18,7 @@ import { RbacService } from "./services/rbac/index.ts";
 import { VerificationService, type CreditTaker, type KeySnapshot, type KeySnapshotSource } from "./services/verification/index.ts";
 import { KeyCache } from "./services/key-cache/index.ts";
 import type { CreditAccounts } from "./services/credits/index.ts";
-import { RatelimitService, type SlidingWindowLimiter, type WindowLimiter } from "./services/ratelimit/index.ts";
+import { RatelimitService, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
@@ -41,8 +41,6 @@ interface RecordsBackend {
   snapshots(sharedValueBytes: number): KeySnapshotSource;
   /** The windows checks use. */
   windows: WindowLimiter;
-  /** The in-memory windows, saved across restarts and reported by /metrics (the embedded mode; a cluster node's are in Redis). */
-  localWindows?: SlidingWindowLimiter;
   /** The SQLite file a rate-limit check reads on a cache miss (the embedded mode). */
   ratelimitStorage?: Storage;
 }
@@ -118,7 +116,6 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     verificationTotals: backend.analytics !== undefined ? new VerificationTotals({ storage: backend.statsStorage, analytics: backend.analytics }) : backend.verificationTotals,
     keyCache: cache,
     credits,
-    ...(backend.localWindows ? { limiter: backend.localWindows } : {}),
     verificationEvents,
     ratelimitDecisions,
   };

@@ -10,9 +10,9 @@
  * table's rows sorted by its primary key and inserted in that order), so they wait for each other
  * but never deadlock; a transaction PostgreSQL aborts anyway (deadlock, serialization failure) runs
  * again, a few times. Batches are written one at a time per node (but one given up after its
- * bound, `attempt`): a node's flush is one connection's work, and the pool stays for the requests. A held batch (`hold`) waits here and is
- * written with the next batch not held, in the same transaction, as the worker thread of the
- * embedded mode holds them.
+ * bound, `attempt`): a node's flush is one connection's work, and the pool stays for the requests.
+ * A held batch (`hold`) waits here and is written with the next batch not held, in the same
+ * transaction, as the worker thread of the embedded mode holds them.
  *
  * A COMMIT whose answer is lost (the connection breaks as PostgreSQL commits) is reported as a
  * failure: the sink keeps those events and writes them again, counting them twice; rarer and less
@@ -20,16 +20,13 @@
  */
 import type { SQL } from "bun";
 import { PG_ANALYTICS, primaryKeySql, qualifiedName, type PgGranularity } from "../../storage/pg/analytics-tables.ts";
-import { DEFAULT_DATABASE_TIMEOUT_MS, lostRace } from "../../storage/pg/records/index.ts";
+import { DEFAULT_DATABASE_TIMEOUT_MS, retryingLostRaces } from "../../storage/pg/records/index.ts";
 import { within } from "../../lib/within.ts";
 import { unpackEvents, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import { aggregate, bucketStartMs, GRANULARITIES, totalsOf, type RollupRow, type TotalRow } from "./rollups.ts";
 import type { DecisionRow, DecisionRowWriter } from "./ratelimit-decisions.ts";
 import type { StoredEvent } from "./types.ts";
 import { EventWriteError, type EventBatchWriter } from "./writers.ts";
-
-/** Attempts of a transaction PostgreSQL keeps aborting for racing another, before the write fails. */
-export const PG_WRITE_ATTEMPTS = 5;
 
 /** Held events at most: past this, held batches are written without waiting for one not held. */
 const MAX_HELD_EVENTS = 50_000;
@@ -193,15 +190,8 @@ export class PgEventWriter implements EventBatchWriter, DecisionRowWriter {
   }
 
   /** Runs `statements` in one transaction, again from the start when PostgreSQL aborts it for racing another. */
-  private async transaction(statements: ReadonlyArray<[string, Params]>): Promise<void> {
-    const attempts = this.opts.attempts ?? PG_WRITE_ATTEMPTS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.attempt(statements);
-      } catch (error) {
-        if (attempt >= attempts || !lostRace(error)) throw error;
-      }
-    }
+  private transaction(statements: ReadonlyArray<[string, Params]>): Promise<void> {
+    return retryingLostRaces(() => this.attempt(statements), this.opts.attempts);
   }
 
   /**

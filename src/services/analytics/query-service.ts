@@ -40,8 +40,7 @@ export class AnalyticsQueryService {
 
   /** Queries running and waiting for a query process (tests observe the queue by it). */
   queueStats(): { running: number; waiting: number } {
-    const { running, waiting } = this.deps.runner.stats();
-    return { running, waiting };
+    return this.deps.runner.stats();
   }
 
   /** Stops the query processes; pending queries fail with 500 `service_unavailable`. */

@@ -10,6 +10,7 @@ import {
   pgVerificationEvents, pgVerificationsPerDay, pgVerificationsPerHour, pgVerificationsPerMinute, pgVerificationsPerMonth,
   pgVerificationTotalsPerDay, pgVerificationTotalsPerHour, pgVerificationTotalsPerMinute, pgVerificationTotalsPerMonth,
 } from "./schema/analytics.ts";
+import { quoteIdentifier } from "./db.ts";
 
 /** The granularities of the rollups, totals and decisions (the services' `Granularity`). */
 export type PgGranularity = "minute" | "hour" | "day" | "month";
@@ -33,8 +34,4 @@ export function qualifiedName(table: PgTable): string {
 /** The primary key's columns, quoted and comma-separated: an upsert's conflict target. */
 export function primaryKeySql(table: PgTable): string {
   return getTableConfig(table).primaryKeys[0]!.columns.map((c) => quoteIdentifier(c.name)).join(", ");
-}
-
-export function quoteIdentifier(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
 }

@@ -13,7 +13,8 @@
  */
 import { getTableName } from "drizzle-orm";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
-import { GRANULARITIES, PG_ANALYTICS, qualifiedName, quoteIdentifier } from "./analytics-tables.ts";
+import { GRANULARITIES, PG_ANALYTICS, qualifiedName } from "./analytics-tables.ts";
+import { quoteIdentifier } from "./db.ts";
 import { copiedColumns, type CopiedTable } from "./copy-tables.ts";
 
 /** How a coarser rollup's column is summed over a view's rows of one key: the rest are summed, the key's columns grouped by. */

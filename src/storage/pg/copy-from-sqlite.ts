@@ -13,8 +13,9 @@
  * The data dir's analytics.db, when there is one, is copied in the same transaction into the
  * `analytics` schema (copy-analytics.ts: every event a row, every public rollup, totals and
  * rate-limit decisions table with the counts it shows on the box), read in a read transaction of
- * its own; the refusal of a target that holds rows, and `replace`, cover those tables too.
- * Not copied: SQLite's own `__drizzle_migrations` rows: PostgreSQL records its own migrations. The cluster-only tables (change versions, job runs) are left as they are.
+ * its own; the refusal of a target that holds rows, and `replace`, cover those tables too. Not
+ * copied: SQLite's own `__drizzle_migrations` rows (PostgreSQL records its own migrations). The
+ * cluster-only tables (change versions, job runs) are left as they are.
  * Recoverable keys' ciphertexts and the workspace data keys are copied byte for byte, but the master
  * key that opens the data keys is not a record: the operator carries it (TOLLGATE_MASTER_KEY or
  * `<data dir>/master.key`) to every node.
@@ -30,6 +31,7 @@ import { refuseNewerDatabase } from "../migrate.ts";
 import { ANALYTICS_MIGRATIONS, MIGRATIONS, type EmbeddedMigration } from "../migrations.ts";
 import { planAnalyticsCopy } from "./copy-analytics.ts";
 import { planCopy, type CopiedTable } from "./copy-tables.ts";
+import { quoteIdentifier } from "./db.ts";
 
 /** Rows sent in one INSERT at most: a batch, never a whole table, is held in memory. */
 export const COPY_BATCH_ROWS = 1000;
@@ -130,7 +132,7 @@ export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyO
 }
 
 /** The table in PostgreSQL, as SQL. */
-const targetOf = (table: CopiedTable): string => table.target ?? quote(table.name);
+const targetOf = (table: CopiedTable): string => table.target ?? quoteIdentifier(table.name);
 
 function refuseUnmigrated(sqlite: Database, migrations: readonly EmbeddedMigration[]): void {
   refuseNewerDatabase(sqlite, migrations);
@@ -150,10 +152,10 @@ async function tablesWithRows(tx: SQL, tables: CopiedTable[]): Promise<string[]>
 
 /** Streams `table`'s rows out of SQLite and inserts them in batches; the number of rows. */
 async function copyTable(sqlite: Database, tx: SQL, table: CopiedTable, batchRows: number): Promise<number> {
-  const names = table.columns.map((c) => quote(c.name)).join(", ");
+  const names = table.columns.map((c) => quoteIdentifier(c.name)).join(", ");
   const rowsPerInsert = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMETERS / table.columns.length)));
   // prepare, not query: bun:sqlite caches query()'s statements, and this one is read across awaits.
-  const select = sqlite.prepare<Record<string, unknown>, []>(table.select ?? `SELECT ${names} FROM ${quote(table.name)}`);
+  const select = sqlite.prepare<Record<string, unknown>, []>(table.select ?? `SELECT ${names} FROM ${quoteIdentifier(table.name)}`);
   select.safeIntegers(true);
   let copied = 0;
   let batch: unknown[][] = [];
@@ -193,7 +195,7 @@ async function insertBatch(tx: SQL, table: CopiedTable, rows: unknown[][]): Prom
   const tuples = rows.map((_, r) => `(${table.columns.map((c, i) => `$${r * width + i + 1}::${c.pgType}`).join(", ")})`);
   // The copy keeps identity columns' numbers: other tables or a restore may refer to them.
   const overriding = table.identityColumns.length > 0 ? " OVERRIDING SYSTEM VALUE" : "";
-  const columns = table.columns.map((c) => quote(c.name)).join(", ");
+  const columns = table.columns.map((c) => quoteIdentifier(c.name)).join(", ");
   await tx.unsafe(`INSERT INTO ${targetOf(table)} (${columns})${overriding} VALUES ${tuples.join(", ")}`, rows.flat());
 }
 
@@ -204,12 +206,8 @@ async function insertBatch(tx: SQL, table: CopiedTable, rows: unknown[][]): Prom
 async function restartIdentities(tx: SQL, table: CopiedTable): Promise<void> {
   for (const column of table.identityColumns) {
     await tx.unsafe(
-      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quote(column)}) FROM ${quote(table.name)}), 0) + 1, false)`,
-      [quote(table.name), column],
+      `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${quoteIdentifier(column)}) FROM ${quoteIdentifier(table.name)}), 0) + 1, false)`,
+      [quoteIdentifier(table.name), column],
     );
   }
-}
-
-function quote(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
 }

@@ -25,6 +25,11 @@ export function openPg(url: string, max: number): { db: PgDb; close(): Promise<v
   return { db: pgDatabase(client), close: () => client.close() };
 }
 
+/** `identifier` as a quoted PostgreSQL (and SQLite) identifier. */
+export function quoteIdentifier(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
 /** `value` as text compared and sorted by bytes, as SQLite's BINARY collation does. */
 export function byBytes(value: SQLWrapper): SQL {
   return sql`${value} COLLATE "C"`;

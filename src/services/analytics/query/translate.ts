@@ -80,11 +80,13 @@ class Printer implements Emit {
   constructor(private readonly confinement: Confinement, readonly nowMs: number, readonly dialect: Dialect) {}
 
   param(value: string | number): string {
-    const key = `${typeof value}:${value}`;
-    const known = this.dialect.reusesParams ? this.paramNumbers.get(key) : undefined;
-    if (known !== undefined) return this.dialect.placeholder(known);
+    if (this.dialect.reusesParams) {
+      const key = `${typeof value}:${value}`;
+      const known = this.paramNumbers.get(key);
+      if (known !== undefined) return this.dialect.placeholder(known);
+      this.paramNumbers.set(key, this.params.length + 1);
+    }
     this.params.push(value);
-    this.paramNumbers.set(key, this.params.length);
     return this.dialect.placeholder(this.params.length);
   }
 
@@ -183,7 +185,8 @@ class Printer implements Emit {
   /** `body`: the query's, whose columns the item may name. */
   private orderItem(o: OrderItem, body: SetExpr): string {
     // A NULLS clause where no NULL can be would keep PostgreSQL from reading an index in order.
-    const nulls = o.nulls ? ` NULLS ${o.nulls}` : this.columns.neverNull(o.expr, body) ? "" : this.dialect.defaultNulls(o.desc);
+    const fallback = o.nulls ? "" : this.dialect.defaultNulls(o.desc);
+    const nulls = o.nulls ? ` NULLS ${o.nulls}` : fallback !== "" && !this.columns.neverNull(o.expr, body) ? fallback : "";
     return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${nulls}`;
   }
 

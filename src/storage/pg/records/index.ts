@@ -61,6 +61,17 @@ export function lostRace(error: unknown): boolean {
   return inCauses(error, (e) => typeof e.errno === "string" && RACE_STATES.has(e.errno));
 }
 
+/** `attempt` (one transaction), run again from the start while PostgreSQL aborts it for racing another, `attempts` times at most. */
+export async function retryingLostRaces<T>(attempt: () => Promise<T>, attempts = MAX_ATTEMPTS): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= attempts || !lostRace(error)) throw error;
+    }
+  }
+}
+
 /**
  * `ownChange` hears the version each write records, before its commit (so before its notice can
  * arrive): this node's services drop their own caches after their writes, and its change watcher
@@ -74,15 +85,7 @@ export function clusterRecords(db: PgDb, ownChange: (version: number) => void = 
       return out;
     }, { isolationLevel: "serializable" });
   return {
-    write: (workspaceId, unit) => withinPg((async () => {
-      for (let attempts = 1; ; attempts++) {
-        try {
-          return await attempt(workspaceId, unit);
-        } catch (error) {
-          if (attempts >= MAX_ATTEMPTS || !lostRace(error)) throw error;
-        }
-      }
-    })(), timeoutMs),
+    write: (workspaceId, unit) => withinPg(retryingLostRaces(() => attempt(workspaceId, unit)), timeoutMs),
     read: (unit) => withinPg(runAsync(unit(pgStores(db))), timeoutMs),
     answersAtOnce: false,
   };
