@@ -81,16 +81,17 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
   const { credits } = backend;
+  const pageBytes = config.listPageBytes;
   // Rate-limit decisions go the way verification events go, by the same switch (TOLLGATE_ANALYTICS).
   const ratelimitDecisions = new RatelimitDecisionAggregator({ writer: eventWriter, maxPendingRows: config.analyticsRatelimitPendingRows });
   const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
     workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
-    apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ records, clock, vault, cache, credits }),
-    identities: new IdentityService({ records, clock, cache }),
-    rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    apis: new ApiService({ records, clock, cache, pageBytes }),
+    keys: new KeyService({ records, clock, vault, cache, credits, pageBytes }),
+    identities: new IdentityService({ records, clock, cache, pageBytes }),
+    rbac: new RbacService({ records, clock, pageBytes, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
       clock, cache, changesElsewhere, limiter: backend.windows,
       snapshots: backend.snapshots(keyCacheBytes / 8),
@@ -100,9 +101,9 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     ratelimits: new RatelimitService({
       records, clock, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
       namespaceCacheCaps: { totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB },
-      wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
+      wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, pageBytes, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),
-    audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
+    audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays, pageBytes }),
     analytics: new AnalyticsQueryService({
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.

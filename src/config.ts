@@ -34,6 +34,8 @@ export interface Config {
   /** Live wildcard overrides one rate-limit namespace may hold (every check tries each of them). */
   ratelimitWildcardOverrides: number;
   auditRetentionDays: number;
+  /** Bytes of items one list page may hold; a page always holds at least one (services/pages). */
+  listPageBytes: number;
   /** Time limit of one analytics.getVerifications query, from when a query process takes it. */
   analyticsQueryTimeoutMs: number;
   /** Analytics query processes, shared by every workspace. */
@@ -297,6 +299,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     ratelimitNamespaceCacheMiB: namespaceCacheMemory(r),
     ratelimitWildcardOverrides: int(r, "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", 100, 0, 10_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
+    listPageBytes: int(r, "TOLLGATE_LIST_PAGE_BYTES", 4 * MiB, 1024, 1024 * MiB),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
     analyticsQueryProcesses: int(r, "TOLLGATE_ANALYTICS_QUERY_PROCESSES", 2, 1, 64),
     analyticsQueriesPerWorkspace: {
@@ -352,6 +355,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "MiB one workspace's cached rate-limit namespaces may use; beyond it its least recently used go, and a namespace whose overrides outgrow 1/32 of it looks them up in SQLite per check (default 8, at most the total)"],
   ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],
   ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
+  ["TOLLGATE_LIST_PAGE_BYTES", "bytes of items one list page may hold; a page ends early past it (at least one item) and returns the cursor (default 4194304)"],
   ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
   ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
   ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],

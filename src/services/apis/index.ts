@@ -11,6 +11,7 @@ import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { ApiRecord, RecordBackend, Records } from "../../storage/records/index.ts";
 import { writeAudit } from "../audit/index.ts";
 import { listApis, type ApiPage, type ListApisInput } from "./list.ts";
+import { DEFAULT_PAGE_BYTES } from "../pages/index.ts";
 
 export type { ApiRecord } from "../../storage/records/index.ts";
 
@@ -26,7 +27,8 @@ export function* liveApi(records: Records, workspaceId: string, apiId: string): 
 }
 
 export class ApiService {
-  constructor(private readonly deps: { records: RecordBackend; clock: Clock; cache: KeyCacheInvalidator }) {}
+  /** pageBytes: bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  constructor(private readonly deps: { records: RecordBackend; clock: Clock; cache: KeyCacheInvalidator; pageBytes?: number }) {}
 
   /** Creates an API and its key space. Needs `api.*.create_api`. */
   createApi(principal: Principal, input: { name: string }): Maybe<{ apiId: string }> {
@@ -55,7 +57,7 @@ export class ApiService {
 
   /** apis.listApis: the live APIs the key may read, paged by id (see list.ts). */
   listApis(principal: Principal, input: ListApisInput): Maybe<ApiPage> {
-    return this.deps.records.read((r) => listApis(r, principal, input));
+    return this.deps.records.read((r) => listApis(r, principal, input, this.deps.pageBytes ?? DEFAULT_PAGE_BYTES));
   }
 
   /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */

@@ -6,6 +6,7 @@
 import { step, type Work } from "../../storage/work.ts";
 import { permittedIds, type Principal } from "../auth/index.ts";
 import type { Records } from "../../storage/records/index.ts";
+import { fitPage, jsonBytes } from "../pages/index.ts";
 
 export interface ApiPage {
   /** keySpaceId: what the analytics tables' `key_space_id` holds for the API's keys. */
@@ -21,7 +22,7 @@ export interface ListApisInput {
 }
 
 /** Up to `limit` (default 100) live APIs by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
-export function* listApis(records: Records, principal: Principal, input: ListApisInput): Work<ApiPage> {
+export function* listApis(records: Records, principal: Principal, input: ListApisInput, budgetBytes: number): Work<ApiPage> {
   const limit = input.limit ?? 100;
   const search = input.search?.trim() ?? "";
   const rows = yield* step(records.apis.list({
@@ -31,5 +32,5 @@ export function* listApis(records: Records, principal: Principal, input: ListApi
     ...(search !== "" ? { search } : {}),
     limit: limit + 1,
   }));
-  return { items: rows.slice(0, limit), cursor: rows[limit]?.id };
+  return fitPage(rows.slice(0, limit), (row) => row.id, jsonBytes, budgetBytes, rows[limit]?.id);
 }

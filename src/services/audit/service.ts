@@ -9,6 +9,7 @@ import { step, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
+import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes } from "../pages/index.ts";
 import type { AuditResource } from "./record.ts";
 
 const DAY_MS = 86_400_000;
@@ -57,6 +58,8 @@ export interface AuditDeps {
   records: RecordBackend;
   clock: Clock;
   retentionDays: number;
+  /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  pageBytes?: number;
 }
 
 export class AuditService {
@@ -88,6 +91,7 @@ export class AuditService {
     const workspaceId = principal.workspaceId;
     const liveFromMs = this.cutoffMs(this.deps.clock.now());
     const limit = input.limit ?? DEFAULT_PAGE;
+    const budget = this.deps.pageBytes ?? DEFAULT_PAGE_BYTES;
     return this.deps.records.read(function* (r): Work<AuditLogPage> {
       let from: { time: number; id: string } | undefined;
       if (input.cursor !== undefined) {
@@ -98,7 +102,7 @@ export class AuditService {
       const rows = yield* step(r.audit.list({
         workspaceId, liveFromMs, limit: limit + 1, ...filters(input), ...(from !== undefined ? { from } : {}),
       }));
-      return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+      return fitPage(rows.slice(0, limit).map(toView), (view) => view.logId, jsonBytes, budget, rows[limit]?.id);
     });
   }
 

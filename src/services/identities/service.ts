@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
+import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes, planPage } from "../pages/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import { findLiveIdentityIn, replaceRatelimitsIn, type IdentitySummary, type RatelimitConfig, type RatelimitInput } from "./records.ts";
@@ -38,6 +39,8 @@ export interface IdentityPage {
 
 export interface IdentityDeps {
   records: RecordBackend;
+  /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  pageBytes?: number;
   clock: Clock;
   cache: KeyCacheInvalidator;
 }
@@ -114,25 +117,30 @@ export class IdentityService {
   }
 
   /**
-   * A page of live identities by id ascending (limit 1..100, default 100). Without
-   * `identity.*.read_identity`, every row of the page needs `identity.<id>.read_identity` (else 403).
+   * A page of live identities by id ascending (limit 1..100, default 100), ended early at the page
+   * byte budget (services/pages). Without `identity.*.read_identity`, every row of the page needs
+   * `identity.<id>.read_identity` (else 403).
    */
   listIdentities(principal: Principal, input: { limit?: number; cursor?: string; search?: string }): Maybe<IdentityPage> {
     const limit = input.limit ?? 100;
     const search = input.search?.trim() ?? "";
+    const budget = this.deps.pageBytes ?? DEFAULT_PAGE_BYTES;
     return this.deps.records.read(function* (r) {
-      const rows = yield* step(r.identities.list({
-        workspaceId: principal.workspaceId, limit: limit + 1,
-        ...(input.cursor !== undefined ? { cursor: input.cursor } : {}), ...(search !== "" ? { search } : {}),
-      }));
-      const page = rows.slice(0, limit);
+      const query = {
+        workspaceId: principal.workspaceId, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}), ...(search !== "" ? { search } : {}),
+      };
+      const plan = planPage(yield* step(r.identities.listSizes({ ...query, limit: limit + 1 })), limit, budget);
+      const rows = plan.until === undefined ? [] : yield* step(r.identities.list({ ...query, until: plan.until, limit }));
       if (!can(principal, "identity", "*", "read_identity")) {
-        if (page.length === 0 || page.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
+        if (rows.length === 0 || rows.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
           requirePermission(principal, "identity", "*", "read_identity");
         }
       }
-      const limits = yield* step(r.limits.loadForIdentities(page.map((row) => row.id)));
-      return { items: page.map((row) => toView(row, limits.get(row.id) ?? [])), cursor: rows[limit]?.id };
+      const limits = yield* step(r.limits.loadForIdentities(rows.map((row) => row.id)));
+      const views = rows.map((row) => toView(row, limits.get(row.id) ?? []));
+      const bytesOf = (view: IdentityView) =>
+        (plan.storedBytes.get(view.id) ?? jsonBytes(view.meta)) + jsonBytes({ id: view.id, externalId: view.externalId, meta: null, ratelimits: view.ratelimits });
+      return fitPage(views, (view) => view.id, bytesOf, budget, plan.next);
     });
   }
 

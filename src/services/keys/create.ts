@@ -25,6 +25,8 @@ export interface KeyDeps {
   cache: KeyCacheInvalidator;
   /** Balances include spends not yet folded into keys.remaining: settle before writing it, subtract when showing it. */
   credits: CreditBalances;
+  /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  pageBytes?: number;
 }
 
 const DEFAULT_BYTE_LENGTH = 16;

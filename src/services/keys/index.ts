@@ -20,6 +20,7 @@ import { updateCredits, type CreditsView, type UpdateCreditsInput } from "./cred
 import { addPermissions, addRoles, removePermissions, removeRoles, setPermissions, setRoles, type KeyPermissionsInput, type KeyRolesInput } from "./access.ts";
 import { rerollKey, type RerollKeyInput } from "./reroll.ts";
 import type { PermissionView, RoleView } from "../rbac/index.ts";
+import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes, planPage, type Page } from "../pages/index.ts";
 
 export type { CreateKeyInput, KeyView } from "./types.ts";
 export { Vault } from "./vault.ts";
@@ -31,10 +32,14 @@ export type { CreditsView, UpdateCreditsInput, UpdateKeyCreditsInput } from "./c
 export type { KeyPermissionsInput, KeyRolesInput } from "./access.ts";
 export type { RerollKeyInput } from "./reroll.ts";
 
-export interface Page<T> {
-  items: T[];
-  /** Id of the first row of the next page; undefined on the last page. */
-  cursor: string | undefined;
+export type { Page } from "../pages/index.ts";
+
+/** A key's bytes in a page: its metas as stored (measured from the view when the plan has no size for it) and the rest. */
+function keyViewBytes(view: KeyView, storedBytes: number | undefined): number {
+  const { meta, identity, ...rest } = view;
+  const identityMeta = identity?.meta;
+  const metas = storedBytes ?? jsonBytes(meta ?? null) + jsonBytes(identityMeta ?? null);
+  return metas + jsonBytes({ ...rest, ...(identity ? { identity: { ...identity, meta: null } } : {}), meta: null });
 }
 
 export class KeyService {
@@ -100,12 +105,16 @@ export class KeyService {
     return rerollKey(this.deps, principal, input);
   }
 
-  /** A page of an API's live keys, by id ascending; needs `read_key` and `read_api` on the API. */
+  /**
+   * A page of an API's live keys, by id ascending, ended early at the page byte budget
+   * (services/pages); needs `read_key` and `read_api` on the API.
+   */
   listKeys(principal: Principal, input: { apiId: string; limit?: number; cursor?: string; externalId?: string; decrypt?: boolean }): Maybe<Page<KeyView>> {
     requirePermission(principal, "api", input.apiId, "read_key");
     requirePermission(principal, "api", input.apiId, "read_api");
     if (input.decrypt) requirePermission(principal, "api", input.apiId, "decrypt_key");
     const self = this;
+    const budget = this.deps.pageBytes ?? DEFAULT_PAGE_BYTES;
     return this.deps.records.read(function* (r): Work<Page<KeyView>> {
       const api = yield* liveApi(r, principal.workspaceId, input.apiId);
       const limit = input.limit ?? 100;
@@ -115,13 +124,12 @@ export class KeyService {
         if (!identity) return { items: [], cursor: undefined };
         identityId = identity.id;
       }
-      const rows = yield* step(r.keys.list({
-        keySpaceId: api.keySpaceId, limit: limit + 1, ...(input.cursor ? { cursor: input.cursor } : {}), ...(identityId !== undefined ? { identityId } : {}),
-      }));
-      const next = rows.length > limit ? rows[limit] : undefined;
+      const query = { keySpaceId: api.keySpaceId, ...(input.cursor ? { cursor: input.cursor } : {}), ...(identityId !== undefined ? { identityId } : {}) };
+      const plan = planPage(yield* step(r.keys.listSizes({ ...query, limit: limit + 1 })), limit, budget);
+      const rows = plan.until === undefined ? [] : yield* step(r.keys.list({ ...query, until: plan.until, limit }));
       const items: KeyView[] = [];
-      for (const row of rows.slice(0, limit)) items.push(yield* self.withPlaintextIn(r, yield* keyViewIn(r, row, self.deps.credits), row, input.decrypt));
-      return { items, cursor: next?.id };
+      for (const row of rows) items.push(yield* self.withPlaintextIn(r, yield* keyViewIn(r, row, self.deps.credits), row, input.decrypt));
+      return fitPage(items, (item) => item.keyId, (item) => keyViewBytes(item, plan.storedBytes.get(item.keyId)), budget, plan.next);
     });
   }
 

@@ -8,6 +8,7 @@
 import { step, type Work } from "../../storage/work.ts";
 import type { Records } from "../../storage/records/index.ts";
 import { permittedIds, type Principal } from "../auth/index.ts";
+import { fitPage, jsonBytes } from "../pages/index.ts";
 
 export interface NamespacePage {
   /** createdAt: Unix ms. */
@@ -25,7 +26,7 @@ export interface ListNamespacesInput {
 const DEFAULT_NAMESPACE_PAGE = 100;
 
 /** Up to `limit` (default 100) live namespaces by id from `cursor` (inclusive) whose id or name contains `search`, case-insensitively. */
-export function* listNamespaces(records: Records, principal: Principal, input: ListNamespacesInput): Work<NamespacePage> {
+export function* listNamespaces(records: Records, principal: Principal, input: ListNamespacesInput, budgetBytes: number): Work<NamespacePage> {
   const ids = permittedIds(principal, "ratelimit", "read_override");
   const search = input.search?.trim() ?? "";
   const limit = input.limit ?? DEFAULT_NAMESPACE_PAGE;
@@ -36,5 +37,5 @@ export function* listNamespaces(records: Records, principal: Principal, input: L
     ...(search !== "" ? { search } : {}),
     limit: limit + 1,
   }));
-  return { items: rows.slice(0, limit), cursor: rows[limit]?.id };
+  return fitPage(rows.slice(0, limit), (row) => row.id, jsonBytes, budgetBytes, rows[limit]?.id);
 }

@@ -18,6 +18,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
+import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes } from "../pages/index.ts";
 import { RatelimitChecks, type MultiLimitOutcome } from "./checks.ts";
 import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
 import type { Found, NamespaceOverrides, OverrideRecord } from "./overrides.ts";
@@ -45,6 +46,8 @@ export interface RatelimitDeps {
   wildcardOverridesPerNamespace?: number;
   /** None when analytics recording is off. */
   decisions?: RatelimitDecisionRecorder;
+  /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  pageBytes?: number;
 }
 
 export const DEFAULT_OVERRIDE_PAGE = 50;
@@ -153,16 +156,17 @@ export class RatelimitService {
       requirePermission(principal, "ratelimit", ns.id, "read_override");
       const limit = input.limit ?? DEFAULT_OVERRIDE_PAGE;
       const page = { limit: limit + 1, ...(input.cursor !== undefined ? { cursor: input.cursor } : {}) };
+      const budget = this.deps.pageBytes ?? DEFAULT_PAGE_BYTES;
       return this.deps.records.read(function* (r) {
         const rows = yield* step(r.overrides.listLive(ns.id, page));
-        return { items: rows.slice(0, limit).map(toView), cursor: rows[limit]?.id };
+        return fitPage(rows.slice(0, limit).map(toView), (view) => view.overrideId, jsonBytes, budget, rows[limit]?.id);
       });
     });
   }
 
   /** ratelimit.listNamespaces: the live namespaces whose overrides the key may read, paged by id (see namespace-list.ts). */
   listNamespaces(principal: Principal, input: ListNamespacesInput): Maybe<NamespacePage> {
-    return this.deps.records.read((r) => listNamespaces(r, principal, input));
+    return this.deps.records.read((r) => listNamespaces(r, principal, input, this.deps.pageBytes ?? DEFAULT_PAGE_BYTES));
   }
 
   /** Soft-deletes the override stored with exactly this identifier. Needs `delete_override`. */

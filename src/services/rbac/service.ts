@@ -15,6 +15,7 @@ import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
+import { DEFAULT_PAGE_BYTES } from "../pages/index.ts";
 import { ensurePermissionsIn, missingPermissionSlugsIn } from "./slugs.ts";
 import {
   findPermissionIn, findRoleIn, listPermissionPageIn, listRolePageIn, permissionClashIn, roleNameTakenIn, rolePermissionListIn,
@@ -28,6 +29,8 @@ export interface RbacServiceDeps {
   clock: Clock;
   /** Called after a committed change that can alter which permissions the workspace's keys hold. */
   onAccessChanged?: (workspaceId: string) => void;
+  /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
+  pageBytes?: number;
 }
 
 export interface CreatePermissionInput {
@@ -109,7 +112,7 @@ export class RbacService {
   /** One page of permissions sorted by id (limit 1..100, default 100). Needs `rbac.*.read_permission`. */
   listPermissions(principal: Principal, input: ListInput): Maybe<Page<PermissionView>> {
     requirePermission(principal, "rbac", "*", "read_permission");
-    return this.deps.records.read((r) => listPermissionPageIn(r, principal.workspaceId, input));
+    return this.deps.records.read((r) => listPermissionPageIn(r, principal.workspaceId, input, this.deps.pageBytes ?? DEFAULT_PAGE_BYTES));
   }
 
   /** Deletes a permission by id or slug, and with it its links to roles and keys. Needs `rbac.*.delete_permission`. */
@@ -205,7 +208,7 @@ export class RbacService {
   /** One page of roles with their permissions, sorted by id (limit 1..100, default 100). Needs `rbac.*.read_role`. */
   listRoles(principal: Principal, input: ListInput): Maybe<Page<RoleView>> {
     requirePermission(principal, "rbac", "*", "read_role");
-    return this.deps.records.read((r) => listRolePageIn(r, principal.workspaceId, input));
+    return this.deps.records.read((r) => listRolePageIn(r, principal.workspaceId, input, this.deps.pageBytes ?? DEFAULT_PAGE_BYTES));
   }
 
   /** Deletes a role by id or name, and with it its links to permissions and keys. Needs `rbac.*.delete_role`. */

@@ -5,6 +5,7 @@
  */
 import type { PermissionRecord, Records, RoleRecord } from "../../storage/records/index.ts";
 import { step, type Work } from "../../storage/work.ts";
+import { fitPage, jsonBytes, type Page } from "../pages/index.ts";
 
 export interface PermissionView {
   id: string;
@@ -22,10 +23,7 @@ export interface RoleView {
 }
 
 /** A list page; `cursor` is the id of the first row of the next page, undefined on the last page. */
-export interface Page<T> {
-  items: T[];
-  cursor: string | undefined;
-}
+export type { Page } from "../pages/index.ts";
 
 export interface ListInput {
   limit?: number;
@@ -106,23 +104,23 @@ function listQuery(workspaceId: string, input: ListInput, limit: number) {
   };
 }
 
-/** Splits `limit + 1` rows into a page and the next page's first id. */
-function toPage<R extends { id: string }, V>(rows: R[], limit: number, items: V[]): Page<V> {
-  return { items, cursor: rows.length > limit ? rows[limit]?.id : undefined };
+/** Splits `limit + 1` rows into a page within `budgetBytes` and the next page's first id. */
+function toPage<R extends { id: string }, V extends { id: string }>(rows: R[], limit: number, items: V[], budgetBytes: number): Page<V> {
+  return fitPage(items, (item) => item.id, jsonBytes, budgetBytes, rows.length > limit ? rows[limit]?.id : undefined);
 }
 
-/** One page of the workspace's permissions, sorted by id. Search covers id, name, slug and description. */
-export function* listPermissionPageIn(records: Records, workspaceId: string, input: ListInput): Work<Page<PermissionView>> {
+/** One page of the workspace's permissions, sorted by id, within `budgetBytes` (services/pages). Search covers id, name, slug and description. */
+export function* listPermissionPageIn(records: Records, workspaceId: string, input: ListInput, budgetBytes: number): Work<Page<PermissionView>> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
   const rows = yield* step(records.rbac.listPermissions(listQuery(workspaceId, input, limit)));
-  return toPage(rows, limit, rows.slice(0, limit).map(toPermissionView));
+  return toPage(rows, limit, rows.slice(0, limit).map(toPermissionView), budgetBytes);
 }
 
-/** One page of the workspace's roles with their permissions, sorted by id. Search covers id, name and description. */
-export function* listRolePageIn(records: Records, workspaceId: string, input: ListInput): Work<Page<RoleView>> {
+/** One page of the workspace's roles with their permissions, sorted by id, within `budgetBytes` (services/pages). Search covers id, name and description. */
+export function* listRolePageIn(records: Records, workspaceId: string, input: ListInput, budgetBytes: number): Work<Page<RoleView>> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
   const rows = yield* step(records.rbac.listRoles(listQuery(workspaceId, input, limit)));
   const page = rows.slice(0, limit);
   const perms = yield* rolePermissionViews(records, page.map((r) => r.id));
-  return toPage(rows, limit, page.map((r) => toRoleView(r, perms.get(r.id) ?? [])));
+  return toPage(rows, limit, page.map((r) => toRoleView(r, perms.get(r.id) ?? [])), budgetBytes);
 }

@@ -2,12 +2,13 @@
  * The records of identities and of the named rate limits of keys and identities (embedded: drizzle
  * over SQLite). Finds read live (not deleted) identities only unless they say otherwise.
  */
-import { and, asc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import type { Maybe } from "../work.ts";
 import { identities, ratelimitConfigs } from "../schema/index.ts";
 import { likeContains } from "../../lib/like.ts";
 import { rethrowDuplicate } from "./errors.ts";
+import type { IdRange, SizedRow } from "./sized-rows.ts";
 
 export interface IdentitySummary {
   id: string;
@@ -15,11 +16,9 @@ export interface IdentitySummary {
   meta: Record<string, unknown> | null;
 }
 
-export interface IdentityListQuery {
+export interface IdentityListQuery extends IdRange {
   workspaceId: string;
   limit: number;
-  /** From this id (inclusive), in byte order. */
-  cursor?: string;
   /** id or externalId contains it, ASCII case-insensitively; trimmed, non-empty. */
   search?: string;
 }
@@ -37,6 +36,8 @@ export interface IdentityStore {
   markDeleted(identityId: string, nowMs: number): Maybe<void>;
   /** Live identities by id in byte order. */
   list(query: IdentityListQuery): Maybe<IdentitySummary[]>;
+  /** The ids `list` answers, each with the bytes of its stored meta (read without the meta). */
+  listSizes(query: IdentityListQuery): Maybe<SizedRow[]>;
 }
 
 export interface RatelimitConfig {
@@ -92,15 +93,25 @@ export class SqliteIdentityStore implements IdentityStore {
   }
 
   list(query: IdentityListQuery): IdentitySummary[] {
-    const conditions: SQL[] = [eq(identities.workspaceId, query.workspaceId), isNull(identities.deletedAt)];
-    if (query.cursor !== undefined) conditions.push(gte(identities.id, query.cursor));
-    if (query.search !== undefined) {
-      const pattern = likeContains(query.search);
-      const matches = or(sql`${identities.id} LIKE ${pattern} ESCAPE '\\'`, sql`${identities.externalId} LIKE ${pattern} ESCAPE '\\'`);
-      if (matches) conditions.push(matches);
-    }
-    return this.db.select(SUMMARY).from(identities).where(and(...conditions)).orderBy(asc(identities.id)).limit(query.limit).all();
+    return this.db.select(SUMMARY).from(identities).where(listConditions(query)).orderBy(asc(identities.id)).limit(query.limit).all();
   }
+
+  listSizes(query: IdentityListQuery): SizedRow[] {
+    return this.db.select({ id: identities.id, bytes: sql<number>`coalesce(octet_length(${identities.meta}), 0)` })
+      .from(identities).where(listConditions(query)).orderBy(asc(identities.id)).limit(query.limit).all();
+  }
+}
+
+function listConditions(query: IdentityListQuery): SQL | undefined {
+  const conditions: SQL[] = [eq(identities.workspaceId, query.workspaceId), isNull(identities.deletedAt)];
+  if (query.cursor !== undefined) conditions.push(gte(identities.id, query.cursor));
+  if (query.until !== undefined) conditions.push(lte(identities.id, query.until));
+  if (query.search !== undefined) {
+    const pattern = likeContains(query.search);
+    const matches = or(sql`${identities.id} LIKE ${pattern} ESCAPE '\\'`, sql`${identities.externalId} LIKE ${pattern} ESCAPE '\\'`);
+    if (matches) conditions.push(matches);
+  }
+  return and(...conditions);
 }
 
 const CONFIG = { id: ratelimitConfigs.id, name: ratelimitConfigs.name, limit: ratelimitConfigs.limit, duration: ratelimitConfigs.durationMs, autoApply: ratelimitConfigs.autoApply };

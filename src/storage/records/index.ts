@@ -36,6 +36,7 @@ export type {
   CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "./keys.ts";
 export { DuplicateRecord } from "./errors.ts";
+export type { IdRange, SizedRow } from "./sized-rows.ts";
 
 export interface Records {
   apis: ApiStore;

@@ -4,11 +4,12 @@
  * refills, and the workspaces' data keys of recoverable keys. Finds read live keys (not deleted).
  * Text compares and sorts by bytes, and lower() folds ASCII letters only (PostgreSQL's twin matches).
  */
-import { and, asc, eq, gte, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import type { Maybe } from "../work.ts";
-import { dataKeys, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
+import { dataKeys, identities, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
 import { rethrowDuplicate } from "./errors.ts";
+import type { IdRange, SizedRow } from "./sized-rows.ts";
 
 export interface KeyRecord {
   id: string;
@@ -50,12 +51,10 @@ export type CreditChange =
   | { increment: number; max: number }
   | { decrement: number };
 
-export interface KeyListQuery {
+export interface KeyListQuery extends IdRange {
   keySpaceId: string;
   /** Only the keys of this identity. */
   identityId?: string;
-  /** From this id (inclusive), in byte order. */
-  cursor?: string;
   limit: number;
 }
 
@@ -93,6 +92,8 @@ export interface KeyStore {
   findByHash(workspaceId: string, hash: string): Maybe<KeyRecord | undefined>;
   /** Live keys of a key space by id in byte order. */
   list(query: KeyListQuery): Maybe<KeyRecord[]>;
+  /** The ids `list` answers, each with the bytes of its meta and its live identity's (read without either). */
+  listSizes(query: KeyListQuery): Maybe<SizedRow[]>;
   /** Inserts a key; a hash already stored throws DuplicateRecord. */
   insert(row: NewKeyRecord): Maybe<void>;
   update(keyId: string, patch: KeyPatch): Maybe<void>;
@@ -137,6 +138,14 @@ function remainingAfter(change: Exclude<CreditChange, { set: unknown }>): SQL {
     : sql`max(${keys.remaining} - ${change.decrement}, 0)`;
 }
 
+function keyListConditions(query: KeyListQuery): SQL | undefined {
+  const conditions: SQL[] = [eq(keys.keySpaceId, query.keySpaceId), isNull(keys.deletedAt)];
+  if (query.cursor !== undefined) conditions.push(gte(keys.id, query.cursor));
+  if (query.until !== undefined) conditions.push(lte(keys.id, query.until));
+  if (query.identityId !== undefined) conditions.push(eq(keys.identityId, query.identityId));
+  return and(...conditions);
+}
+
 export class SqliteKeyStore implements KeyStore {
   constructor(private readonly db: Db) {}
 
@@ -149,10 +158,13 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   list(query: KeyListQuery): KeyRecord[] {
-    const conditions: SQL[] = [eq(keys.keySpaceId, query.keySpaceId), isNull(keys.deletedAt)];
-    if (query.cursor !== undefined) conditions.push(gte(keys.id, query.cursor));
-    if (query.identityId !== undefined) conditions.push(eq(keys.identityId, query.identityId));
-    return this.db.select().from(keys).where(and(...conditions)).orderBy(asc(keys.id)).limit(query.limit).all();
+    return this.db.select().from(keys).where(keyListConditions(query)).orderBy(asc(keys.id)).limit(query.limit).all();
+  }
+
+  listSizes(query: KeyListQuery): SizedRow[] {
+    return this.db.select({ id: keys.id, bytes: sql<number>`coalesce(octet_length(${keys.meta}), 0) + coalesce(octet_length(${identities.meta}), 0)` })
+      .from(keys).leftJoin(identities, and(eq(identities.id, keys.identityId), isNull(identities.deletedAt)))
+      .where(keyListConditions(query)).orderBy(asc(keys.id)).limit(query.limit).all();
   }
 
   insert(row: NewKeyRecord): void {

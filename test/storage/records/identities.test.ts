@@ -124,6 +124,28 @@ eachBackend((open) => {
     expect(await ids({ search: "shop", cursor: "id_a", limit: 1 })).toEqual(["id_a"]);
   });
 
+  test("listSizes answers list's ids with the UTF-8 bytes of each stored meta; until bounds both lists by id in byte order", async () => {
+    const b = await open();
+    await b.workspace("ws_1");
+    const metas: Record<string, Record<string, unknown>> = { id_b: { note: "é✓🔑", n: 1 }, id_B: {}, id_a: { blob: "x".repeat(70_000) } };
+    await insertIdentities(b, Object.entries(metas).map(([id, meta]) => ({ ...identity(id, `user_${id}`), meta })));
+    await insertIdentities(b, [identity("id_d", "gone")]);
+    await b.records.write("ws_1", function* (r) {
+      yield r.identities.markDeleted("id_d", 20);
+    });
+    const sizes = (query: Partial<IdentityListQuery>) => b.records.read((r) => step(r.identities.listSizes({ workspaceId: "ws_1", limit: 10, ...query })));
+    const bytes = (id: string) => Buffer.byteLength(JSON.stringify(metas[id]));
+    expect(await sizes({})).toEqual(["id_B", "id_a", "id_b"].map((id) => ({ id, bytes: bytes(id) })));
+    expect(await sizes({ cursor: "id_a", limit: 1 })).toEqual([{ id: "id_a", bytes: bytes("id_a") }]);
+    expect(await sizes({ until: "id_a" })).toEqual([{ id: "id_B", bytes: 2 }, { id: "id_a", bytes: bytes("id_a") }]);
+    expect(await sizes({ search: "USER_ID_B" })).toEqual([{ id: "id_B", bytes: 2 }, { id: "id_b", bytes: bytes("id_b") }]);
+    const ids = async (query: Partial<IdentityListQuery>) =>
+      (await b.records.read((r) => step(r.identities.list({ workspaceId: "ws_1", limit: 10, ...query })))).map((row) => row.id);
+    expect(await ids({ until: "id_a" })).toEqual(["id_B", "id_a"]);
+    expect(await ids({ cursor: "id_a", until: "id_a" })).toEqual(["id_a"]);
+    expect(await ids({ cursor: "id_a", until: "id_C" })).toEqual([]);
+  });
+
   test("a key's and an identity's named limits load by name in byte order, with every field as written", async () => {
     const b = await open();
     await withOwners(b);

@@ -99,6 +99,34 @@ eachBackend((open) => {
     expect(await list({ identityId: "id_1", cursor: "key_b" })).toEqual(["key_é"]);
   });
 
+  test("listSizes answers list's ids with the bytes of each key's meta and its live identity's; until bounds both lists", async () => {
+    const keyMeta = { plan: "pro ✓", blob: "y".repeat(50_000) };
+    const identityMeta = { team: "Ünïcode", n: 3 };
+    const b = await seeded(open);
+    await b.records.write(WS, function* (r) {
+      yield r.identities.insert({ id: "id_1", workspaceId: WS, externalId: "alice", meta: identityMeta, createdAt: 1 });
+      yield r.identities.insert({ id: "id_2", workspaceId: WS, externalId: "bob", meta: { gone: true }, createdAt: 1 });
+      yield r.identities.markDeleted("id_2", 2);
+      yield r.keys.insert(newKey("key_a", { meta: keyMeta, identityId: "id_1" }));
+      yield r.keys.insert(newKey("key_b", { identityId: "id_1" }));
+      yield r.keys.insert(newKey("key_c", { meta: keyMeta, identityId: "id_2" }));
+      yield r.keys.insert(newKey("key_d"));
+    });
+    const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+    const sizes = (query: { cursor?: string; until?: string; identityId?: string }) =>
+      read(b, (r) => step(r.keys.listSizes({ keySpaceId: "ks_a", limit: 10, ...query })));
+    expect(await sizes({})).toEqual([
+      { id: "key_a", bytes: bytes(keyMeta) + bytes(identityMeta) }, { id: "key_b", bytes: bytes(identityMeta) },
+      { id: "key_c", bytes: bytes(keyMeta) }, { id: "key_d", bytes: 0 },
+    ]);
+    expect(await sizes({ identityId: "id_1", cursor: "key_b" })).toEqual([{ id: "key_b", bytes: bytes(identityMeta) }]);
+    expect((await sizes({ until: "key_b" })).map((row) => row.id)).toEqual(["key_a", "key_b"]);
+    const ids = async (query: { cursor?: string; until?: string }) =>
+      (await read(b, (r) => step(r.keys.list({ keySpaceId: "ks_a", limit: 10, ...query })))).map((k) => k.id);
+    expect(await ids({ cursor: "key_b", until: "key_c" })).toEqual(["key_b", "key_c"]);
+    expect(await ids({ until: "key_" })).toEqual([]);
+  });
+
   test("credit changes: set columns, increment up to the cap, decrement down to 0, with int8 balances", async () => {
     const b = await seeded(open, [newKey("key_1", { remaining: MAX_SAFE - 10, refillAmount: 7, refillDay: 3 })]);
     const change = (c: Parameters<Records["keys"]["changeCredits"]>[1], keyId = "key_1") =>

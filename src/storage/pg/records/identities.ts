@@ -1,11 +1,12 @@
 /** The records of identities and of named rate limits on PostgreSQL (cluster mode), as records/identities.ts answers. */
-import { and, asc, eq, gte, inArray, isNull, or, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { byBytes, likeAscii, rethrowPgDuplicate, type PgDb } from "../db.ts";
 import { identities, ratelimitConfigs } from "../schema/index.ts";
 import { likeContains } from "../../../lib/like.ts";
 import type {
   IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "../../records/identities.ts";
+import type { SizedRow } from "../../records/sized-rows.ts";
 
 const SUMMARY = { id: identities.id, externalId: identities.externalId, meta: identities.meta };
 
@@ -44,15 +45,26 @@ export class PgIdentityStore implements IdentityStore {
   }
 
   async list(query: IdentityListQuery): Promise<IdentitySummary[]> {
-    const conditions: SQL[] = [eq(identities.workspaceId, query.workspaceId), isNull(identities.deletedAt)];
-    if (query.cursor !== undefined) conditions.push(gte(byBytes(identities.id), query.cursor));
-    if (query.search !== undefined) {
-      const pattern = likeContains(query.search);
-      const matches = or(likeAscii(identities.id, pattern), likeAscii(identities.externalId, pattern));
-      if (matches) conditions.push(matches);
-    }
-    return this.db.select(SUMMARY).from(identities).where(and(...conditions)).orderBy(asc(byBytes(identities.id))).limit(query.limit);
+    return this.db.select(SUMMARY).from(identities).where(listConditions(query)).orderBy(asc(byBytes(identities.id))).limit(query.limit);
   }
+
+  async listSizes(query: IdentityListQuery): Promise<SizedRow[]> {
+    // octet_length of a text reads the stored value's header only, not a TOASTed meta's megabyte.
+    return this.db.select({ id: identities.id, bytes: sql<number>`coalesce(octet_length(${identities.meta}), 0)::int` })
+      .from(identities).where(listConditions(query)).orderBy(asc(byBytes(identities.id))).limit(query.limit);
+  }
+}
+
+function listConditions(query: IdentityListQuery): SQL | undefined {
+  const conditions: SQL[] = [eq(identities.workspaceId, query.workspaceId), isNull(identities.deletedAt)];
+  if (query.cursor !== undefined) conditions.push(gte(byBytes(identities.id), query.cursor));
+  if (query.until !== undefined) conditions.push(lte(byBytes(identities.id), query.until));
+  if (query.search !== undefined) {
+    const pattern = likeContains(query.search);
+    const matches = or(likeAscii(identities.id, pattern), likeAscii(identities.externalId, pattern));
+    if (matches) conditions.push(matches);
+  }
+  return and(...conditions);
 }
 
 const CONFIG = { id: ratelimitConfigs.id, name: ratelimitConfigs.name, limit: ratelimitConfigs.limit, duration: ratelimitConfigs.durationMs, autoApply: ratelimitConfigs.autoApply };

@@ -2,12 +2,13 @@
  * The records of end-user keys on PostgreSQL (cluster mode), as records/keys.ts answers: ids, slugs
  * and names compared and sorted under COLLATE "C" (bytes), lower() folding ASCII letters only.
  */
-import { and, asc, eq, gte, inArray, isNotNull, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { byBytes, rethrowPgDuplicate, type PgDb } from "../db.ts";
-import { dataKeys, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
+import { dataKeys, identities, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
 import type {
   CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "../../records/keys.ts";
+import type { SizedRow } from "../../records/sized-rows.ts";
 
 const PERMISSION = { id: permissions.id, name: permissions.name, slug: permissions.slug, description: permissions.description };
 const CREDITS = { remaining: keys.remaining, refillAmount: keys.refillAmount, refillDay: keys.refillDay };
@@ -19,6 +20,14 @@ function remainingAfter(change: Exclude<CreditChange, { set: unknown }>): SQL {
   return "increment" in change
     ? sql`least(${keys.remaining} + ${change.increment}::int8, ${change.max}::int8)`
     : sql`greatest(${keys.remaining} - ${change.decrement}::int8, 0)`;
+}
+
+function keyListConditions(query: KeyListQuery): SQL | undefined {
+  const conditions: SQL[] = [eq(keys.keySpaceId, query.keySpaceId), isNull(keys.deletedAt)];
+  if (query.cursor !== undefined) conditions.push(gte(byBytes(keys.id), query.cursor));
+  if (query.until !== undefined) conditions.push(lte(byBytes(keys.id), query.until));
+  if (query.identityId !== undefined) conditions.push(eq(keys.identityId, query.identityId));
+  return and(...conditions);
 }
 
 export class PgKeyStore implements KeyStore {
@@ -35,10 +44,15 @@ export class PgKeyStore implements KeyStore {
   }
 
   async list(query: KeyListQuery): Promise<KeyRecord[]> {
-    const conditions: SQL[] = [eq(keys.keySpaceId, query.keySpaceId), isNull(keys.deletedAt)];
-    if (query.cursor !== undefined) conditions.push(gte(byBytes(keys.id), query.cursor));
-    if (query.identityId !== undefined) conditions.push(eq(keys.identityId, query.identityId));
-    return this.db.select().from(keys).where(and(...conditions)).orderBy(asc(byBytes(keys.id))).limit(query.limit);
+    return this.db.select().from(keys).where(keyListConditions(query)).orderBy(asc(byBytes(keys.id))).limit(query.limit);
+  }
+
+  async listSizes(query: KeyListQuery): Promise<SizedRow[]> {
+    // octet_length of a text reads the stored value's header only, not a TOASTed meta's megabyte.
+    const bytes = sql<number>`(coalesce(octet_length(${keys.meta}), 0) + coalesce(octet_length(${identities.meta}), 0))::int`;
+    return this.db.select({ id: keys.id, bytes })
+      .from(keys).leftJoin(identities, and(eq(identities.id, keys.identityId), isNull(identities.deletedAt)))
+      .where(keyListConditions(query)).orderBy(asc(byBytes(keys.id))).limit(query.limit);
   }
 
   async insert(row: NewKeyRecord): Promise<void> {
