@@ -1,7 +1,7 @@
 /** `tollgate key create|list|get|disable|enable|delete|credits`: end-user keys, through the key service (audited as the CLI). */
 import type { Services } from "../services/index.ts";
 import type { Actor, Principal } from "../services/auth/index.ts";
-import type { KeyView } from "../services/keys/index.ts";
+import type { ListedKeyView as KeyView } from "../services/keys/index.ts";
 import type { Maybe } from "../storage/work.ts";
 import { AppError } from "../errors/app-error.ts";
 import { parse, requireString } from "./args.ts";

@@ -40,8 +40,12 @@ export type BunRoutes = Record<string, { POST: Handler }>;
  * stored meta in it goes in as its text (lib/raw-json.ts).
  */
 export function envelopeJson(requestId: string, result: Ok): string {
-  if (result.extra !== undefined || result.data === undefined) return JSON.stringify({ meta: { requestId }, data: result.data, ...result.extra });
-  return `{"meta":{"requestId":"${requestId}"},"data":${jsonText(result.data)}}`;
+  if (result.data === undefined) return JSON.stringify({ meta: { requestId }, ...result.extra });
+  const head = `{"meta":{"requestId":"${requestId}"},"data":${jsonText(result.data)}`;
+  if (result.extra === undefined) return `${head}}`;
+  // `extra` (a list page's `pagination`) after `data`, as an object spread of it would place it.
+  const extra = Object.entries(result.extra).filter(([, value]) => value !== undefined);
+  return `${head}${extra.map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`).join("")}}`;
 }
 
 /**

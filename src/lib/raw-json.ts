@@ -32,10 +32,12 @@ export function jsonText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Like JSON.stringify; RawJson values spliced in, plain objects walked, everything else (arrays too) to JSON.stringify. */
+/** Like JSON.stringify; RawJson values spliced in, plain objects and arrays (a list page) walked, everything else to JSON.stringify. */
 function walk(value: unknown): string | undefined {
   if (value instanceof RawJson) return value.text;
-  if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlainObject(value) || "toJSON" in value) return JSON.stringify(value);
+  // JSON.stringify writes null for an element it cannot serialise.
+  if (Array.isArray(value)) return `[${value.map((element) => walk(element) ?? "null").join(",")}]`;
+  if (typeof value !== "object" || value === null || !isPlainObject(value) || "toJSON" in value) return JSON.stringify(value);
   let out = "";
   for (const key in value) {
     const text = walk((value as Record<string, unknown>)[key]);

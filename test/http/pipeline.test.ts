@@ -1,9 +1,12 @@
 /**
  * The one pipeline (src/http/pipeline.ts) as every operation meets it: the paths Bun's router
- * answers, and the end-of-turn batching that the pipeline owns instead of the module.
+ * answers, the end-of-turn batching that the pipeline owns instead of the module, and the success
+ * envelope's text.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TurnEnd } from "../../src/http/pipeline.ts";
+import { envelopeJson, TurnEnd } from "../../src/http/pipeline.ts";
+import { okPage } from "../../src/http/envelope.ts";
+import { markHoldsRawJson, RawJson } from "../../src/lib/raw-json.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 
 describe("routes", () => {
@@ -34,5 +37,16 @@ describe("TurnEnd", () => {
 
   test("two pipelines' turns are their own: nothing is shared through the module", () => {
     expect(new TurnEnd().next()).not.toBe(new TurnEnd().next());
+  });
+});
+
+describe("envelopeJson", () => {
+  test("a page with pagination: data's stored texts spliced in as they are, pagination after data; the same JSON as the parsed envelope", () => {
+    const items = markHoldsRawJson([{ id: "id_1", meta: new RawJson('{"a" : 1}') }]);
+    const page = okPage(items, "id_2");
+    const text = envelopeJson("req_1", page);
+    expect(text).toBe('{"meta":{"requestId":"req_1"},"data":[{"id":"id_1","meta":{"a" : 1}}],"pagination":{"cursor":"id_2","hasMore":true}}');
+    expect(JSON.parse(text)).toEqual({ meta: { requestId: "req_1" }, data: [{ id: "id_1", meta: { a: 1 } }], pagination: { cursor: "id_2", hasMore: true } });
+    expect(JSON.parse(envelopeJson("req_1", okPage([], undefined)))).toEqual({ meta: { requestId: "req_1" }, data: [], pagination: { hasMore: false } });
   });
 });

@@ -15,6 +15,13 @@ describe("jsonText", () => {
     expect(text).toBe(JSON.stringify({ valid: true, code: "VALID", meta, identity: { id: "id_1", meta }, roles: ["a", "b"] }));
   });
 
+  test("a marked list page: the array is walked, each item's RawJson spliced in as it is, the same JSON as the parsed items", () => {
+    const raw = new RawJson('{"spacing" :  [1, 2]}');
+    const page = markHoldsRawJson([{ id: "id_1", meta: raw }, { id: "id_2", meta: {} }, raw]);
+    expect(jsonText(page)).toBe('[{"id":"id_1","meta":{"spacing" :  [1, 2]}},{"id":"id_2","meta":{}},{"spacing" :  [1, 2]}]');
+    expect(JSON.parse(jsonText(page))).toEqual(JSON.parse(JSON.stringify(page)));
+  });
+
   test("the text goes in as it is: a RawJson in a marked value is never parsed", () => {
     const raw = new RawJson('{"spacing" :  [1, 2]}');
     expect(jsonText(markHoldsRawJson({ meta: raw }))).toBe('{"meta":{"spacing" :  [1, 2]}}');

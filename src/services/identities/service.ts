@@ -6,16 +6,17 @@ import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
+import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
 import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes, planPage } from "../pages/index.ts";
 import { can, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import { findLiveIdentityIn, replaceRatelimitsIn, type IdentitySummary, type RatelimitConfig, type RatelimitInput } from "./records.ts";
 
-/** An identity as the API returns it: `meta` as stored (`{}` when none), limits by name. */
+/** An identity as the API returns it: `meta` as stored (`{}` when none; a list page's as its stored text), limits by name. */
 export interface IdentityView {
   id: string;
   externalId: string;
-  meta: Record<string, unknown>;
+  meta: Record<string, unknown> | RawJson;
   ratelimits: RatelimitConfig[];
 }
 
@@ -56,6 +57,11 @@ function assertUniqueNames(limits: readonly RatelimitInput[] | undefined): void 
 
 function identityNotFound(): AppError {
   return new AppError("identity_not_found", { detail: "This identity does not exist." });
+}
+
+/** A listed meta as its stored text; `{}` when none. */
+function rawMeta(text: string | null): Record<string, unknown> | RawJson {
+  return text === null ? {} : new RawJson(text);
 }
 
 function toView(identity: IdentitySummary, ratelimits: RatelimitConfig[]): IdentityView {
@@ -137,10 +143,12 @@ export class IdentityService {
         }
       }
       const limits = yield* step(r.limits.loadForIdentities(rows.map((row) => row.id)));
-      const views = rows.map((row) => toView(row, limits.get(row.id) ?? []));
+      // The metas go into the answer as their stored text: no parse here, no serialisation in the pipeline.
+      const views = rows.map((row) => ({ id: row.id, externalId: row.externalId, meta: rawMeta(row.metaText), ratelimits: limits.get(row.id) ?? [] }));
       const bytesOf = (view: IdentityView) =>
         (plan.storedBytes.get(view.id) ?? jsonBytes(view.meta)) + jsonBytes({ id: view.id, externalId: view.externalId, meta: null, ratelimits: view.ratelimits });
-      return fitPage(views, (view) => view.id, bytesOf, budget, plan.next);
+      const page = fitPage(views, (view) => view.id, bytesOf, budget, plan.next);
+      return { ...page, items: markHoldsRawJson(page.items) };
     });
   }
 

@@ -12,7 +12,7 @@ import { liveApi } from "../apis/index.ts";
 import { createKey, type KeyDeps } from "./create.ts";
 import { findKeyTargetIn } from "./target.ts";
 import { keyViewIn, type KeyRow } from "./view.ts";
-import type { CreateKeyInput, KeyView } from "./types.ts";
+import type { CreateKeyInput, KeyView, ListedKeyView } from "./types.ts";
 import { whoamiIn } from "./whoami.ts";
 import { updateKey, type UpdateKeyInput } from "./update.ts";
 import { deleteKey, type DeleteKeyInput } from "./delete.ts";
@@ -20,9 +20,10 @@ import { updateCredits, type CreditsView, type UpdateCreditsInput } from "./cred
 import { addPermissions, addRoles, removePermissions, removeRoles, setPermissions, setRoles, type KeyPermissionsInput, type KeyRolesInput } from "./access.ts";
 import { rerollKey, type RerollKeyInput } from "./reroll.ts";
 import type { PermissionView, RoleView } from "../rbac/index.ts";
+import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
 import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes, planPage, type Page } from "../pages/index.ts";
 
-export type { CreateKeyInput, KeyView } from "./types.ts";
+export type { CreateKeyInput, KeyView, ListedKeyView } from "./types.ts";
 export { Vault } from "./vault.ts";
 export { refillDueKeys, lastRefillDueMs } from "./refill.ts";
 export type { KeyDeps } from "./create.ts";
@@ -35,7 +36,7 @@ export type { RerollKeyInput } from "./reroll.ts";
 export type { Page } from "../pages/index.ts";
 
 /** A key's bytes in a page: its metas as stored (measured from the view when the plan has no size for it) and the rest. */
-function keyViewBytes(view: KeyView, storedBytes: number | undefined): number {
+function keyViewBytes(view: ListedKeyView, storedBytes: number | undefined): number {
   const { meta, identity, ...rest } = view;
   const identityMeta = identity?.meta;
   const metas = storedBytes ?? jsonBytes(meta ?? null) + jsonBytes(identityMeta ?? null);
@@ -109,13 +110,13 @@ export class KeyService {
    * A page of an API's live keys, by id ascending, ended early at the page byte budget
    * (services/pages); needs `read_key` and `read_api` on the API.
    */
-  listKeys(principal: Principal, input: { apiId: string; limit?: number; cursor?: string; externalId?: string; decrypt?: boolean }): Maybe<Page<KeyView>> {
+  listKeys(principal: Principal, input: { apiId: string; limit?: number; cursor?: string; externalId?: string; decrypt?: boolean }): Maybe<Page<ListedKeyView>> {
     requirePermission(principal, "api", input.apiId, "read_key");
     requirePermission(principal, "api", input.apiId, "read_api");
     if (input.decrypt) requirePermission(principal, "api", input.apiId, "decrypt_key");
     const self = this;
     const budget = this.deps.pageBytes ?? DEFAULT_PAGE_BYTES;
-    return this.deps.records.read(function* (r): Work<Page<KeyView>> {
+    return this.deps.records.read(function* (r): Work<Page<ListedKeyView>> {
       const api = yield* liveApi(r, principal.workspaceId, input.apiId);
       const limit = input.limit ?? 100;
       let identityId: string | undefined;
@@ -127,9 +128,15 @@ export class KeyService {
       const query = { keySpaceId: api.keySpaceId, ...(input.cursor ? { cursor: input.cursor } : {}), ...(identityId !== undefined ? { identityId } : {}) };
       const plan = planPage(yield* step(r.keys.listSizes({ ...query, limit: limit + 1 })), limit, budget);
       const rows = plan.until === undefined ? [] : yield* step(r.keys.list({ ...query, until: plan.until, limit }));
-      const items: KeyView[] = [];
-      for (const row of rows) items.push(yield* self.withPlaintextIn(r, yield* keyViewIn(r, row, self.deps.credits), row, input.decrypt));
-      return fitPage(items, (item) => item.keyId, (item) => keyViewBytes(item, plan.storedBytes.get(item.keyId)), budget, plan.next);
+      const items: ListedKeyView[] = [];
+      for (const { metaText, ...columns } of rows) {
+        const row = { ...columns, meta: null };
+        const view = yield* self.withPlaintextIn(r, yield* keyViewIn(r, row, self.deps.credits), row, input.decrypt);
+        // The meta goes into the answer as its stored text: no parse here, no serialisation in the pipeline.
+        items.push(metaText === null ? view : { ...view, meta: new RawJson(metaText) });
+      }
+      const page = fitPage(items, (item) => item.keyId, (item) => keyViewBytes(item, plan.storedBytes.get(item.keyId)), budget, plan.next);
+      return { ...page, items: markHoldsRawJson(page.items) };
     });
   }
 

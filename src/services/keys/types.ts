@@ -1,4 +1,6 @@
 /** Plain shapes the key services take and return (the HTTP schemas mirror them). */
+import type { KeyView } from "../../lib/key-view.ts";
+import type { RawJson } from "../../lib/raw-json.ts";
 
 export interface RefillInput {
   interval: "daily" | "monthly";
@@ -32,3 +34,6 @@ export interface CreateKeyInput {
 }
 
 export type { KeyView, RatelimitView } from "../../lib/key-view.ts";
+
+/** A key of an apis.listKeys page: its meta as its stored text, put into the answer as it is (lib/raw-json.ts). */
+export type ListedKeyView = Omit<KeyView, "meta"> & { meta?: Record<string, unknown> | RawJson };

@@ -16,6 +16,13 @@ export interface IdentitySummary {
   meta: Record<string, unknown> | null;
 }
 
+/** A listed identity: its meta as the stored JSON text, which a page answers as it is (lib/raw-json.ts). */
+export interface IdentityListRow {
+  id: string;
+  externalId: string;
+  metaText: string | null;
+}
+
 export interface IdentityListQuery extends IdRange {
   workspaceId: string;
   limit: number;
@@ -35,7 +42,7 @@ export interface IdentityStore {
   update(identityId: string, change: { meta?: Record<string, unknown>; updatedAt: number }): Maybe<void>;
   markDeleted(identityId: string, nowMs: number): Maybe<void>;
   /** Live identities by id in byte order. */
-  list(query: IdentityListQuery): Maybe<IdentitySummary[]>;
+  list(query: IdentityListQuery): Maybe<IdentityListRow[]>;
   /** The ids `list` answers, each with the bytes of its stored meta (read without the meta). */
   listSizes(query: IdentityListQuery): Maybe<SizedRow[]>;
 }
@@ -62,6 +69,8 @@ export interface RatelimitConfigStore {
 }
 
 const SUMMARY = { id: identities.id, externalId: identities.externalId, meta: identities.meta };
+/** The meta column without its JSON mapping: the text as stored. */
+const LIST_ROW = { id: identities.id, externalId: identities.externalId, metaText: sql<string | null>`${identities.meta}` };
 
 export class SqliteIdentityStore implements IdentityStore {
   constructor(private readonly db: Db) {}
@@ -92,8 +101,8 @@ export class SqliteIdentityStore implements IdentityStore {
     this.db.update(identities).set({ deletedAt: nowMs, updatedAt: nowMs }).where(eq(identities.id, identityId)).run();
   }
 
-  list(query: IdentityListQuery): IdentitySummary[] {
-    return this.db.select(SUMMARY).from(identities).where(listConditions(query)).orderBy(asc(identities.id)).limit(query.limit).all();
+  list(query: IdentityListQuery): IdentityListRow[] {
+    return this.db.select(LIST_ROW).from(identities).where(listConditions(query)).orderBy(asc(identities.id)).limit(query.limit).all();
   }
 
   listSizes(query: IdentityListQuery): SizedRow[] {

@@ -25,7 +25,7 @@ export { SqliteKeyStore } from "./keys.ts";
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
 export type {
-  IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
+  IdentityListQuery, IdentityListRow, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "./identities.ts";
 export type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRecord, RoleRow } from "./rbac.ts";
 export type {
@@ -33,7 +33,7 @@ export type {
 } from "./workspaces.ts";
 export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceStore, OverrideRecord, OverrideStore } from "./ratelimits.ts";
 export type {
-  CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
+  CreditChange, KeyCredits, KeyListQuery, KeyListRow, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "./keys.ts";
 export { DuplicateRecord } from "./errors.ts";
 export type { IdRange, SizedRow } from "./sized-rows.ts";

@@ -4,7 +4,7 @@
  * refills, and the workspaces' data keys of recoverable keys. Finds read live keys (not deleted).
  * Text compares and sorts by bytes, and lower() folds ASCII letters only (PostgreSQL's twin matches).
  */
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import type { Maybe } from "../work.ts";
 import { dataKeys, identities, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
@@ -51,6 +51,9 @@ export type CreditChange =
   | { increment: number; max: number }
   | { decrement: number };
 
+/** A listed key: its meta as the stored JSON text, which a page answers as it is (lib/raw-json.ts). */
+export type KeyListRow = Omit<KeyRecord, "meta"> & { metaText: string | null };
+
 export interface KeyListQuery extends IdRange {
   keySpaceId: string;
   /** Only the keys of this identity. */
@@ -91,7 +94,7 @@ export interface KeyStore {
   /** The live key with this hash in the workspace. */
   findByHash(workspaceId: string, hash: string): Maybe<KeyRecord | undefined>;
   /** Live keys of a key space by id in byte order. */
-  list(query: KeyListQuery): Maybe<KeyRecord[]>;
+  list(query: KeyListQuery): Maybe<KeyListRow[]>;
   /** The ids `list` answers, each with the bytes of its meta and its live identity's (read without either). */
   listSizes(query: KeyListQuery): Maybe<SizedRow[]>;
   /** Inserts a key; a hash already stored throws DuplicateRecord. */
@@ -157,8 +160,9 @@ export class SqliteKeyStore implements KeyStore {
     return this.db.select().from(keys).where(and(eq(keys.hash, hash), eq(keys.workspaceId, workspaceId), isNull(keys.deletedAt))).get();
   }
 
-  list(query: KeyListQuery): KeyRecord[] {
-    return this.db.select().from(keys).where(keyListConditions(query)).orderBy(asc(keys.id)).limit(query.limit).all();
+  list(query: KeyListQuery): KeyListRow[] {
+    const { meta, ...columns } = getTableColumns(keys);
+    return this.db.select({ ...columns, metaText: sql<string | null>`${meta}` }).from(keys).where(keyListConditions(query)).orderBy(asc(keys.id)).limit(query.limit).all();
   }
 
   listSizes(query: KeyListQuery): SizedRow[] {

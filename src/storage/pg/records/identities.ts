@@ -4,11 +4,13 @@ import { byBytes, likeAscii, rethrowPgDuplicate, type PgDb } from "../db.ts";
 import { identities, ratelimitConfigs } from "../schema/index.ts";
 import { likeContains } from "../../../lib/like.ts";
 import type {
-  IdentityListQuery, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
+  IdentityListQuery, IdentityListRow, IdentityStore, IdentitySummary, RatelimitConfig, RatelimitConfigStore, RatelimitOwner,
 } from "../../records/identities.ts";
 import type { SizedRow } from "../../records/sized-rows.ts";
 
 const SUMMARY = { id: identities.id, externalId: identities.externalId, meta: identities.meta };
+/** The meta column without its JSON mapping: the text as stored. */
+const LIST_ROW = { id: identities.id, externalId: identities.externalId, metaText: sql<string | null>`${identities.meta}` };
 
 export class PgIdentityStore implements IdentityStore {
   constructor(private readonly db: PgDb) {}
@@ -44,8 +46,8 @@ export class PgIdentityStore implements IdentityStore {
     await this.db.update(identities).set({ deletedAt: nowMs, updatedAt: nowMs }).where(eq(identities.id, identityId));
   }
 
-  async list(query: IdentityListQuery): Promise<IdentitySummary[]> {
-    return this.db.select(SUMMARY).from(identities).where(listConditions(query)).orderBy(asc(byBytes(identities.id))).limit(query.limit);
+  async list(query: IdentityListQuery): Promise<IdentityListRow[]> {
+    return this.db.select(LIST_ROW).from(identities).where(listConditions(query)).orderBy(asc(byBytes(identities.id))).limit(query.limit);
   }
 
   async listSizes(query: IdentityListQuery): Promise<SizedRow[]> {

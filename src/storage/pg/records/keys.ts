@@ -2,11 +2,11 @@
  * The records of end-user keys on PostgreSQL (cluster mode), as records/keys.ts answers: ids, slugs
  * and names compared and sorted under COLLATE "C" (bytes), lower() folding ASCII letters only.
  */
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { byBytes, rethrowPgDuplicate, type PgDb } from "../db.ts";
 import { dataKeys, identities, keyPermissions, keyRoles, keySpaces, keys, permissions, ratelimitConfigs, rolePermissions, roles } from "../schema/index.ts";
 import type {
-  CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
+  CreditChange, KeyCredits, KeyListQuery, KeyListRow, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "../../records/keys.ts";
 import type { SizedRow } from "../../records/sized-rows.ts";
 
@@ -43,8 +43,9 @@ export class PgKeyStore implements KeyStore {
     return row;
   }
 
-  async list(query: KeyListQuery): Promise<KeyRecord[]> {
-    return this.db.select().from(keys).where(keyListConditions(query)).orderBy(asc(byBytes(keys.id))).limit(query.limit);
+  async list(query: KeyListQuery): Promise<KeyListRow[]> {
+    const { meta, ...columns } = getTableColumns(keys);
+    return this.db.select({ ...columns, metaText: sql<string | null>`${meta}` }).from(keys).where(keyListConditions(query)).orderBy(asc(byBytes(keys.id))).limit(query.limit);
   }
 
   async listSizes(query: KeyListQuery): Promise<SizedRow[]> {
