@@ -185,6 +185,7 @@ async function main(): Promise<void> {
       "| --- | --- |",
       `| neighbour's verifyKey alone, ms (median / p99 / max) | ${fmt(alone)} |`,
       `| neighbour's verifyKey during the listings, ms (median / p99 / max) | ${fmt(during)} (${during.length} verifications) |`,
+      `| of those over 100 ms, over 250 ms | ${during.filter((ms) => ms > 100).length}, ${during.filter((ms) => ms > 250).length} |`,
       `| pages per listing (identities, keys) | ${identities!.pages}, ${keys!.pages} |`,
       `| largest page, MB (identities, keys) | ${(identities!.maxBytes / 1e6).toFixed(1)}, ${(keys!.maxBytes / 1e6).toFixed(1)} |`,
       `| all listings, s | ${(listingMs / 1000).toFixed(1)} |`,

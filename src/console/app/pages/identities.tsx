@@ -9,6 +9,9 @@ import { Field, TextArea } from "../components/field.tsx";
 import { useSession } from "../context.ts";
 import { allows } from "../permissions.ts";
 
+/** Characters of a meta the table shows. */
+const META_PREVIEW_CHARS = 200;
+
 export function IdentitiesPage(): JSX.Element {
   const { client, grants } = useSession();
   const [version, setVersion] = useState(0);
@@ -28,7 +31,7 @@ export function IdentitiesPage(): JSX.Element {
   const columns = [
     { header: "External id", cell: (i: IdentityView) => i.externalId },
     { header: "Id", cell: (i: IdentityView) => <code>{i.id}</code> },
-    { header: "Meta", cell: (i: IdentityView) => (Object.keys(i.meta).length > 0 ? <code>{JSON.stringify(i.meta)}</code> : <span class="muted">none</span>) },
+    { header: "Meta", cell: (i: IdentityView) => (Object.keys(i.meta).length > 0 ? <code>{metaPreview(i.meta)}</code> : <span class="muted">none</span>) },
     { header: "Rate limits", cell: (i: IdentityView) => i.ratelimits.map((r) => `${r.name}: ${r.limit}/${r.duration} ms`).join(", ") || "—" },
     {
       header: "Actions",
@@ -54,6 +57,12 @@ export function IdentitiesPage(): JSX.Element {
       )}
     </section>
   );
+}
+
+/** The start of a meta's JSON for a table cell: a meta may be a megabyte, which Edit shows whole. */
+function metaPreview(meta: Record<string, unknown>): string {
+  const text = JSON.stringify(meta);
+  return text.length > META_PREVIEW_CHARS ? `${text.slice(0, META_PREVIEW_CHARS)}…` : text;
 }
 
 /** The meta box's text as an object; throws a readable Error when it is not a JSON object. */

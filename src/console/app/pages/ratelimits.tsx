@@ -91,7 +91,7 @@ function Overrides(props: { namespace: string; namespaceId: string | undefined }
       <DataTable caption={`Overrides of ${namespace}`} columns={columns} rowKey={(o) => o.overrideId} version={version}
         searchLabel="Search by identifier" empty="No overrides."
         load={(cursor, search) => (search
-          ? searchOverrides(client, namespace, search)
+          ? searchOverrides(client, namespace, search, cursor)
           : client.page("ratelimit.listOverrides", { namespace, ...(cursor ? { cursor } : {}) }))} />
       {setting && <SetOverride namespace={namespace} onClose={() => setSetting(false)} onSaved={() => setVersion((v) => v + 1)} />}
       {deleting && (
