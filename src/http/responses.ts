@@ -23,8 +23,8 @@ const RETRY_AFTER = { "Retry-After": { description: "Seconds after which a retry
 const ResponseMeta = t.Object({ requestId: t.String({ description: "This request's id (`req_…`): quote it when asking for help" }) });
 
 const Pagination = t.Object({
-  cursor: t.Optional(t.String({ description: "Pass as `cursor` to get the next page; absent on the last page" })),
-  hasMore: t.Boolean({ description: "Whether another page follows" }),
+  cursor: t.Optional(t.String({ description: "Pass as `cursor` to get the next page; absent on the last page. A page may hold fewer items than `limit` and still have a next page" })),
+  hasMore: t.Boolean({ description: "Whether another page follows (a page ended by the byte budget can hold fewer items than `limit`)" }),
 }, { description: "Where the next page starts" });
 
 const FieldError = t.Object({

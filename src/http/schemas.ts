@@ -47,7 +47,15 @@ export const Meta = metaObject("Arbitrary JSON object, returned by every verific
 export const PermissionSlug = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const RoleName = t.String({ minLength: 1, maxLength: 100, pattern: "^[a-zA-Z0-9_:\\-\\.\\*]+$" });
 export const UnixMs = (description: string) => Int({ minimum: 0, maximum: 4102444800000, description });
-export const PageLimit = Int({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 100)" });
+/**
+ * A list's `limit`: the most items a page holds. A page may hold fewer (TOLLGATE_LIST_PAGE_BYTES
+ * ends it early), so a client follows the cursor rather than counting items.
+ */
+export const pageLimitDescription = (defaultLimit: number) =>
+  `Most items in a page, 1 to 100 (default ${defaultLimit}). A page may hold fewer: it ends early when its items would pass the `
+  + "page byte budget (TOLLGATE_LIST_PAGE_BYTES, 4 MiB by default; always at least one item), so follow the cursor until there is none "
+  + "rather than counting items";
+export const PageLimit = Int({ minimum: 1, maximum: 100, description: pageLimitDescription(100) });
 export const Cursor = t.String({ minLength: 1, maxLength: 1024, description: "Cursor from the previous page" });
 
 /** A rate-limit window length: 1 second to 30 days everywhere, as upstream's ratelimit.limit. */

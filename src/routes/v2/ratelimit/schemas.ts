@@ -4,7 +4,7 @@
  * leaves unbounded stop at the largest exact integer.
  */
 import { t } from "elysia";
-import { Cursor, Int, PageLimit, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
+import { Cursor, Int, pageLimitDescription, PageLimit, RatelimitDurationMs, strictObject } from "../../../http/schemas.ts";
 import type { OverrideView } from "../../../services/ratelimit/index.ts";
 
 const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -37,7 +37,7 @@ export const OverrideRefBody = strictObject({
 
 export const ListOverridesBody = strictObject({
   namespace: NamespaceRef,
-  limit: t.Optional(Int({ minimum: 1, maximum: 100, description: "Page size, 1 to 100 (default 50)" })),
+  limit: t.Optional(Int({ minimum: 1, maximum: 100, description: pageLimitDescription(50) })),
   cursor: t.Optional(Cursor),
 });
 

@@ -12,7 +12,7 @@ import { documented } from "../../../http/responses.ts";
 
 const NamespacePage = t.Object({
   namespaces: t.Array(NamespaceData, { description: "A page of the workspace's namespaces" }),
-  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page" })),
+  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page. A page may hold fewer namespaces than `limit` and still have a next page" })),
 });
 
 export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({

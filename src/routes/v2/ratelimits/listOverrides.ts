@@ -9,7 +9,7 @@ import { documented } from "../../../http/responses.ts";
 /** The spec's page shape: the overrides and the next page's cursor inside `data`. */
 const OverridePage = t.Object({
   overrides: t.Array(OverrideData, { description: "A page of the namespace's overrides" }),
-  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page" })),
+  cursor: t.Optional(t.String({ description: "Pass as `cursor` for the next page; absent on the last page. A page may hold fewer overrides than `limit` and still have a next page" })),
 });
 
 export const ratelimitsListOverridesRoute = (deps: RouteDeps) => operation({
