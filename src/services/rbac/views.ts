@@ -5,7 +5,7 @@
  */
 import type { PermissionRecord, Records, RoleRecord } from "../../storage/records/index.ts";
 import { step, type Work } from "../../storage/work.ts";
-import { fitPage, jsonBytes, type Page } from "../pages/index.ts";
+import { fitPage, jsonBytes, planPage, type Page } from "../pages/index.ts";
 
 export interface PermissionView {
   id: string;
@@ -119,8 +119,14 @@ export function* listPermissionPageIn(records: Records, workspaceId: string, inp
 /** One page of the workspace's roles with their permissions, sorted by id, within `budgetBytes` (services/pages). Search covers id, name and description. */
 export function* listRolePageIn(records: Records, workspaceId: string, input: ListInput, budgetBytes: number): Work<Page<RoleView>> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
-  const rows = yield* step(records.rbac.listRoles(listQuery(workspaceId, input, limit)));
-  const page = rows.slice(0, limit);
+  const query = listQuery(workspaceId, input, limit);
+  // A role may hold a thousand permissions: planned from their sizes, so only the page's are read.
+  const plan = planPage(yield* step(records.rbac.listRoleSizes(query)), limit, budgetBytes);
+  const page = plan.until === undefined ? [] : yield* step(records.rbac.listRoles({ ...query, until: plan.until, limit }));
   const perms = yield* rolePermissionViews(records, page.map((r) => r.id));
-  return toPage(rows, limit, page.map((r) => toRoleView(r, perms.get(r.id) ?? [])), budgetBytes);
+  const bytesOf = (role: RoleView) => {
+    const { permissions, ...own } = role;
+    return (plan.storedBytes.get(role.id) ?? jsonBytes(permissions ?? [])) + jsonBytes(own);
+  };
+  return fitPage(page.map((r) => toRoleView(r, perms.get(r.id) ?? [])), (role) => role.id, bytesOf, budgetBytes, plan.next);
 }

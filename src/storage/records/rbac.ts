@@ -2,11 +2,23 @@
  * The records of permissions, roles and their links to keys (embedded: drizzle over SQLite). Names
  * and slugs compare as the unique indexes compare them: lower(), which folds ASCII letters only.
  */
-import { and, asc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import type { Maybe } from "../work.ts";
 import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../schema/index.ts";
 import { rethrowDuplicate } from "./errors.ts";
+import type { IdRange, SizedRow } from "./sized-rows.ts";
+
+/** What a role's permission adds to a listed role beyond its four strings: the member names and punctuation of its JSON. */
+export const ROLE_PERMISSION_OVERHEAD_BYTES = 48;
+
+function roleListConditions(query: RbacListQuery): SQL | undefined {
+  const conditions = [eq(roles.workspaceId, query.workspaceId)];
+  if (query.cursor !== undefined) conditions.push(gte(roles.id, query.cursor));
+  if (query.until !== undefined) conditions.push(lte(roles.id, query.until));
+  if (query.search !== undefined) conditions.push(contains(query.search, [sql`${roles.id}`, sql`${roles.name}`, sql`${roles.description}`]));
+  return and(...conditions);
+}
 
 export interface PermissionRow {
   id: string;
@@ -37,10 +49,8 @@ export interface RoleRow extends RoleRecord {
   createdAt: number;
 }
 
-export interface RbacListQuery {
+export interface RbacListQuery extends IdRange {
   workspaceId: string;
-  /** From this id (inclusive), in byte order. */
-  cursor?: string;
   /** A substring of one of the searched columns, ASCII case-insensitively; `%` and `_` are literal. Non-blank. */
   search?: string;
   /** Rows to return at most. */
@@ -58,6 +68,11 @@ export interface RbacStore {
   findRole(workspaceId: string, idOrName: string): Maybe<RoleRecord | undefined>;
   /** Roles by id in byte order; the search covers id, name and description. */
   listRoles(query: RbacListQuery): Maybe<RoleRecord[]>;
+  /**
+   * The ids `listRoles` answers, each with the bytes of its permissions' id, name, slug and
+   * description plus ROLE_PERMISSION_OVERHEAD_BYTES each (read without them): a role may hold a thousand.
+   */
+  listRoleSizes(query: RbacListQuery): Maybe<SizedRow[]>;
   /** Inserts a role; a name taken (ignoring ASCII case) throws DuplicateRecord. */
   insertRole(row: RoleRow): Maybe<void>;
   /** Sets a role's updatedAt. */
@@ -123,10 +138,14 @@ export class SqliteRbacStore implements RbacStore {
   }
 
   listRoles(query: RbacListQuery): RoleRecord[] {
-    const conditions = [eq(roles.workspaceId, query.workspaceId)];
-    if (query.cursor !== undefined) conditions.push(gte(roles.id, query.cursor));
-    if (query.search !== undefined) conditions.push(contains(query.search, [sql`${roles.id}`, sql`${roles.name}`, sql`${roles.description}`]));
-    return this.db.select(roleColumns).from(roles).where(and(...conditions)).orderBy(asc(roles.id)).limit(query.limit).all();
+    return this.db.select(roleColumns).from(roles).where(roleListConditions(query)).orderBy(asc(roles.id)).limit(query.limit).all();
+  }
+
+  listRoleSizes(query: RbacListQuery): SizedRow[] {
+    // "roles"."id" spelled out: drizzle writes a one-table query's columns bare, and a bare id here would be p.id.
+    const bytes = sql<number>`(select coalesce(sum(octet_length(p.id) + octet_length(p.name) + octet_length(p.slug) + coalesce(octet_length(p.description), 0) + ${ROLE_PERMISSION_OVERHEAD_BYTES}), 0)
+      from role_permissions rp join permissions p on p.id = rp.permission_id where rp.role_id = "roles"."id")`;
+    return this.db.select({ id: roles.id, bytes }).from(roles).where(roleListConditions(query)).orderBy(asc(roles.id)).limit(query.limit).all();
   }
 
   insertRole(row: RoleRow): void {

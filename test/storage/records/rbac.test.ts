@@ -5,6 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { DuplicateRecord, type PermissionRow, type Records, type RoleRow } from "../../../src/storage/records/index.ts";
+import { ROLE_PERMISSION_OVERHEAD_BYTES } from "../../../src/storage/records/rbac.ts";
 import { step, type Work } from "../../../src/storage/work.ts";
 import { eachBackend, type TestBackend } from "./backends.ts";
 
@@ -133,6 +134,27 @@ eachBackend((open) => {
     expect(await roles({ search: "ÉCLAIR" })).toEqual(["role_é"]);
     expect(await roles({ search: "Shop" })).toEqual(["role_B", "role_a", "role_b"]);
     expect(await roles({ search: "ROLE_D" })).toEqual(["role_d"]);
+  });
+
+  test("listRoleSizes answers listRoles' ids with their permissions' bytes; until bounds both by id in byte order", async () => {
+    const b = await open();
+    await b.workspace("ws_1");
+    const described = { ...permission("perm_x", "Ünïcode ✓", "x.read"), description: "d".repeat(600) };
+    await insert(b, { permissions: [described, permission("perm_y", "y", "y.read")], roles: [role("role_b", "b"), role("role_a", "a"), role("role_c", "c")] });
+    await b.records.write("ws_1", function* (r) {
+      yield r.rbac.setRolePermissions("ws_1", "role_a", ["perm_x", "perm_y"], 2);
+      yield r.rbac.setRolePermissions("ws_1", "role_c", ["perm_y"], 2);
+    });
+    const bytes = (p: PermissionRow) =>
+      Buffer.byteLength(p.id) + Buffer.byteLength(p.name) + Buffer.byteLength(p.slug) + Buffer.byteLength(p.description ?? "") + ROLE_PERMISSION_OVERHEAD_BYTES;
+    const y = bytes(permission("perm_y", "y", "y.read"));
+    const sizes = (query: { cursor?: string; until?: string; search?: string }) =>
+      read(b, (r) => step(r.rbac.listRoleSizes({ workspaceId: "ws_1", limit: 10, ...query })));
+    expect(await sizes({})).toEqual([{ id: "role_a", bytes: bytes(described) + y }, { id: "role_b", bytes: 0 }, { id: "role_c", bytes: y }]);
+    expect(await sizes({ cursor: "role_b", until: "role_b" })).toEqual([{ id: "role_b", bytes: 0 }]);
+    const ids = async (query: { cursor?: string; until?: string }) =>
+      (await read(b, (r) => step(r.rbac.listRoles({ workspaceId: "ws_1", limit: 10, ...query })))).map((row) => row.id);
+    expect(await ids({ until: "role_b" })).toEqual(["role_a", "role_b"]);
   });
 
   test("links of roles and keys are replaced whole, read back by byte order of permission id, and go with what they link", async () => {

@@ -3,16 +3,25 @@
  * answers: names and slugs compared by lower() under COLLATE "C", which folds ASCII letters only,
  * as SQLite's lower() and the unique indexes do.
  */
-import { and, asc, eq, gte, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { byBytes, rethrowPgDuplicate, type PgDb } from "../db.ts";
 import { keyPermissions, keyRoles, permissions, rolePermissions, roles } from "../schema/index.ts";
-import type { PermissionRecord, PermissionRow, RbacListQuery, RbacStore, RoleRecord, RoleRow } from "../../records/rbac.ts";
+import { ROLE_PERMISSION_OVERHEAD_BYTES, type PermissionRecord, type PermissionRow, type RbacListQuery, type RbacStore, type RoleRecord, type RoleRow } from "../../records/rbac.ts";
+import type { SizedRow } from "../../records/sized-rows.ts";
 
 /** lower() of text folding ASCII letters only, as SQLite's. */
 const lowerAscii = (value: SQLWrapper | string) => sql`lower(${value} COLLATE "C")`;
 
 const permissionColumns = { id: permissions.id, name: permissions.name, slug: permissions.slug, description: permissions.description };
 const roleColumns = { id: roles.id, name: roles.name, description: roles.description };
+
+function roleListConditions(query: RbacListQuery): SQL | undefined {
+  const conditions = [eq(roles.workspaceId, query.workspaceId)];
+  if (query.cursor !== undefined) conditions.push(gte(byBytes(roles.id), query.cursor));
+  if (query.until !== undefined) conditions.push(lte(byBytes(roles.id), query.until));
+  if (query.search !== undefined) conditions.push(contains(query.search, [roles.id, roles.name, roles.description]));
+  return and(...conditions);
+}
 
 /** `search` as a substring of any of `columns`, folding ASCII letters only (strpos: `%` and `_` are literal). */
 function contains(search: string, columns: SQLWrapper[]): SQL {
@@ -50,10 +59,14 @@ export class PgRbacStore implements RbacStore {
   }
 
   async listRoles(query: RbacListQuery): Promise<RoleRecord[]> {
-    const conditions = [eq(roles.workspaceId, query.workspaceId)];
-    if (query.cursor !== undefined) conditions.push(gte(byBytes(roles.id), query.cursor));
-    if (query.search !== undefined) conditions.push(contains(query.search, [roles.id, roles.name, roles.description]));
-    return this.db.select(roleColumns).from(roles).where(and(...conditions)).orderBy(asc(byBytes(roles.id))).limit(query.limit);
+    return this.db.select(roleColumns).from(roles).where(roleListConditions(query)).orderBy(asc(byBytes(roles.id))).limit(query.limit);
+  }
+
+  async listRoleSizes(query: RbacListQuery): Promise<SizedRow[]> {
+    // "roles"."id" spelled out: drizzle writes a one-table query's columns bare, and a bare id here would be p.id.
+    const bytes = sql<number>`(select coalesce(sum(octet_length(p.id) + octet_length(p.name) + octet_length(p.slug) + coalesce(octet_length(p.description), 0) + ${ROLE_PERMISSION_OVERHEAD_BYTES}::int), 0)
+      from role_permissions rp join permissions p on p.id = rp.permission_id where rp.role_id = "roles"."id")::int`;
+    return this.db.select({ id: roles.id, bytes }).from(roles).where(roleListConditions(query)).orderBy(asc(byBytes(roles.id))).limit(query.limit);
   }
 
   async insertRole(row: RoleRow): Promise<void> {
