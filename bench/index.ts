@@ -26,6 +26,7 @@ const SUITES: Suite[] = [
   { name: "ratelimit-peer", file: "ratelimit-peer.ts", title: "ratelimit.limit against rate-limiter-flexible on Redis" },
   { name: "create-key", file: "create-key.ts", title: "keys.createKey" },
   { name: "big-meta", file: "big-meta.ts", title: "keys.verifyKey of keys with a 1 MB meta: time a verification holds the server, memory" },
+  { name: "big-lists", file: "big-lists.ts", title: "list pages of identities and keys with a 1 MB meta, four in parallel, against another workspace's verification" },
   { name: "analytics-query", file: "analytics-query.ts", title: "analytics.getVerifications: a 365-day per-day query over 10,000 keys" },
   { name: "analytics-overhead", file: "analytics-overhead.ts", title: "what the verification event pipeline costs verifyKey" },
   { name: "analytics-runaway", file: "analytics-runaway.ts", title: "keys.verifyKey while other workspaces keep runaway analytics queries going" },
