@@ -9,6 +9,7 @@
  * parsed and serialised whole on the one event loop that every workspace shares.
  */
 import type { SizedRow } from "../../storage/records/index.ts";
+import { RawJson } from "../../lib/raw-json.ts";
 
 export interface Page<T> {
   items: T[];
@@ -64,10 +65,12 @@ export function fitPage<T>(items: readonly T[], idOf: (item: T) => string, bytes
 }
 
 /**
- * UTF-8 bytes of `value`'s JSON text: for an item's small parts, and for the items of lists whose
- * rows hold no large stored value (each bounded by its route's schema).
+ * UTF-8 bytes of `value`'s JSON text: for an item's small parts, for the items of lists whose
+ * rows hold no large stored value (each bounded by its route's schema), and for a stored text.
  */
 export function jsonBytes(value: unknown): number {
+  // A stored text is measured as it is: serialising it would parse it first (RawJson.toJSON).
+  if (value instanceof RawJson) return Buffer.byteLength(value.text, "utf8");
   const text = JSON.stringify(value);
   return text === undefined ? 0 : Buffer.byteLength(text, "utf8");
 }
