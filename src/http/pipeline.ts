@@ -90,7 +90,7 @@ export class Pipeline {
         if (preparing !== undefined) await preparing;
         // The answer waits for the end of the turn anyway: an await more or less costs nothing.
         const body = await parseJsonBody(bodies, request, { limitBytes, info });
-        (validator ??= new BodyValidator(op.body)).check(body);
+        (validator ??= new BodyValidator(op.body, op.path)).check(body);
         const result = await op.handle(body, request, info);
         metrics.observeResult(op.path, result);
         response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);

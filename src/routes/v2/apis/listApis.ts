@@ -30,7 +30,7 @@ export const listApisRoute = (deps: RouteDeps) => operation({
     }),
   },
   handle: async (body, request, info) => {
-    const page = await deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body));
+    const page = await deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body, "/v2/apis.listApis"));
     return okPage(page.items, page.cursor);
   },
 });

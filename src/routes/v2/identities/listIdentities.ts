@@ -19,7 +19,7 @@ export const listIdentitiesRoute = (deps: RouteDeps) => operation({
     ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }),
   },
   handle: async (body, request, info) => {
-    const query = optionalObjectBody(body);
+    const query = optionalObjectBody(body, "/v2/identities.listIdentities");
     const page = await deps.services.identities.listIdentities(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },

@@ -16,7 +16,7 @@ export const listPermissionsRoute = (deps: RouteDeps) => operation({
     ...documented({ data: ListOf(PermissionData, "Permissions, by id"), paged: true }),
   },
   handle: async (body, request, info) => {
-    const query = optionalObjectBody(body);
+    const query = optionalObjectBody(body, "/v2/permissions.listPermissions");
     const page = await deps.services.rbac.listPermissions(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },

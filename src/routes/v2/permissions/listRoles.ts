@@ -16,7 +16,7 @@ export const listRolesRoute = (deps: RouteDeps) => operation({
     ...documented({ data: ListOf(RoleData, "Roles with their permissions, by id"), paged: true }),
   },
   handle: async (body, request, info) => {
-    const query = optionalObjectBody(body);
+    const query = optionalObjectBody(body, "/v2/permissions.listRoles");
     const page = await deps.services.rbac.listRoles(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },

@@ -16,7 +16,7 @@ export const ratelimitListNamespacesRoute = (deps: RouteDeps) => operation({
     ...documented({ data: ListOf(NamespaceData, "A page of the workspace's namespaces"), paged: true }),
   },
   handle: async (body, request, info) => {
-    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body, "/v2/ratelimit.listNamespaces"));
     return okPage(page.items, page.cursor);
   },
 });

@@ -24,7 +24,7 @@ export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
     ...documented({ data: NamespacePage }),
   },
   handle: async (body, request, info) => {
-    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body, "/v2/ratelimits.listNamespaces"));
     return ok({ namespaces: page.items, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
   },
 });
