@@ -22,7 +22,7 @@ import { normaliseGrants } from "./permissions.ts";
 import type { Actor, Principal } from "./principal.ts";
 
 export type { Actor, Principal } from "./principal.ts";
-export { can, grantedIds, permittedIds, requirePermission, ALL_GRANTS, isValidGrant } from "./permissions.ts";
+export { can, grantedIds, permittedIds, requirePermission, missingPermissions, ALL_GRANTS, isValidGrant } from "./permissions.ts";
 
 export interface RequestOrigin {
   remoteIp?: string;

@@ -6,7 +6,7 @@ import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
-import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { can, missingPermissions, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import { findLiveIdentityIn, replaceRatelimitsIn, type IdentitySummary, type RatelimitConfig, type RatelimitInput } from "./records.ts";
 
@@ -104,9 +104,10 @@ export class IdentityService {
     const wildcard = can(principal, "identity", "*", "read_identity");
     return this.deps.records.read(function* (r) {
       const found = yield* findLiveIdentityIn(r, principal.workspaceId, input.identity);
-      // Without the wildcard grant, a missing identity is 403 too, so the answer leaks nothing.
+      // Without the wildcard grant, a missing identity is 403 too, naming the identity as asked for
+      // (not the id found), so the answer leaks nothing.
       if (!wildcard && (!found || !can(principal, "identity", found.id, "read_identity"))) {
-        requirePermission(principal, "identity", "*", "read_identity");
+        throw missingPermissions(principal, ["identity.*.read_identity", `identity.${input.identity}.read_identity`]);
       }
       if (!found) throw identityNotFound();
       return yield* viewOf(r, found);
@@ -127,9 +128,11 @@ export class IdentityService {
       }));
       const page = rows.slice(0, limit);
       if (!can(principal, "identity", "*", "read_identity")) {
-        if (page.length === 0 || page.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
-          requirePermission(principal, "identity", "*", "read_identity");
+        // The rows it may not read are not named: it learns no identity id it may not see.
+        if (page.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
+          throw missingPermissions(principal, ["identity.*.read_identity", "identity.<identityId>.read_identity"]);
         }
+        if (page.length === 0) requirePermission(principal, "identity", "*", "read_identity");
       }
       const limits = yield* step(r.limits.loadForIdentities(page.map((row) => row.id)));
       return { items: page.map((row) => toView(row, limits.get(row.id) ?? [])), cursor: rows[limit]?.id };
