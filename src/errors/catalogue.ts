@@ -17,8 +17,8 @@ const kind = (urn: string, status: number, title: string, cause: string, remedy:
 
 export const ERROR_CATALOGUE = {
   invalid_input: kind("err:service:application:invalid_input", 400, "Bad Request",
-    "The request body or a parameter failed validation: a field is missing, unknown, of the wrong type, or out of its bounds.",
-    "Fix each field `errors[]` names (`location`, `message`, sometimes `fix`); the API reference lists every field's bounds."),
+    "The request body or a parameter failed validation: a field is missing, unknown, of the wrong type, or out of its bounds; or the `Authorization: Bearer <root key>` header is missing.",
+    "Fix each field `errors[]` names (`location`, `message`, sometimes `fix`); the API reference lists every field's bounds. Send the header `Authorization: Bearer <root key>` with every operation but liveness and readiness."),
   request_body_unreadable: kind("err:user:bad_request:request_body_unreadable", 400, "Bad Request",
     "The request body is not valid JSON.",
     "Send one JSON object (or array, where the operation takes one), encoded as UTF-8."),
@@ -70,9 +70,6 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: kind("err:user:method_not_allowed:method_not_allowed", 405, "Method Not Allowed",
     "The path exists but does not answer this method.",
     "Use a method the `Allow` header lists: every operation is `POST /v2/<resource>.<operation>`; `/v2/liveness` and `/v2/readiness` are `GET`."),
-  authentication_missing: kind("err:service:authentication:missing", 400, "Bad Request",
-    "The `Authorization: Bearer <root key>` header is missing.",
-    "Send the header `Authorization: Bearer <root key>` with every operation but liveness and readiness."),
   authentication_malformed: kind("err:service:authentication:malformed", 400, "Bad Request",
     "The `Authorization` header is not of the form `Bearer <root key>`.",
     "Send `Authorization: Bearer ` followed by the root key, with one space and nothing else."),

@@ -15,7 +15,8 @@ export const TYPES = {
   timeout: errorTypePath("request_timeout"),
   overloaded: errorTypePath("overloaded"),
   unknownKey: errorTypePath("root_key_not_found"),
-  missingKey: errorTypePath("authentication_missing"),
+  // A missing Authorization header is upstream's schema failure: `invalid_input`.
+  missingKey: errorTypePath("invalid_input"),
 } as const;
 
 /** Answers only the transport gives: a well-formed request within its bounds, in time and alone, gets none of them. */

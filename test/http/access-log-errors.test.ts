@@ -67,7 +67,7 @@ for (const format of ["json", "text"] as const) {
     });
 
     test("400 without an Authorization header: the code alone", () => {
-      expect(r.lines.missingHeader).toMatchObject({ status: 400, errorCode: "authentication_missing" });
+      expect(r.lines.missingHeader).toMatchObject({ status: 400, errorCode: "invalid_input" });
       expect(r.lines.missingHeader).not.toContainAnyKeys(["rootKeyId", "workspaceId"]);
     });
 

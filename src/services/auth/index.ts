@@ -147,19 +147,22 @@ function unknownRootKey(): AppError {
   return new AppError("root_key_not_found", { detail: "The provided root key is invalid. We could not find the requested key." });
 }
 
+const MISSING_HEADER = "Authorization header for 'bearer' scheme";
 const BEARER = /^\s*Bearer\s+(\S+)\s*$/;
 const CANONICAL_PREFIX = "Bearer ";
 
 function parseBearer(authorization: string | null | undefined): string {
   if (authorization === null || authorization === undefined || authorization.trim() === "") {
-    throw new AppError("authentication_missing", {
-      detail: "The Authorization header is missing. Send 'Authorization: Bearer <root key>'.",
+    // Upstream's words and kind: its schema validator reports the missing security scheme.
+    throw new AppError("invalid_input", {
+      detail: MISSING_HEADER,
+      errors: [{ location: "header.Authorization", message: MISSING_HEADER, fix: "Send 'Authorization: Bearer <root key>'." }],
     });
   }
   const match = BEARER.exec(authorization);
   if (!match?.[1]) {
     throw new AppError("authentication_malformed", {
-      detail: "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'.",
+      detail: "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'. Your authorization header is missing the 'Bearer ' prefix.",
     });
   }
   return match[1];
