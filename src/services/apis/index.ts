@@ -14,14 +14,13 @@ import { listApis, type ApiPage, type ListApisInput } from "./list.ts";
 
 export type { ApiRecord } from "../../storage/records/index.ts";
 
-function apiNotFound(): AppError {
-  return new AppError("api_not_found", { detail: "The requested API does not exist or has been deleted." });
-}
+/** The detail of a missing API, as upstream's apis routes word it; a route that words it otherwise passes its own. */
+export const API_MISSING = "The requested API does not exist or has been deleted.";
 
-/** The live API with this id in the workspace; 404 `api_not_found` when there is none. */
-export function* liveApi(records: Records, workspaceId: string, apiId: string): Work<ApiRecord> {
+/** The live API with this id in the workspace; 404 `api_not_found` (with `missingDetail`) when there is none. */
+export function* liveApi(records: Records, workspaceId: string, apiId: string, missingDetail = API_MISSING): Work<ApiRecord> {
   const api = yield* step(records.apis.findLive(workspaceId, apiId));
-  if (!api) throw apiNotFound();
+  if (!api) throw new AppError("api_not_found", { detail: missingDetail });
   return api;
 }
 

@@ -28,6 +28,8 @@ export interface KeyDeps {
 }
 
 const DEFAULT_BYTE_LENGTH = 16;
+/** keys.createKey's own words for a missing API (upstream's), not apis.getApi's. */
+const API_NOT_FOUND = "The specified API was not found.";
 
 /** Credits as stored: remaining (null = unlimited), refill amount and day. Throws 400 on a bad combination. */
 export function creditsColumns(credits: CreditsInput | undefined): { remaining: number | null; refillAmount: number | null; refillDay: number | null } {
@@ -78,7 +80,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
   return andThen(prepared, () => {
     const now = deps.clock.now();
     const created = deps.records.write(ws, function* (r) {
-      const api = yield* liveApi(r, ws, input.apiId);
+      const api = yield* liveApi(r, ws, input.apiId, API_NOT_FOUND);
       if (input.recoverable) assertStoresEncryptedKeys(yield* step(r.keys.findKeySpace(api.keySpaceId)));
       const roleIds = yield* findRoleIdsIn(r, ws, input.roles ?? []);
       const permissionIds = yield* permissionIdsForIn(r, principal, input.permissions ?? [], now);

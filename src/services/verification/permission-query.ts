@@ -138,7 +138,7 @@ class Parser {
     this.index++;
     const first = this.peek();
     if (first.type === "rparen") {
-      throw syntaxError(`Empty parentheses found at position ${first.pos}. Parentheses must contain a permission or expression.`);
+      throw syntaxError(`Empty parentheses found at position ${first.pos}. Parentheses must contain at least one permission or expression.`);
     }
     this.depth++;
     const expr = this.parseOr();
@@ -146,7 +146,7 @@ class Parser {
     const close = this.peek();
     if (close.type !== "rparen") {
       throw syntaxError(
-        `Missing closing parenthesis ')' at position ${close.pos}. Every opening parenthesis needs a matching closing one.`,
+        `Missing closing parenthesis ')' at position ${close.pos}. Every opening parenthesis must have a matching closing parenthesis.`,
       );
     }
     this.index++;
