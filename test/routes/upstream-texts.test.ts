@@ -28,6 +28,7 @@ const PINNED: ReadonlyArray<readonly [string, unknown, string, string, string]> 
   ["/v2/identities.updateIdentity", { meta: { test: "value" } }, "v2_identities_update_identity", "400_test", "missing externalId"],
   ["/v2/identities.updateIdentity", { identity: "", meta: { test: "value" } }, "v2_identities_update_identity", "400_test", "empty externalId"],
   ["/v2/keys.deleteKey", {}, "v2_keys_delete_key", "400_test", "missing keyId"],
+  ["/v2/keys.updateCredits", {}, "v2_keys_update_credits", "400_test", "missing keyId"],
   ["/v2/keys.addRoles", { roles: ["role_123"] }, "v2_keys_add_roles", "400_test", "missing keyId"],
   ["/v2/keys.addRoles", { keyId: "key_123" }, "v2_keys_add_roles", "400_test", "missing roles"],
 ];
