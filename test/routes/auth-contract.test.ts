@@ -84,7 +84,7 @@ describe("401", () => {
   });
 
   for (const r of ROUTES) {
-    test(`${r.path}: unknown root key`, async () => {
+    test(`${r.path}: unknown root key (upstream v2_apis_delete_api 401_test 'invalid authorization token')`, async () => {
       expectError(h, await post(r, "tg_root_doesnotexist"), 401, ROOT_KEY_NOT_FOUND, "The provided root key is invalid. We could not find the requested key.");
     });
 
