@@ -31,7 +31,7 @@ import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index
 import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
-import { assembleServices, type Backend } from "./compose.ts";
+import { assembleServices, windowCaps, type Backend } from "./compose.ts";
 import { bootstrapWorkspace } from "./bootstrap.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
@@ -102,7 +102,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       credits: NO_PENDING_CREDITS,
       creditTaker: () => new PostgresCredits(spender),
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
-      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
+      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock, caps: windowCaps(config) }), cluster.redisUnreachable, clock, () => void reconnect()),
       verificationTotals: new PgVerificationTotals({ sql, records }),
       analyticsQueryUrl: cluster.databaseUrl,
     };

@@ -17,7 +17,7 @@ import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
-import { assembleServices, type Backend } from "./compose.ts";
+import { assembleServices, windowCaps, type Backend } from "./compose.ts";
 import { displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
 import { bootCluster } from "./boot-cluster.ts";
 
@@ -38,8 +38,6 @@ import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { SqliteEventWriter, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { analyticsDbPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
-
-const MIB = 1024 * 1024;
 
 /** How long a stop may spend folding pending credit spends into keys.remaining (the rest waits in the journal). */
 const CREDIT_FOLD_BUDGET_MS = 1000;
@@ -72,7 +70,7 @@ export function buildServices(
   });
   const credits = new CreditLedger(storage, {}, watcher);
   const windows = new SlidingWindowLimiter({
-    clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
+    clock, caps: windowCaps(config),
   });
   const backend: Backend = {
     records: embeddedRecords(storage),

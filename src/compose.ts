@@ -18,7 +18,7 @@ import { RbacService } from "./services/rbac/index.ts";
 import { VerificationService, type CreditTaker, type KeySnapshot, type KeySnapshotSource } from "./services/verification/index.ts";
 import { KeyCache } from "./services/key-cache/index.ts";
 import type { CreditAccounts } from "./services/credits/index.ts";
-import { RatelimitService, type WindowLimiter } from "./services/ratelimit/index.ts";
+import { RatelimitService, type WindowCaps, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
@@ -68,6 +68,11 @@ type AnalyticsBackend =
   };
 
 /** Every service over `backend`. Verification events go to `eventWriter`. */
+/** The rate-limit windows' memory caps, in memory on a box and in Redis on a node. */
+export function windowCaps(config: Config): WindowCaps {
+  return { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB };
+}
+
 export function assembleServices(backend: Backend, config: Config, clock: Clock, eventWriter: EventBatchWriter & DecisionRowWriter): Services {
   const { records } = backend;
   const vault = new Vault({ records, clock, masterKey: backend.masterKey });
