@@ -79,7 +79,7 @@ export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: 
       scalarConfig: scalarConfig as Record<string, unknown>,
       // Not the default: it drops every path with a dot, which is every /v2/<resource>.<operation>.
       excludeStaticFile: false,
-      exclude: [/^\/docs\//, "/metrics"],
+      exclude: [/^\/docs(\/|$)/, "/metrics"],
       documentation: {
         info: { title: "tollgate", version: pkg.version, description: DESCRIPTION },
         // The plugin types `paths` as its own OpenAPI type, which the operations' TypeBox schemas do not match.

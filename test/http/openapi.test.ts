@@ -36,7 +36,7 @@ interface Operation {
 }
 
 /** Served, but not API operations: the metrics endpoint and the documentation itself. */
-const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith("/docs/") || path === "/" || path === "/console" || path.startsWith("/console/");
+const NOT_OPERATIONS = (path: string) => path === "/metrics" || path === "/docs" || path.startsWith("/docs/") || path === "/" || path === "/console" || path.startsWith("/console/");
 
 /**
  * Fields whose bound is not one a schema can state, so their descriptions state it. The analytics
@@ -105,6 +105,13 @@ describe("the OpenAPI document", () => {
     const documented = operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`);
     expect(documented.toSorted()).toEqual([...new Set(served)].toSorted());
     expect(documented.length).toBeGreaterThan(40);
+  });
+
+  test("GET /docs leads to the API reference", async () => {
+    const res = await fetch(`${h.url}/docs`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/docs/api");
+    expect((await fetch(`${h.url}/docs`)).url).toBe(`${h.url}/docs/api`);
   });
 
   test("the start log line names the console's and the API reference's URLs, which answer", async () => {
