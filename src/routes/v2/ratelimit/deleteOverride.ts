@@ -9,7 +9,7 @@ export const ratelimitDeleteOverrideRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.deleteOverride",
   body: OverrideRefBody,
   detail: {
-    summary: "Delete a rate-limit override", tags: ["ratelimit"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
+    summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
     ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.ratelimits.deleteOverride(deps.principal(request, info), body)),

@@ -11,7 +11,7 @@ export const ratelimitListNamespacesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.listNamespaces",
   body: ListNamespacesBody,
   detail: {
-    summary: "List rate-limit namespaces", tags: ["ratelimit"],
+    summary: "List rate-limit namespaces", tags: ["ratelimits"],
     description: `${LIST_NAMESPACES_DESCRIPTION} \`data\` is the page, with \`pagination\`.`,
     ...documented({ data: ListOf(NamespaceData, "A page of the workspace's namespaces"), paged: true }),
   },

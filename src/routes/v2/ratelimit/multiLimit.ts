@@ -9,7 +9,7 @@ export const ratelimitMultiLimitRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.multiLimit",
   body: MultiLimitBody,
   detail: {
-    summary: "Check several rate limits at once", tags: ["ratelimit"],
+    summary: "Check several rate limits at once", tags: ["ratelimits"],
     description: "Charges every check or none. Needs `limit` on every namespace (and `create_namespace` for new ones).",
     ...documented({ data: MultiLimitData, errors: ["ratelimit_namespace_gone"] }),
   },

@@ -19,7 +19,7 @@ export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.listNamespaces",
   body: ListNamespacesBody,
   detail: {
-    summary: "List rate-limit namespaces", tags: ["ratelimits"],
+    summary: "List rate-limit namespaces (plural path)", tags: ["ratelimits"],
     description: `${LIST_NAMESPACES_DESCRIPTION} \`data: {namespaces, cursor?}\`; the cursor is left out on the last page.`,
     ...documented({ data: NamespacePage }),
   },
