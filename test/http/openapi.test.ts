@@ -32,7 +32,7 @@ interface Operation {
   summary?: string;
   tags?: string[];
   security?: unknown[];
-  requestBody?: { content: Record<string, { schema: Schema }> };
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
 }
 
 /** Served, but not API operations: the metrics endpoint and the documentation itself. */
@@ -105,6 +105,20 @@ describe("the OpenAPI document", () => {
     const documented = operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`);
     expect(documented.toSorted()).toEqual([...new Set(served)].toSorted());
     expect(documented.length).toBeGreaterThan(40);
+  });
+
+  test("every operation's request example passes its own schema, and sent as it is, is never a 400; those that name no record succeed", async () => {
+    const succeed = ["/v2/apis.createApi", "/v2/apis.listApis", "/v2/keys.verifyKey", "/v2/identities.createIdentity", "/v2/identities.listIdentities",
+      "/v2/ratelimit.limit", "/v2/ratelimits.limit", "/v2/ratelimit.multiLimit", "/v2/permissions.createPermission", "/v2/permissions.listPermissions",
+      "/v2/permissions.listRoles", "/v2/ratelimit.listNamespaces", "/v2/ratelimits.listNamespaces", "/v2/audit.listLogs", "/v2/rootKeys.whoami"];
+    for (const { path, method, op } of operations()) {
+      if (method !== "post") continue;
+      const example = op.requestBody?.content["application/json"]?.example;
+      expect({ path, hasExample: example !== undefined }).toEqual({ path, hasExample: true });
+      const res = await h.post(path, example);
+      expect({ path, status: res.status === 400 ? 400 : "not 400" }).toEqual({ path, status: "not 400" });
+      if (succeed.includes(path)) expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
   });
 
   test("GET /docs leads to the API reference", async () => {

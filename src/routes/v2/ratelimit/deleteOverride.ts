@@ -7,6 +7,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const ratelimitDeleteOverrideRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.deleteOverride",
+  example: {namespace: "api.requests", identifier: "user_1234"},
   body: OverrideRefBody,
   detail: {
     summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",

@@ -7,6 +7,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const ratelimitGetOverrideRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.getOverride",
+  example: {namespace: "api.requests", identifier: "user_1234"},
   body: OverrideRefBody,
   detail: {
     summary: "Get a rate-limit override", tags: ["ratelimits"], description: "The override that applies to the identifier (exact, then wildcard). Needs `read_override`.",

@@ -8,6 +8,7 @@ import { documented } from "../../../http/responses.ts";
 /** `plural`: the specification's `/v2/ratelimits.*` path, named so in its summary beside the singular one in the one group. */
 export const limitRoute = (deps: RouteDeps, path: string, plural: boolean) => operation({
   path,
+  example: {namespace: "api.requests", identifier: "user_1234", limit: 100, duration: 60000},
   body: LimitBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
   detail: {

@@ -9,6 +9,7 @@ import { ListOf } from "../../../http/views.ts";
 
 export const ratelimitListNamespacesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.listNamespaces",
+  example: {limit: 100},
   body: ListNamespacesBody,
   detail: {
     summary: "List rate-limit namespaces", tags: ["ratelimits"],

@@ -8,6 +8,7 @@ import { ListOf } from "../../../http/views.ts";
 
 export const ratelimitListOverridesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.listOverrides",
+  example: {namespace: "api.requests", limit: 100},
   body: ListOverridesBody,
   detail: {
     summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data` is the page, with `pagination`. Needs `read_override`.",

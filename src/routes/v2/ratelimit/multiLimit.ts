@@ -7,6 +7,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const ratelimitMultiLimitRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.multiLimit",
+  example: [{namespace: "api.requests", identifier: "user_1234", limit: 100, duration: 60000}],
   body: MultiLimitBody,
   detail: {
     summary: "Check several rate limits at once", tags: ["ratelimits"],

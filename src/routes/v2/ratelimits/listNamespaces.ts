@@ -17,6 +17,7 @@ const NamespacePage = t.Object({
 
 export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.listNamespaces",
+  example: {limit: 100},
   body: ListNamespacesBody,
   detail: {
     summary: "List rate-limit namespaces (plural path)", tags: ["ratelimits"],

@@ -14,6 +14,7 @@ const OverridePage = t.Object({
 
 export const ratelimitsListOverridesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.listOverrides",
+  example: {namespace: "api.requests", limit: 100},
   body: ListOverridesBody,
   detail: {
     summary: "List rate-limit overrides (plural path)", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
