@@ -18,7 +18,7 @@ import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
 import { assembleServices, windowCaps, type Backend } from "./compose.ts";
-import { displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
+import { checkCanListen, displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
 import { bootCluster } from "./boot-cluster.ts";
 
 export type { BootOptions, ClusterRunning, EmbeddedRunning, Running } from "./listen.ts";
@@ -138,6 +138,7 @@ function tightenDataDir(dataDir: string, logger: Logger): void {
  * start with nothing left running, open or held.
  */
 export async function boot(opts: BootOptions): Promise<Running> {
+  checkCanListen(opts.config);
   if (opts.config.cluster) return bootCluster(opts, opts.config.cluster);
   createPrivateDir(opts.config.dataDir);
   const lock = lockDataDir(opts.config.dataDir);

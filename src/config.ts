@@ -2,7 +2,7 @@
  * Configuration: one schema for every TOLLGATE_* variable. `loadConfig` reports every problem at
  * once so an operator fixes the environment in one go; `main.ts` turns them into exit code 78.
  */
-import type { LogFormat, LogLevel } from "./lib/logger.ts";
+import type { LogFormatSetting, LogLevel } from "./lib/logger.ts";
 import { parseCidr, type AddressRange } from "./lib/cidr.ts";
 
 export interface Config {
@@ -18,7 +18,7 @@ export interface Config {
   docsUrl: string | undefined;
   logLevel: LogLevel;
   /** One JSON object per line, or `<time> <LEVEL> <msg> key=value …` for a human. */
-  logFormat: LogFormat;
+  logFormat: LogFormatSetting;
   ratelimitFlushMs: number;
   /**
    * Memory of live rate-limit windows in MiB, in all and per workspace, as the limiter counts it
@@ -291,7 +291,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     masterKey: masterKey(r, "TOLLGATE_MASTER_KEY"),
     docsUrl: url(r, "TOLLGATE_DOCS_URL"),
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
-    logFormat: oneOf(r, "TOLLGATE_LOG_FORMAT", "json", ["json", "text"] as const),
+    logFormat: oneOf(r, "TOLLGATE_LOG_FORMAT", "auto", ["auto", "json", "text"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     ...ratelimitMemory(r),
     ratelimitNamespaceCacheMiB: namespaceCacheMemory(r),
@@ -344,7 +344,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_MASTER_KEY", "base64 of 32 bytes for recoverable keys (default: generated into <data dir>/master.key)"],
   ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
   ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
-  ["TOLLGATE_LOG_FORMAT", "json | text: one JSON object per line, or '<time> <LEVEL> <message> key=value …' (default json)"],
+  ["TOLLGATE_LOG_FORMAT", "auto | json | text: one JSON object per line, or '<time> <LEVEL> <message> key=value …'; auto is text when stderr is a terminal, JSON otherwise (under systemd, in a pipe) (default auto)"],
   ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
   ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 64)"],
   ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 32, at most the total)"],

@@ -14,7 +14,7 @@ describe("defaults", () => {
       masterKey: undefined,
       docsUrl: undefined,
       logLevel: "info",
-      logFormat: "json",
+      logFormat: "auto",
       ratelimitFlushMs: 1000,
       ratelimitMemoryMiB: 64,
       ratelimitWorkspaceMemoryMiB: 32,

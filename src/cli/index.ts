@@ -8,7 +8,7 @@ import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type ClusterConfig, type Config } from "../config.ts";
 import { openClusterServices } from "../boot-cluster.ts";
 import { bootstrapWorkspace } from "../bootstrap.ts";
-import { createLogger, type Logger } from "../lib/logger.ts";
+import { createLogger, resolveLogFormat, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
 import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
 import { systemClock } from "../lib/clock.ts";
@@ -157,7 +157,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel, io.stderr, config.logFormat);
+  const logger = createLogger(config.logLevel, io.stderr, resolveLogFormat(config.logFormat, io.stderrIsTerminal === true));
   try {
     return await dispatch(command, rest, config, logger, io);
   } catch (e) {

@@ -1,6 +1,10 @@
-/** `/docs`: one offline HTML page per error type, so every `type` URL the service sends answers. */
+/**
+ * `/docs`: one offline HTML page per error type, so every `type` URL the service sends answers;
+ * `/docs` itself leads to the API reference, which is what someone typing it looks for.
+ */
 import { Elysia } from "elysia";
 import { ERROR_CATALOGUE, errorCodeByTypePath, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
+import { API_DOCS_PATH } from "./openapi.ts";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -32,6 +36,7 @@ function indexPage(): Response {
 
 export const docsRoutes = () =>
   new Elysia()
+    .get("/docs", () => new Response(null, { status: 302, headers: { location: API_DOCS_PATH } }))
     .get("/docs/api-reference/errors-v2", () => indexPage())
     .get("/docs/api-reference/errors-v2/*", ({ params, set }) => {
       const code = errorCodeByTypePath(params["*"]);

@@ -49,10 +49,10 @@ const TAGS = [
   { name: "apis", description: "APIs: containers of keys, one per product or environment. Deleting one makes its keys verify as `NOT_FOUND`." },
   { name: "keys", description: "The keys you hand to your users: create, verify, update, reroll and delete them, and manage their credits, permissions and roles." },
   { name: "identities", description: "The owners of keys (your users or organisations, by `externalId`): meta and rate limits shared by all their keys." },
-  { name: "ratelimit", description: "Rate limiting on any namespace and identifier, independent of keys, at the singular `/v2/ratelimit.*` paths the upstream v2 API and its SDK call. "
-    + "These include `multiLimit`; `listOverrides` and `listNamespaces` (a tollgate addition) answer a list page with `pagination`. The same operations at `/v2/ratelimits.*` share the same namespaces and overrides." },
-  { name: "ratelimits", description: "The same rate limiting at the plural `/v2/ratelimits.*` paths the service's own specification names; kept beside `ratelimit.*` so clients of either work unchanged. "
-    + "Responses are the same except `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows, and `listNamespaces`, which answers `data: {namespaces, cursor?}` alike; there is no plural `multiLimit`." },
+  { name: "ratelimits", description: "Rate limiting on any namespace and identifier, independent of keys. Each operation is served at two paths that share the same namespaces and overrides: "
+    + "the singular `/v2/ratelimit.*` that the upstream v2 API and its SDK call (with `multiLimit`; `listOverrides` and `listNamespaces`, a tollgate addition, answer a list page with `pagination`), "
+    + "and the plural `/v2/ratelimits.*` that the service's own specification names (marked \"plural path\"), kept so clients of either work unchanged. "
+    + "Responses are the same except the plural `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows, and `listNamespaces`, which answers `data: {namespaces, cursor?}` alike; there is no plural `multiLimit`." },
   { name: "permissions", description: "Permissions and roles of the workspace, which keys hold and verifications check with a permission query." },
   { name: "audit", description: "The workspace's audit log: who changed what, when and from where, kept for the retention period." },
   { name: "analytics", description: "Verification and rate-limit analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
@@ -79,7 +79,7 @@ export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: 
       scalarConfig: scalarConfig as Record<string, unknown>,
       // Not the default: it drops every path with a dot, which is every /v2/<resource>.<operation>.
       excludeStaticFile: false,
-      exclude: [/^\/docs\//, "/metrics"],
+      exclude: [/^\/docs(\/|$)/, "/metrics"],
       documentation: {
         info: { title: "tollgate", version: pkg.version, description: DESCRIPTION },
         // The plugin types `paths` as its own OpenAPI type, which the operations' TypeBox schemas do not match.

@@ -13,6 +13,7 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
 
 export const listApisRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.listApis",
+  example: {limit: 100},
   body: t.Optional(strictObject({
     limit: t.Optional(PageLimit),
     cursor: t.Optional(Cursor),

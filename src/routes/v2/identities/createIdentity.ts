@@ -8,6 +8,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const createIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.createIdentity",
+  example: {externalId: "user_1234", meta: {plan: "pro"}},
   body: strictObject({
     externalId: ExternalId,
     meta: t.Optional(metaObject("Returned with every verification of the identity's keys")),

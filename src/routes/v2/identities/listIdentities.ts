@@ -9,6 +9,7 @@ import { IdentityData, ListOf } from "../../../http/views.ts";
 
 export const listIdentitiesRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.listIdentities",
+  example: {limit: 100},
   body: t.Optional(strictObject({
     limit: t.Optional(PageLimit),
     cursor: t.Optional(Cursor),

@@ -9,6 +9,7 @@ import { IdentityData } from "../../../http/views.ts";
 
 export const updateIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.updateIdentity",
+  example: {identity: "user_1234", meta: {plan: "enterprise"}},
   body: strictObject({
     identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }),
     meta: t.Optional(metaObject("Replaces the metadata; `{}` clears it")),

@@ -9,6 +9,7 @@ import { NewKeyData } from "../../../http/views.ts";
 
 export const createKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.createKey",
+  example: {apiId: "api_1234", prefix: "sk", name: "Acme's production key", externalId: "user_1234", meta: {plan: "pro"}, credits: {remaining: 1000}},
   body: strictObject({
     apiId: ApiId,
     prefix: t.Optional(t.String({ minLength: 1, maxLength: 16, pattern: "^[a-zA-Z0-9_]+$", description: "Becomes `<prefix>_` at the start of the key" })),

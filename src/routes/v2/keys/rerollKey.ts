@@ -8,6 +8,7 @@ import { NewKeyData } from "../../../http/views.ts";
 
 export const rerollKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.rerollKey",
+  example: {keyId: "key_1234", expiration: 86400000},
   body: strictObject({
     keyId: KeyId,
     expiration: Int({ minimum: 0, maximum: 4102444800000, description: "Milliseconds until the old key expires (rounded up to a whole minute); 0 expires it now" }),

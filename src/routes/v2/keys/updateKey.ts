@@ -9,6 +9,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const updateKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.updateKey",
+  example: {keyId: "key_1234", name: "Acme's renamed key", enabled: true},
   body: strictObject({
     keyId: KeyId,
     name: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 255 }), t.Null()], { description: "New name; null removes it" })),

@@ -9,6 +9,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const createPermissionRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.createPermission",
+  example: {name: "Read documents", slug: "documents.read", description: "May read every document"},
   body: strictObject({
     name: t.String({ minLength: 1, maxLength: 512, description: "Unique name in the workspace (case-insensitive)" }),
     slug: PermissionSlug,

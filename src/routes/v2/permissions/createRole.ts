@@ -9,6 +9,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const createRoleRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.createRole",
+  example: {name: "editor", description: "Reads and writes documents", permissions: ["documents.read", "documents.write"]},
   body: strictObject({
     name: NewRoleName,
     description: t.Optional(Description),

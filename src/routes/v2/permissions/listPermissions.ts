@@ -10,6 +10,7 @@ import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const listPermissionsRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.listPermissions",
+  example: {limit: 100},
   body: t.Optional(strictObject(listBody("id, name, slug or description"), "`{}` or an empty body lists the first page")),
   detail: {
     summary: "List permissions", tags: ["permissions"], description: "Paginated by permission id. Needs `rbac.*.read_permission`.",

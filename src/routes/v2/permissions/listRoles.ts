@@ -10,6 +10,7 @@ import { ListOf, RoleData } from "../../../http/views.ts";
 
 export const listRolesRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.listRoles",
+  example: {limit: 100},
   body: t.Optional(strictObject(listBody("id, name or description"), "`{}` or an empty body lists the first page")),
   detail: {
     summary: "List roles", tags: ["permissions"], description: "Paginated by role id; each role with its permissions. Needs `rbac.*.read_role`.",

@@ -14,6 +14,7 @@ import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const setRolePermissionsRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.setRolePermissions",
+  example: {role: "editor", permissions: ["documents.read"]},
   body: strictObject({
     role: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "Role id (`role_…`) or name; required unless `roleId` is given" })),
     roleId: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "The older name of `role`, still accepted; give one of the two" })),

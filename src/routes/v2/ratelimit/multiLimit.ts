@@ -7,9 +7,10 @@ import { documented } from "../../../http/responses.ts";
 
 export const ratelimitMultiLimitRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.multiLimit",
+  example: [{namespace: "api.requests", identifier: "user_1234", limit: 100, duration: 60000}],
   body: MultiLimitBody,
   detail: {
-    summary: "Check several rate limits at once", tags: ["ratelimit"],
+    summary: "Check several rate limits at once", tags: ["ratelimits"],
     description: "Charges every check or none. Needs `limit` on every namespace (and `create_namespace` for new ones).",
     ...documented({ data: MultiLimitData, errors: ["ratelimit_namespace_gone"] }),
   },

@@ -24,6 +24,7 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
 
 export const rootKeysWhoamiRoute = (deps: RouteDeps) => operation({
   path: "/v2/rootKeys.whoami",
+  example: {},
   body: t.Optional(strictObject({}, "`{}` or an empty body")),
   detail: { summary: "Describe the calling root key", tags: ["rootKeys"], description: DESCRIPTION, ...documented({ data: WhoamiData, permissionChecked: false }) },
   handle: async (_body, request, info) => ok(await deps.services.workspaces.whoami(deps.principal(request, info))),
