@@ -46,6 +46,9 @@ import { API_DOCS_PATH } from "./http/openapi.ts";
 /** How long a readiness probe waits for PostgreSQL or for Redis before it calls the server not ready. */
 const PROBE_TIMEOUT_MS = 1000;
 
+/** How long a credit spend waits for PostgreSQL at most: a verification is on its caller's request path. */
+const MAX_SPEND_WAIT_MS = 4000;
+
 /** How long a node holds a scheduled job's run without renewing it before another may take it. */
 const JOB_LEASE_MS = 60_000;
 
@@ -93,7 +96,8 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     // Redis counts only under `closed`: with `open` the node keeps answering by choice, and every
     // node shares one Redis, so taking them all out of the balancer would turn a loose limit into an outage.
     const probes = [postgres.probe, ...(cluster.redisUnreachable === "closed" ? [redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)] : [])];
-    const spender = new PgCreditSpender({ url: cluster.databaseUrl });
+    // A spend waits at most min(4 s, TOLLGATE_DATABASE_TIMEOUT_MS), half of it PostgreSQL's own statement timeout.
+    const spender = new PgCreditSpender({ url: cluster.databaseUrl, timeoutMs: Math.max(1, Math.floor(Math.min(MAX_SPEND_WAIT_MS, cluster.databaseTimeoutMs) / 2)) });
     closers.push(() => spender.close());
     const backend: Backend = {
       records,
