@@ -18,7 +18,8 @@ import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
 import { PG_MIGRATIONS } from "./storage/pg/migrations.ts";
-import { postgresProbe, redisProbe } from "./storage/cluster-readiness.ts";
+import { postgresProbe, redisProbe, type ServerProbe } from "./storage/cluster-readiness.ts";
+import { DependencyHealth } from "./lib/dependency-health.ts";
 import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
 import { clusterRecords } from "./storage/pg/records/index.ts";
@@ -28,7 +29,7 @@ import { step } from "./storage/work.ts";
 import type { RecordBackend } from "./storage/records/index.ts";
 import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
-import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
+import { NO_PENDING_CREDITS, PgCreditSpender, type SettlerStats } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, type Backend } from "./compose.ts";
@@ -43,8 +44,11 @@ import { analyticsPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
 import { displayHost, listenAlone, type BootOptions, type ClusterRunning } from "./listen.ts";
 import { API_DOCS_PATH } from "./http/openapi.ts";
 
-/** How long a readiness probe waits for PostgreSQL or for Redis before it calls the server not ready. */
+/** How long a probe waits for PostgreSQL or for Redis before it calls the server down. */
 const PROBE_TIMEOUT_MS = 1000;
+
+/** How often a node probes PostgreSQL and Redis (at most one probe of each in flight). */
+const DEPENDENCY_PROBE_MS = 1000;
 
 /** How long a credit spend waits for PostgreSQL at most: a verification is on its caller's request path. */
 const MAX_SPEND_WAIT_MS = 4000;
@@ -60,8 +64,12 @@ export interface ClusterServices {
   records: RecordBackend;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
-  /** Why the node is not ready: PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, each within PROBE_TIMEOUT_MS. */
+  /** Why the node is not ready: PostgreSQL holds migrations of a newer version; never what every node shares (an outage: `dependencies`). */
   notReady(): Promise<string[]>;
+  /** PostgreSQL and Redis, probed every DEPENDENCY_PROBE_MS and told by requests: up or down, and the requests that failed for it. */
+  dependencies: DependencyHealth;
+  /** The credit-spend statements given up on and how they were settled. */
+  creditSettlement(): SettlerStats;
   /** The node's change watcher, told of the changes this node records itself. */
   watchWith(watcher: ChangeWatcher): void;
 }
@@ -93,9 +101,17 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     const reconnect = redisReconnector(redis);
     const postgres = postgresProbe(cluster.databaseUrl, PG_MIGRATIONS, PROBE_TIMEOUT_MS);
     closers.push(() => postgres.close());
-    // Redis counts only under `closed`: with `open` the node keeps answering by choice, and every
-    // node shares one Redis, so taking them all out of the balancer would turn a loose limit into an outage.
-    const probes = [postgres.probe, ...(cluster.redisUnreachable === "closed" ? [redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)] : [])];
+    // Neither server counts for readiness: every node shares them, so an outage of one would take
+    // every node out of the balancer, though each still serves what does not need it. Their
+    // outages are watched instead (a warning when one starts and ends, a gauge, counters).
+    const dependencies = new DependencyHealth(logger, ["PostgreSQL", "Redis"]);
+    const watched: Array<[string, ServerProbe]> = [["PostgreSQL", postgres.probe], ["Redis", redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)]];
+    const watch = setInterval(() => {
+      for (const [name, probe] of watched) {
+        void probe().then((failure) => (failure === undefined ? dependencies.up(name) : dependencies.down(name, failure)));
+      }
+    }, DEPENDENCY_PROBE_MS);
+    closers.push(() => clearInterval(watch));
     // A spend waits at most min(4 s, TOLLGATE_DATABASE_TIMEOUT_MS), half of it PostgreSQL's own statement timeout.
     const spender = new PgCreditSpender({ url: cluster.databaseUrl, timeoutMs: Math.max(1, Math.floor(Math.min(MAX_SPEND_WAIT_MS, cluster.databaseTimeoutMs) / 2)) });
     closers.push(() => spender.close());
@@ -106,17 +122,21 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       credits: NO_PENDING_CREDITS,
       creditTaker: () => new PostgresCredits(spender),
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
-      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => void reconnect()),
+      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock }), cluster.redisUnreachable, clock, () => {
+        dependencies.failed("Redis", cluster.redisUnreachable, "a rate-limit check");
+        void reconnect();
+      }),
       verificationTotals: new PgVerificationTotals({ sql, records }),
       analyticsQueryUrl: cluster.databaseUrl,
     };
     // The events go to PostgreSQL, every granularity upserted with them: no fold runs.
     const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
-    const notReady = async () => {
-      const failures = await Promise.all(probes.map((probe) => probe()));
-      return failures.filter((failure) => failure !== undefined);
+    // What only this node lacks: a database migrated past its version. Nothing every node shares.
+    const notReady = async (): Promise<string[]> => {
+      const verdict = postgres.versionVerdict();
+      return verdict === undefined ? [] : [verdict];
     };
-    return { services, sql, db, records, close, notReady, watchWith: (watcher) => { watching.watcher = watcher; } };
+    return { services, sql, db, records, close, notReady, dependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -167,7 +187,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
       httpBounds: config.http,
-      readiness: node.notReady, unreachableStore,
+      readiness: node.notReady, unreachableStore, dependencies: node.dependencies, creditSettlement: node.creditSettlement,
     });
     const running: ClusterRunning = {
       mode: "cluster",

@@ -218,9 +218,11 @@ function asSpendFailure(error: unknown, timeoutMs: number): CreditSpendFailed {
   if (error instanceof CreditSpendFailed) return error;
   const code = (error as { code?: unknown }).code;
   const sqlState = (error as { errno?: unknown }).errno;
+  // Either way the request is answered service_unavailable naming PostgreSQL, never unexpected_error.
+  const away = (message: string) => ({ cause: new StoreUnreachable("PostgreSQL", message, { cause: error }) });
   if (code === "ERR_POSTGRES_SERVER_ERROR") {
     const detail = sqlState === "57014" ? `it ran past ${timeoutMs} ms and was cancelled` : `PostgreSQL refused it (${String(sqlState)})`;
-    return new CreditSpendFailed(`No credits were spent: ${detail}`, false, { cause: error });
+    return new CreditSpendFailed(`No credits were spent: ${detail}`, false, away(detail));
   }
-  return new CreditSpendFailed(`A credit spend got no answer from PostgreSQL; it may have been charged`, true, { cause: error });
+  return new CreditSpendFailed(`A credit spend got no answer from PostgreSQL; it may have been charged`, true, away("no answer"));
 }
