@@ -66,7 +66,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the PostgreS
     expect(await verifyCached()).toBe(true);
     expect(await limitCheck()).toBe(true);
     const before = await creditsSpent(servers.env.TOLLGATE_DATABASE_URL!, metered.map((m) => m.keyId));
-    const load = meteredLoad(url(), rootKey, metered.map((m) => m.key), 12);
+    const load = meteredLoad(url(), rootKey, metered.map((m) => m.key), Number(process.env.FAULT_WORKERS ?? 12));
     await eventually("load under way", RECOVERY_BOUND_MS, async () => load.tally.valid > 50);
     await fault();
     const cached = timedProbe(verifyCached);
