@@ -50,6 +50,9 @@ const PROBE_TIMEOUT_MS = 1000;
 /** How often a node probes PostgreSQL and Redis (at most one probe of each in flight). */
 const DEPENDENCY_PROBE_MS = 1000;
 
+/** Connections of the node's own writes (one flush or lease at a time, and one the prune may hold meanwhile). */
+const BACKGROUND_POOL = 2;
+
 /** How long a credit spend waits for PostgreSQL at most: a verification is on its caller's request path. */
 const MAX_SPEND_WAIT_MS = 4000;
 
@@ -60,6 +63,10 @@ const JOB_LEASE_MS = 60_000;
 export interface ClusterServices {
   services: Services;
   sql: SQL;
+  /** The pool of the node's own writes (analytics, job leases, the prune), apart from requests'. */
+  background: SQL;
+  /** The change watcher's connection for its polls (its LISTEN has one more, Bun's own). */
+  watcherSql: SQL;
   db: PgDb;
   records: RecordBackend;
   /** Closes what was opened, last first. */
@@ -91,6 +98,13 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
     closers.push(() => sql.close());
     const db = pgDatabase(sql);
+    // The node's own writes (analytics flushes, job leases, the prune) and the change watcher's
+    // polls have pools of their own: a PostgreSQL that hangs keeps each of them waiting on its
+    // connection, and none of them may take one that requests need.
+    const background = new SQL(cluster.databaseUrl, { max: BACKGROUND_POOL, connectionTimeout: Math.max(1, Math.ceil(cluster.databaseTimeoutMs / 1000)) });
+    closers.push(() => background.close({ timeout: 0 }));
+    const watcherSql = new SQL(cluster.databaseUrl, { max: 1 });
+    closers.push(() => watcherSql.close({ timeout: 0 }));
     // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
     const watching: { watcher?: ChangeWatcher } = {};
     const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version), cluster.databaseTimeoutMs);
@@ -130,13 +144,13 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       analyticsQueryUrl: cluster.databaseUrl,
     };
     // The events go to PostgreSQL, every granularity upserted with them: no fold runs.
-    const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
+    const services = assembleServices(backend, config, clock, new PgEventWriter(background, { timeoutMs: cluster.databaseTimeoutMs }));
     // What only this node lacks: a database migrated past its version. Nothing every node shares.
     const notReady = async (): Promise<string[]> => {
       const verdict = postgres.versionVerdict();
       return verdict === undefined ? [] : [verdict];
     };
-    return { services, sql, db, records, close, notReady, dependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
+    return { services, sql, background, watcherSql, db, records, close, notReady, dependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -156,11 +170,11 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
   try {
     const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
-    const { services, sql, db, records } = node;
+    const { services, background, watcherSql, records } = node;
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
-      sql, pollMs: cluster.changePollMs,
+      sql: watcherSql, pollMs: cluster.changePollMs,
       onChange: (workspaceId) => {
         services.keyCache.workspaceChanged(workspaceId);
         services.keyCache.forgetUnknown();
@@ -174,12 +188,12 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     closers.push(() => watcher.stop());
     const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
     closers.push(() => analytics.flushAndStop());
-    const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
+    const claims = leaseClaims(new JobLeases(pgDatabase(background)), JOB_LEASE_MS);
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
       // The analytics tables in PostgreSQL, once per cluster.
-      leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
+      leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(background, config.analyticsRetentionDays, nowMs), clock), claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";
