@@ -75,6 +75,8 @@ export interface ClusterServices {
   notReady(): Promise<string[]>;
   /** PostgreSQL and Redis, probed every DEPENDENCY_PROBE_MS and told by requests: up or down, and the requests that failed for it. */
   dependencies: DependencyHealth;
+  /** Starts probing PostgreSQL and Redis every DEPENDENCY_PROBE_MS (until `close`). */
+  watchDependencies(): void;
   /** The credit-spend statements given up on and how they were settled. */
   creditSettlement(): SettlerStats;
   /** The node's change watcher, told of the changes this node records itself. */
@@ -120,12 +122,15 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     // outages are watched instead (a warning when one starts and ends, a gauge, counters).
     const dependencies = new DependencyHealth(logger, ["PostgreSQL", "Redis"]);
     const watched: Array<[string, ServerProbe]> = [["PostgreSQL", postgres.probe], ["Redis", redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)]];
-    const watch = setInterval(() => {
-      for (const [name, probe] of watched) {
-        void probe().then((failure) => (failure === undefined ? dependencies.up(name) : dependencies.down(name, failure)));
-      }
-    }, DEPENDENCY_PROBE_MS);
-    closers.push(() => clearInterval(watch));
+    // `serve` watches (bootCluster); a CLI command, which ends soon, does not.
+    const watchDependencies = () => {
+      const watch = setInterval(() => {
+        for (const [name, probe] of watched) {
+          void probe().then((failure) => (failure === undefined ? dependencies.up(name) : dependencies.down(name, failure)));
+        }
+      }, DEPENDENCY_PROBE_MS);
+      closers.push(() => clearInterval(watch));
+    };
     // A spend waits at most min(4 s, TOLLGATE_DATABASE_TIMEOUT_MS), half of it PostgreSQL's own statement timeout.
     const spender = new PgCreditSpender({ url: cluster.databaseUrl, timeoutMs: Math.max(1, Math.floor(Math.min(MAX_SPEND_WAIT_MS, cluster.databaseTimeoutMs) / 2)) });
     closers.push(() => spender.close());
@@ -150,7 +155,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       const verdict = postgres.versionVerdict();
       return verdict === undefined ? [] : [verdict];
     };
-    return { services, sql, background, watcherSql, db, records, close, notReady, dependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
+    return { services, sql, background, watcherSql, db, records, close, notReady, dependencies, watchDependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -171,6 +176,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
     const { services, background, watcherSql, records } = node;
+    node.watchDependencies();
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
