@@ -66,6 +66,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the PostgreS
     expect(await verifyCached()).toBe(true);
     expect(await limitCheck()).toBe(true);
     const before = await creditsSpent(servers.env.TOLLGATE_DATABASE_URL!, metered.map((m) => m.keyId));
+    const countersBefore = await counters();
     const load = meteredLoad(url(), rootKey, metered.map((m) => m.key), Number(process.env.FAULT_WORKERS ?? 12));
     await eventually("load under way", RECOVERY_BOUND_MS, async () => load.tally.valid > 50);
     await fault();
@@ -100,13 +101,24 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the PostgreS
     const tally = await load.stop();
     await eventually("every spend given up on settled", RECOVERY_BOUND_MS, async () => (await metric(url(), "tollgate_credit_spends_unsettled")) === 0);
     const spent = (await creditsSpent(servers.env.TOLLGATE_DATABASE_URL!, metered.map((m) => m.keyId))) - before;
-    const report = { valid: tally.valid, spent, failed: Object.fromEntries(tally.failed), other: tally.other.slice(0, 3), cachedSeen, limitsSeen, readyDuring, spendFailedMs: Math.round(slowest.failedMs) };
+    const countersAfter = await counters();
+    const counted = { failedClosed: countersAfter.failedClosed - countersBefore.failedClosed, settled: countersAfter.settled - countersBefore.settled };
+    const report = { valid: tally.valid, spent, counted, failed: Object.fromEntries(tally.failed), other: tally.other.slice(0, 3), cachedSeen, limitsSeen, readyDuring, spendFailedMs: Math.round(slowest.failedMs) };
     console.log(JSON.stringify(report));
     return report;
   }
 
+  /** Requests PostgreSQL's absence failed closed, and spend statements given up on and settled, so far. */
+  async function counters(): Promise<{ failedClosed: number; settled: number }> {
+    const settled = await Promise.all(["cancelled", "refunded"].map((outcome) => metric(url(), `tollgate_credit_spends_settled_total{outcome="${outcome}"}`)));
+    return { failedClosed: (await metric(url(), `tollgate_dependency_failed_requests_total{dependency="PostgreSQL",mode="closed"}`))!, settled: settled[0]! + settled[1]! };
+  }
+
   function expectReconciled(report: Awaited<ReturnType<typeof underLoad>>): void {
     expect(report.other).toEqual([]);
+    // Every request answered service_unavailable counted failed closed (the probe request's too); every spend given up on settled.
+    expect(report.counted.failedClosed).toBeGreaterThanOrEqual(report.failed.service_unavailable ?? 0);
+    expect(report.counted.settled).toBeGreaterThan(0);
     expect(report.spent).toBe(report.valid);
     expect(report.readyDuring).toBe(true);
     expect(report.spendFailedMs).toBeLessThan(ANSWER_BOUND_MS);
