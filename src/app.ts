@@ -11,6 +11,7 @@ import { AddressAllowList, type AddressRange } from "./lib/cidr.ts";
 import { BUILD_COMMIT } from "./lib/build-info.ts";
 import { clientAddress } from "./lib/client-address.ts";
 import type { Logger } from "./lib/logger.ts";
+import type { DependencyHealth } from "./lib/dependency-health.ts";
 import { AppError } from "./errors/app-error.ts";
 import type { Services } from "./services/index.ts";
 import { accessLog, requestLogger } from "./http/access-log.ts";
@@ -21,7 +22,7 @@ import { loadConsole, type ConsoleFile } from "./console/bundle.ts";
 import { Ok } from "./http/envelope.ts";
 import { createErrorRenderer, type UnreachableStore } from "./http/errors.ts";
 import { jsonResponse } from "./http/json.ts";
-import { MetricsRegistry, metricsRoute } from "./http/metrics.ts";
+import { MetricsRegistry, metricsRoute, type MetricsSources } from "./http/metrics.ts";
 import { openApiRoutes } from "./http/openapi.ts";
 import { documented } from "./http/responses.ts";
 import { RequestContexts, type RequestInfo } from "./http/request-context.ts";
@@ -49,6 +50,10 @@ export interface AppOptions {
   readiness?: () => string[] | Promise<string[]>;
   /** Which server an error says is unreachable, for `service_unavailable` (a cluster node's PostgreSQL and Redis). */
   unreachableStore?: UnreachableStore;
+  /** A cluster node's shared servers, told of each request answered service_unavailable for one; in /metrics. */
+  dependencies?: DependencyHealth;
+  /** A cluster node's credit-spend statements given up on, for /metrics. */
+  creditSettlement?: MetricsSources["creditSettlement"];
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
   /** The web console's files (default: the embedded bundle, else bundled from src/console at the first request). */
@@ -65,8 +70,9 @@ const LIVENESS_DOC = {
 const READINESS_DOC = {
   summary: "Readiness", tags: ["liveness"], security: [],
   description: "Answers 200 when the service can take traffic: tollgate.db and analytics.db are writable (file, directory and write lock) "
-    + "and their migrations are those of this version; on a cluster node, which has neither, PostgreSQL answers within 1 s with this version's "
-    + "migrations, and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis answers PING within 1 s. Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
+    + "and their migrations are those of this version; on a cluster node, which has neither, PostgreSQL holds no migrations newer than this version's "
+    + "(an outage of PostgreSQL or Redis, which every node shares, leaves the node ready: what needs the server answers `service_unavailable` per request). "
+    + "Otherwise 503 `not_ready`, whose detail names each failed check. Needs no root key; "
     + "cheap enough to poll every second (it writes nothing), and answered within about a second even when a server hangs.",
   ...documented({ data: MessageData("`ready`"), rootKey: false, errors: ["not_ready", "unexpected_error"] }),
 };
@@ -86,6 +92,8 @@ export function createApp(opts: AppOptions) {
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
     verificationsByApi: () => opts.services.verification.countsByApi.series(),
     build: { version: pkg.version, commit: BUILD_COMMIT },
+    ...(opts.dependencies ? { dependencies: opts.dependencies.states.bind(opts.dependencies) } : {}),
+    ...(opts.creditSettlement ? { creditSettlement: opts.creditSettlement } : {}),
   };
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
   const authenticate = (request: Request, info: RequestInfo) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
@@ -103,7 +111,8 @@ export function createApp(opts: AppOptions) {
   const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, authenticate);
   // Learnt once every route is registered (below).
   const methodsByPath = new Map<string, string[]>();
-  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path), opts.unreachableStore);
+  const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path), opts.unreachableStore,
+    (away) => opts.dependencies?.failed(away.store, "closed", away.code));
   const deps: RouteDeps = {
     services: opts.services,
     principal: (request, info) => (info.principal ??= authenticate(request, info)),

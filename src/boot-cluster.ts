@@ -18,7 +18,8 @@ import { lockDataDir } from "./storage/instance-lock.ts";
 import { createPrivateDir } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
 import { PG_MIGRATIONS } from "./storage/pg/migrations.ts";
-import { postgresProbe, redisProbe } from "./storage/cluster-readiness.ts";
+import { postgresProbe, redisProbe, type ServerProbe } from "./storage/cluster-readiness.ts";
+import { DependencyHealth } from "./lib/dependency-health.ts";
 import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
 import { clusterRecords } from "./storage/pg/records/index.ts";
@@ -28,7 +29,7 @@ import { step } from "./storage/work.ts";
 import type { RecordBackend } from "./storage/records/index.ts";
 import type { RootKeyLookup } from "./services/auth/index.ts";
 import { PgSnapshotLoader, PostgresCredits } from "./services/verification/index.ts";
-import { NO_PENDING_CREDITS, PgCreditSpender } from "./services/credits/index.ts";
+import { NO_PENDING_CREDITS, PgCreditSpender, type SettlerStats } from "./services/credits/index.ts";
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, windowCaps, type Backend } from "./compose.ts";
@@ -43,8 +44,17 @@ import { analyticsPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
 import { displayHost, listenAlone, type BootOptions, type ClusterRunning } from "./listen.ts";
 import { API_DOCS_PATH } from "./http/openapi.ts";
 
-/** How long a readiness probe waits for PostgreSQL or for Redis before it calls the server not ready. */
+/** How long a probe waits for PostgreSQL or for Redis before it calls the server down. */
 const PROBE_TIMEOUT_MS = 1000;
+
+/** How often a node probes PostgreSQL and Redis (at most one probe of each in flight). */
+const DEPENDENCY_PROBE_MS = 1000;
+
+/** Connections of the node's own writes (one flush or lease at a time, and one the prune may hold meanwhile). */
+const BACKGROUND_POOL = 2;
+
+/** How long a credit spend waits for PostgreSQL at most: a verification is on its caller's request path. */
+const MAX_SPEND_WAIT_MS = 4000;
 
 /** How long a node holds a scheduled job's run without renewing it before another may take it. */
 const JOB_LEASE_MS = 60_000;
@@ -53,12 +63,22 @@ const JOB_LEASE_MS = 60_000;
 export interface ClusterServices {
   services: Services;
   sql: SQL;
+  /** The pool of the node's own writes (analytics, job leases, the prune), apart from requests'. */
+  background: SQL;
+  /** The change watcher's connection for its polls (its LISTEN has one more, Bun's own). */
+  watcherSql: SQL;
   db: PgDb;
   records: RecordBackend;
   /** Closes what was opened, last first. */
   close(): Promise<void>;
-  /** Why the node is not ready: PostgreSQL and (under TOLLGATE_REDIS_UNREACHABLE=closed) Redis, each within PROBE_TIMEOUT_MS. */
+  /** Why the node is not ready: PostgreSQL holds migrations of a newer version; never what every node shares (an outage: `dependencies`). */
   notReady(): Promise<string[]>;
+  /** PostgreSQL and Redis, probed every DEPENDENCY_PROBE_MS and told by requests: up or down, and the requests that failed for it. */
+  dependencies: DependencyHealth;
+  /** Starts probing PostgreSQL and Redis every DEPENDENCY_PROBE_MS (until `close`). */
+  watchDependencies(): void;
+  /** The credit-spend statements given up on and how they were settled. */
+  creditSettlement(): SettlerStats;
   /** The node's change watcher, told of the changes this node records itself. */
   watchWith(watcher: ChangeWatcher): void;
 }
@@ -80,6 +100,13 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
     closers.push(() => sql.close());
     const db = pgDatabase(sql);
+    // The node's own writes (analytics flushes, job leases, the prune) and the change watcher's
+    // polls have pools of their own: a PostgreSQL that hangs keeps each of them waiting on its
+    // connection, and none of them may take one that requests need.
+    const background = new SQL(cluster.databaseUrl, { max: BACKGROUND_POOL, connectionTimeout: Math.max(1, Math.ceil(cluster.databaseTimeoutMs / 1000)) });
+    closers.push(() => background.close({ timeout: 0 }));
+    const watcherSql = new SQL(cluster.databaseUrl, { max: 1 });
+    closers.push(() => watcherSql.close({ timeout: 0 }));
     // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
     const watching: { watcher?: ChangeWatcher } = {};
     const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version), cluster.databaseTimeoutMs);
@@ -90,10 +117,22 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     const reconnect = redisReconnector(redis);
     const postgres = postgresProbe(cluster.databaseUrl, PG_MIGRATIONS, PROBE_TIMEOUT_MS);
     closers.push(() => postgres.close());
-    // Redis counts only under `closed`: with `open` the node keeps answering by choice, and every
-    // node shares one Redis, so taking them all out of the balancer would turn a loose limit into an outage.
-    const probes = [postgres.probe, ...(cluster.redisUnreachable === "closed" ? [redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)] : [])];
-    const spender = new PgCreditSpender({ url: cluster.databaseUrl });
+    // Neither server counts for readiness: every node shares them, so an outage of one would take
+    // every node out of the balancer, though each still serves what does not need it. Their
+    // outages are watched instead (a warning when one starts and ends, a gauge, counters).
+    const dependencies = new DependencyHealth(logger, ["PostgreSQL", "Redis"]);
+    const watched: Array<[string, ServerProbe]> = [["PostgreSQL", postgres.probe], ["Redis", redisProbe(redis, reconnect, PROBE_TIMEOUT_MS)]];
+    // `serve` watches (bootCluster); a CLI command, which ends soon, does not.
+    const watchDependencies = () => {
+      const watch = setInterval(() => {
+        for (const [name, probe] of watched) {
+          void probe().then((failure) => (failure === undefined ? dependencies.up(name) : dependencies.down(name, failure)));
+        }
+      }, DEPENDENCY_PROBE_MS);
+      closers.push(() => clearInterval(watch));
+    };
+    // A spend waits at most min(4 s, TOLLGATE_DATABASE_TIMEOUT_MS), half of it PostgreSQL's own statement timeout.
+    const spender = new PgCreditSpender({ url: cluster.databaseUrl, timeoutMs: Math.max(1, Math.floor(Math.min(MAX_SPEND_WAIT_MS, cluster.databaseTimeoutMs) / 2)) });
     closers.push(() => spender.close());
     const backend: Backend = {
       records,
@@ -102,17 +141,21 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
       credits: NO_PENDING_CREDITS,
       creditTaker: () => new PostgresCredits(spender),
       snapshots: (sharedValueBytes) => new PgSnapshotLoader(sql, sharedValueBytes, cluster.databaseTimeoutMs),
-      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock, caps: windowCaps(config) }), cluster.redisUnreachable, clock, () => void reconnect()),
+      windows: tolerateUnreachable(new RedisWindowLimiter({ client: redis, clock, caps: windowCaps(config) }), cluster.redisUnreachable, clock, () => {
+        dependencies.failed("Redis", cluster.redisUnreachable, "a rate-limit check");
+        void reconnect();
+      }),
       verificationTotals: new PgVerificationTotals({ sql, records }),
       analyticsQueryUrl: cluster.databaseUrl,
     };
     // The events go to PostgreSQL, every granularity upserted with them: no fold runs.
-    const services = assembleServices(backend, config, clock, new PgEventWriter(sql, { timeoutMs: cluster.databaseTimeoutMs }));
-    const notReady = async () => {
-      const failures = await Promise.all(probes.map((probe) => probe()));
-      return failures.filter((failure) => failure !== undefined);
+    const services = assembleServices(backend, config, clock, new PgEventWriter(background, { timeoutMs: cluster.databaseTimeoutMs }));
+    // What only this node lacks: a database migrated past its version. Nothing every node shares.
+    const notReady = async (): Promise<string[]> => {
+      const verdict = postgres.versionVerdict();
+      return verdict === undefined ? [] : [verdict];
     };
-    return { services, sql, db, records, close, notReady, watchWith: (watcher) => { watching.watcher = watcher; } };
+    return { services, sql, background, watcherSql, db, records, close, notReady, dependencies, watchDependencies, creditSettlement: () => spender.settlement(), watchWith: (watcher) => { watching.watcher = watcher; } };
   } catch (error) {
     await close();
     throw error;
@@ -132,11 +175,12 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
   try {
     const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
-    const { services, sql, db, records } = node;
+    const { services, background, watcherSql, records } = node;
+    node.watchDependencies();
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
-      sql, pollMs: cluster.changePollMs,
+      sql: watcherSql, pollMs: cluster.changePollMs,
       onChange: (workspaceId) => {
         services.keyCache.workspaceChanged(workspaceId);
         services.keyCache.forgetUnknown();
@@ -150,12 +194,12 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     closers.push(() => watcher.stop());
     const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
     closers.push(() => analytics.flushAndStop());
-    const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
+    const claims = leaseClaims(new JobLeases(pgDatabase(background)), JOB_LEASE_MS);
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
       // The analytics tables in PostgreSQL, once per cluster.
-      leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
+      leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(background, config.analyticsRetentionDays, nowMs), clock), claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";
@@ -163,7 +207,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
       httpBounds: config.http,
-      readiness: node.notReady, unreachableStore,
+      readiness: node.notReady, unreachableStore, dependencies: node.dependencies, creditSettlement: node.creditSettlement,
     });
     const running: ClusterRunning = {
       mode: "cluster",

@@ -376,8 +376,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
   ["TOLLGATE_DATABASE_URL", "postgres:// URL: the cluster mode keeps every record in this PostgreSQL database (with TOLLGATE_REDIS_URL; neither: the embedded SQLite mode)"],
   ["TOLLGATE_REDIS_URL", "redis:// URL: the cluster mode keeps its rate-limit windows in this Redis (with TOLLGATE_DATABASE_URL)"],
-  ["TOLLGATE_DATABASE_POOL", "connections one node keeps to PostgreSQL in the cluster mode (default 10)"],
+  ["TOLLGATE_DATABASE_POOL", "connections one node's requests keep to PostgreSQL in the cluster mode (default 10; the node opens 8 more of its own, docs/cluster.md)"],
   ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
   ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
-  ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000)"],
+  ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000; a credit spend at most min(4000, this))"],
 ];

@@ -63,6 +63,7 @@ export type RouteMethods = (path: string) => readonly string[] | undefined;
 export function createErrorRenderer(
   docsUrl: () => string, logger: Logger, bodyLeftUnread: (request: Request) => boolean = () => false, routeMethods: RouteMethods = () => undefined,
   unreachable: UnreachableStore = () => undefined,
+  onUnreachable: (away: { store: string; code: string }) => void = () => undefined,
 ): ErrorRenderer {
   const renderedCodes = new WeakMap<Request, ErrorCode>();
   return {
@@ -79,8 +80,12 @@ export function createErrorRenderer(
         logger.error("unexpected error", { requestId, method: request.method, path: new URL(request.url).pathname, cause });
       }
       const away = appError.code === "service_unavailable" ? unreachable(error) : undefined;
-      // The client's code only: its message could quote the server's address.
-      if (away) logger.warn("a server is unreachable", { requestId, method: request.method, path: new URL(request.url).pathname, server: away.store, code: away.code });
+      // The client's code only: its message could quote the server's address. A debug line: the
+      // outage itself is one warning when it starts and one when it ends (onUnreachable).
+      if (away) {
+        onUnreachable(away);
+        logger.debug("a server is unreachable", { requestId, method: request.method, path: new URL(request.url).pathname, server: away.store, code: away.code });
+      }
       const body = {
         meta: { requestId },
         error: {

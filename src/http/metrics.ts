@@ -45,6 +45,10 @@ export interface MetricsSources {
   verificationsByApi(): Iterable<[apiId: string, code: string, count: number]>;
   /** What `tollgate version` prints, and the commit the binary was built from. */
   build: { version: string; commit: string };
+  /** A cluster node's shared servers: up or down, and the requests their absence made fail open or closed. */
+  dependencies?(): Array<{ name: string; up: boolean; failedOpen: number; failedClosed: number }>;
+  /** A cluster node's credit-spend statements given up on: still to settle, and how the others were settled. */
+  creditSettlement?(): { unsettled: number; cancelled: number; refunded: number; dropped: number };
 }
 
 export class MetricsRegistry {
@@ -124,6 +128,7 @@ export class MetricsRegistry {
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
+    renderCluster(out, sources);
     renderProcess(out, sources.build);
     return out.join("\n") + "\n";
   }
@@ -197,3 +202,27 @@ export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressR
     return new Response(registry.render(sources), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   }, { detail: { hide: true } });
 };
+
+/** A cluster node's dependencies and credit settlement; nothing on a box. */
+function renderCluster(out: string[], sources: MetricsSources): void {
+  const dependencies = sources.dependencies?.();
+  if (dependencies) {
+    family(out, "tollgate_dependency_up", "gauge", "1 while the shared server answers (probed every second and seen by requests), 0 during an outage.");
+    for (const d of dependencies) out.push(`tollgate_dependency_up{dependency="${label(d.name)}"} ${d.up ? 1 : 0}`);
+    family(out, "tollgate_dependency_failed_requests_total", "counter", "Requests the server's absence made fail open (let through, TOLLGATE_REDIS_UNREACHABLE=open) or closed (refused, or service_unavailable).");
+    for (const d of dependencies) {
+      out.push(`tollgate_dependency_failed_requests_total{dependency="${label(d.name)}",mode="open"} ${d.failedOpen}`);
+      out.push(`tollgate_dependency_failed_requests_total{dependency="${label(d.name)}",mode="closed"} ${d.failedClosed}`);
+    }
+  }
+  const settlement = sources.creditSettlement?.();
+  if (settlement) {
+    family(out, "tollgate_credit_spends_unsettled", "gauge", "Credit-spend statements given up on (their requests answered with an error) not settled yet; settled once PostgreSQL answers.");
+    out.push(`tollgate_credit_spends_unsettled ${settlement.unsettled}`);
+    family(out, "tollgate_credit_spends_settled_total", "counter", "Credit-spend statements given up on, by how they were settled: cancelled (never committed) or refunded (committed, given back).");
+    out.push(`tollgate_credit_spends_settled_total{outcome="cancelled"} ${settlement.cancelled}`);
+    out.push(`tollgate_credit_spends_settled_total{outcome="refunded"} ${settlement.refunded}`);
+    family(out, "tollgate_credit_spends_unsettled_dropped_total", "counter", "Statements dropped unsettled past the bound on those waiting (100,000).");
+    out.push(`tollgate_credit_spends_unsettled_dropped_total ${settlement.dropped}`);
+  }
+}
