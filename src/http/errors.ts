@@ -54,12 +54,16 @@ function wantsProblemJson(request: Request, status: number, schemaError: boolean
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
 
+/** A missing or malformed Authorization header: 401 in upstream's v1 (`key required`), 400 in v2. */
+const V1_UNAUTHORIZED: ReadonlySet<ErrorCode> = new Set(["authentication_missing", "authentication_malformed"]);
+
 /**
  * Upstream v1's machine-readable code for an error: its enum had one code per status (and
  * INSUFFICIENT_PERMISSIONS beside FORBIDDEN for a missing permission); what v1 had no code for is
  * INTERNAL_SERVER_ERROR, the status still tollgate's.
  */
 function v1ErrorCode(code: ErrorCode, status: number): string {
+  if (V1_UNAUTHORIZED.has(code)) return "UNAUTHORIZED";
   if (code === "insufficient_permissions") return "INSUFFICIENT_PERMISSIONS";
   switch (status) {
     case 400: case 408: case 413: return "BAD_REQUEST";
@@ -128,16 +132,17 @@ export function createErrorRenderer(
     },
     renderV1(error, request, requestId, extraHeaders) {
       const { appError, kind, headers } = resolve(error, "UNKNOWN", request, requestId);
+      const status = V1_UNAUTHORIZED.has(appError.code) ? 401 : kind.status;
       const body = {
         error: {
-          code: v1ErrorCode(appError.code, kind.status),
+          code: v1ErrorCode(appError.code, status),
           docs: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
           // v1's body has no `errors[]`: a validation failure names its first field in the message.
           message: appError.errors?.[0] === undefined ? appError.detail : `${appError.errors[0].location}: ${appError.errors[0].message}`,
           requestId,
         },
       };
-      return jsonResponse(body, kind.status, requestId, { ...headers, ...extraHeaders });
+      return jsonResponse(body, status, requestId, { ...headers, ...extraHeaders });
     },
   };
 }
