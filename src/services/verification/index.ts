@@ -157,7 +157,7 @@ export class VerificationService {
    * v1's verification (routes/v1): no root key, so the key's own workspace, verified as by a
    * principal that may verify every key of it; the same checks, limits and credits as verifyKey.
    * `apiId`, when given and not the key's API, answers FORBIDDEN after DISABLED (upstream v1's
-   * place for it), not recorded: v2 has no such outcome.
+   * place for it), recorded as upstream's v1 recorded it.
    */
   verifyKeyOfItsWorkspace(input: VerifyKeyInput, apiId?: string): Maybe<V1VerifyKeyResult> {
     const startedMs = performance.now();
@@ -169,7 +169,7 @@ export class VerificationService {
   private verifyOwnSnapshot(input: VerifyKeyInput, apiId: string | undefined, snap: KeySnapshot | undefined, startedMs: number): Maybe<V1VerifyKeyResult> {
     if (!snap) return { valid: false, code: "NOT_FOUND" };
     if (apiId !== undefined && snap.apiId !== apiId && !snap.apiDeleted && snap.apiId !== null && !snap.deleted && snap.enabled) {
-      return { ...describe(snap, "VALID"), valid: false, code: "FORBIDDEN" };
+      return this.recorded(snap, input, { ...describe(snap, "VALID"), valid: false, code: "FORBIDDEN" as const }, startedMs, 0);
     }
     const principal: Principal = { workspaceId: snap.workspaceId, rootKeyId: "", permissions: this.verifyEveryKey, actor: KEY_ITSELF };
     return this.verifySnapshot(principal, input, snap, startedMs);
@@ -212,7 +212,7 @@ export class VerificationService {
   }
 
   /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
-  private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
+  private recorded<R extends { code: string }>(snap: KeySnapshot, input: VerifyKeyInput, result: R, startedMs: number, spentCredits: number): R {
     if (snap.apiId !== null) this.countsByApi.count(snap.apiId, result.code);
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),

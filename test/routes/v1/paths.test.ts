@@ -78,4 +78,13 @@ describe("on", () => {
     await h.post("/v1/keys.verifyKey", { key: k.key }, { key: null });
     expect(count(await (await fetch(`${h.url}/metrics`)).text())).toBe(count(before) + 1);
   });
+
+  test("a FORBIDDEN (another apiId) counts for the key's API as every recorded verification does", async () => {
+    const api = await createApi(h, "v1-metrics-forbidden");
+    const k = await createKey(h, { apiId: api });
+    expect((await h.post("/v1/keys.verifyKey", { key: k.key, apiId: h.apiId }, { key: null })).body.code).toBe("FORBIDDEN");
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    expect(text).toContain(`tollgate_verifications_by_api_total{api_id="${api}",code="FORBIDDEN"} 1`);
+    expect(text).toMatch(/tollgate_verifications_total\{code="FORBIDDEN"\} [1-9]/);
+  });
 });
