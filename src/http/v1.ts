@@ -30,6 +30,8 @@ export interface V1Operation<S extends TSchema = TSchema> {
   path: string;
   body: S;
   bodyLimitBytes: number;
+  /** Whether it authenticates a root key: one that does not (v1 verifyKey) never waits for a root-key lookup (`prepare`), whatever header the client sends. */
+  rootKey: boolean;
   /** The v2 route whose decisions this one makes: its answers count in /metrics as that route's. */
   decidesAs: string;
   /** The bare body (a promise in the cluster mode); throws AppError for a failure. */
@@ -57,7 +59,7 @@ function serveV1(parts: PipelineParts, turnEnd: TurnEnd, op: V1Operation): BunRo
     let response: Response;
     try {
       admitRequest(server, maxRequestsInFlight);
-      const preparing = parts.prepare?.(request, info);
+      const preparing = op.rootKey ? parts.prepare?.(request, info) : undefined;
       if (preparing !== undefined) await preparing;
       const body = await parseJsonBody(bodies, request, { limitBytes: op.bodyLimitBytes, info });
       (validator ??= new BodyValidator(op.body)).check(body);

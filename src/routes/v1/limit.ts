@@ -33,6 +33,7 @@ export const v1LimitRoute = (deps: RouteDeps) => v1Operation({
   path: V1_LIMIT_PATH,
   body: V1LimitBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
+  rootKey: true,
   decidesAs: RATELIMITS_LIMIT_PATH,
   handle: async (body, request, info) => bare(await deps.services.ratelimits.limit(deps.principal(request, info), {
     namespace: body.namespace ?? "default",

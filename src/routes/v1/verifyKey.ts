@@ -85,6 +85,7 @@ export const v1VerifyKeyRoute = (deps: RouteDeps) => v1Operation({
   path: V1_VERIFY_KEY_PATH,
   body: V1VerifyKeyBody,
   bodyLimitBytes: EARLY_AUTH_BODY_BYTES,
+  rootKey: false,
   decidesAs: "/v2/keys.verifyKey",
   handle: async (body, _request, info) => {
     try {

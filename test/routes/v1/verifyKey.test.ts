@@ -44,6 +44,12 @@ describe("bare answers without a root key", () => {
     });
   });
 
+  test("a root key the client sends anyway (upstream's v1 SDK does) is not looked at, even an unknown one", async () => {
+    const k = await createKey(h, { apiId: h.apiId });
+    expect((await h.post(PATH, { key: k.key })).body.code).toBe("VALID");
+    expect((await h.post(PATH, { key: k.key }, { key: "tg_not_a_root_key_at_all" })).body.code).toBe("VALID");
+  });
+
   test("NOT_FOUND: valid, code and requestId only", async () => {
     expect(await verified({ key: "tg_not_a_key_of_anyone" })).toEqual({ valid: false, code: "NOT_FOUND", requestId: expect.stringMatching(/^req_/) });
     const deleted = await createKey(h, { apiId: h.apiId });
@@ -118,6 +124,17 @@ describe("ratelimits", () => {
     const res = await v1({ key: k.key, apiId: h.apiId, ratelimits: [{ name: "missing_config", cost: 4 }, { name: "1/1min", cost: 2, limit: 1, duration: 60_000 }] });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("ratelimit 'missing_config' was requested but does not exist") });
+  });
+});
+
+describe("with identity", () => {
+  test("a second key is rejected: the identity's limit is shared by its keys", async () => {
+    const created = await h.post("/v2/identities.createIdentity", { externalId: "v1-shared-owner", ratelimits: [{ name: "10per5m", limit: 10, duration: 300_000 }] });
+    expect(created.status).toBe(200);
+    const key1 = await createKey(h, { apiId: h.apiId, externalId: "v1-shared-owner" });
+    const key2 = await createKey(h, { apiId: h.apiId, externalId: "v1-shared-owner" });
+    for (let i = 0; i < 10; i++) expect((await verified({ key: key1.key, ratelimits: [{ name: "10per5m" }] })).code).toBe("VALID");
+    expect(await verified({ key: key2.key, ratelimits: [{ name: "10per5m" }] })).toMatchObject({ valid: false, code: "RATE_LIMITED", ratelimit: { limit: 10, remaining: 0 } });
   });
 });
 
