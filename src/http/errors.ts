@@ -4,7 +4,7 @@
  * when the path has other methods); an error that says a cluster node's PostgreSQL or Redis is
  * unreachable (the classifier boot-cluster.ts passes) → `service_unavailable` naming the server and
  * nothing of its address, logged as a warning with the client's code; anything else → 500 with a generic detail, the cause logged with the
- * request id. The code each request was answered with is kept for the access log,
+ * request id. v1's paths (http/v1.ts) get the same error in v1's body (`renderV1`). The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
  */
 import { AppError } from "../errors/app-error.ts";
