@@ -29,6 +29,8 @@ import { RequestContexts, type RequestInfo } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { v2Operations } from "./routes/v2/index.ts";
 import { Pipeline } from "./http/pipeline.ts";
+import { v1Routes } from "./http/v1.ts";
+import { v1Operations } from "./routes/v1/index.ts";
 import { documentedPaths } from "./http/operation.ts";
 
 export interface AppOptions {
@@ -56,6 +58,8 @@ export interface AppOptions {
   creditSettlement?: MetricsSources["creditSettlement"];
   /** Bounds of each request (default DEFAULT_HTTP_BOUNDS); boot.ts applies the connection's own. */
   httpBounds?: HttpBounds;
+  /** Serve v1's two hot paths (`TOLLGATE_V1_PATHS=on`, routes/v1); default off: they answer 404 as any unknown path. */
+  v1Paths?: boolean;
   /** The web console's files (default: the embedded bundle, else bundled from src/console at the first request). */
   consoleFiles?: () => Promise<ConsoleFile[]>;
 }
@@ -118,8 +122,10 @@ export function createApp(opts: AppOptions) {
     principal: (request, info) => (info.principal ??= authenticate(request, info)),
   };
   const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf };
-  const pipeline = new Pipeline({ errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight, prepare });
+  const pipelineParts = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight, prepare };
+  const pipeline = new Pipeline(pipelineParts);
   const operations = v2Operations(deps);
+  const v1 = opts.v1Paths === true ? v1Operations(deps) : [];
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
   const service: AnyElysia = new Elysia()
@@ -128,7 +134,7 @@ export function createApp(opts: AppOptions) {
     .use(consoleRoutes(opts.consoleFiles ?? loadConsole));
 
   // Bun's router answers the operations' POSTs through the pipeline; everything else reaches Elysia.
-  const app = new Elysia({ normalize: false, serve: { routes: pipeline.routes(operations) } })
+  const app = new Elysia({ normalize: false, serve: { routes: { ...pipeline.routes(operations), ...v1Routes(pipelineParts, v1) } } })
     .onRequest(({ request }) => {
       contexts.of(request);
     })
@@ -152,7 +158,7 @@ export function createApp(opts: AppOptions) {
     }, { detail: READINESS_DOC })
     .use(service)
     .use(openApiRoutes(trustedProxies, documentedPaths(operations)));
-  learnMethods([...app.routes, ...operations.map(({ path }) => ({ method: "POST", path }))], methodsByPath);
+  learnMethods([...app.routes, ...[...operations, ...v1].map(({ path }) => ({ method: "POST", path }))], methodsByPath);
   return app;
 }
 

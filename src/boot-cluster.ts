@@ -206,7 +206,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     const app = createApp({
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
       metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
-      httpBounds: config.http,
+      httpBounds: config.http, v1Paths: config.v1Paths,
       readiness: node.notReady, unreachableStore, dependencies: node.dependencies, creditSettlement: node.creditSettlement,
     });
     const running: ClusterRunning = {

@@ -40,6 +40,8 @@ export interface Config {
   analyticsQueryProcesses: number;
   /** Per workspace: analytics queries running at once, and waiting beyond those (429 past both). */
   analyticsQueriesPerWorkspace: { running: number; waiting: number };
+  /** true (TOLLGATE_V1_PATHS=on) serves v1's keys.verifyKey and ratelimits.limit, a migration aid (routes/v1). */
+  v1Paths: boolean;
   /** false (TOLLGATE_ANALYTICS=off) skips recording verification events, e.g. to measure their cost. */
   recordVerifications: boolean;
   /** How late a buffered verification event may be written. */
@@ -303,6 +305,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
       running: int(r, "TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", 1, 1, 64),
       waiting: int(r, "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", 8, 0, 1000),
     },
+    v1Paths: oneOf(r, "TOLLGATE_V1_PATHS", "off", ["on", "off"] as const) === "on",
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
     analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
     analyticsRatelimitPendingRows: int(r, "TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", 50_000, 1, 10_000_000),
@@ -356,6 +359,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
   ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
   ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
+  ["TOLLGATE_V1_PATHS", "on | off: also serve v1's POST /v1/keys.verifyKey (no root key, as upstream's v1) and /v1/ratelimits.limit with v1's bodies and a Deprecation header, for clients not yet moved to v2 (default off: 404)"],
   ["TOLLGATE_ANALYTICS", "on | off: record every verification of every workspace for analytics; who may query is each workspace's opt-in, `workspace update --analytics` (default on)"],
   ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
   ["TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", "rate-limit decision counts (one per namespace and minute) held between flushes; decisions beyond are not counted (default 50000)"],

@@ -53,6 +53,7 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "two"],
     ["TOLLGATE_ANALYTICS", "no"],
     ["TOLLGATE_ANALYTICS", "OFF"],
+    ["TOLLGATE_V1_PATHS", "yes"],
     ["TOLLGATE_ANALYTICS_FLUSH_MS", "10"],
     ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "0"],
     ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "x"],

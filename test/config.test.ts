@@ -24,6 +24,7 @@ describe("defaults", () => {
       analyticsQueryTimeoutMs: 5000,
       analyticsQueryProcesses: 2,
       analyticsQueriesPerWorkspace: { running: 1, waiting: 8 },
+      v1Paths: false,
       recordVerifications: true,
       analyticsFlushMs: 1000,
       analyticsRatelimitPendingRows: 50_000,
@@ -59,7 +60,7 @@ describe("defaults", () => {
       "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
       "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
-      "TOLLGATE_DATABASE_TIMEOUT_MS",
+      "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_V1_PATHS",
     ].sort());
   });
 });
@@ -87,6 +88,7 @@ describe("valid values", () => {
       TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE: "3",
       TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE: "0",
       TOLLGATE_ANALYTICS: "off",
+      TOLLGATE_V1_PATHS: "on",
       TOLLGATE_ANALYTICS_FLUSH_MS: "200",
       TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS: "7",
       TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS: "7",
@@ -129,6 +131,7 @@ describe("valid values", () => {
       analyticsQueryTimeoutMs: 300,
       analyticsQueryProcesses: 4,
       analyticsQueriesPerWorkspace: { running: 3, waiting: 0 },
+      v1Paths: true,
       recordVerifications: false,
       analyticsFlushMs: 200,
       analyticsRatelimitPendingRows: 7,

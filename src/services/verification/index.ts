@@ -11,7 +11,7 @@ import { LRUCache } from "lru-cache";
 import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
-import { can, type Principal } from "../auth/index.ts";
+import { can, type Actor, type Principal } from "../auth/index.ts";
 import type { WindowLimiter } from "../ratelimit/index.ts";
 import type { Maybe } from "../../storage/work.ts";
 import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
@@ -50,6 +50,9 @@ export interface VerifyKeyInput {
   credits?: { cost: number };
   ratelimits?: RequestedLimit[];
 }
+
+/** v1's answer: v2's, plus upstream v1's FORBIDDEN for a key of another API than the `apiId` sent. */
+export type V1VerifyKeyResult = Omit<VerifyKeyResult, "code"> & { code: VerificationCode | "FORBIDDEN" };
 
 export interface VerifyKeyResult {
   valid: boolean;
@@ -91,11 +94,16 @@ export interface VerificationDeps {
 
 const NO_TAGS: readonly string[] = [];
 
+/** The actor of a verification by the key alone (v1): no root key acts. */
+const KEY_ITSELF: Actor = Object.freeze({ type: "system", id: "v1_verify_key" });
+
 /** Parsed permission queries by text: callers send the same few queries over and over. */
 const QUERY_CACHE_SIZE = 1000;
 
 export class VerificationService {
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
+  /** What v1's verification may do in the key's own workspace (verifyKeyOfItsWorkspace). */
+  private readonly verifyEveryKey: ReadonlySet<string> = new Set(["api.*.verify_key"]);
   /** Verifications of keys of an API, by API and code (for /metrics). */
   readonly countsByApi: VerificationCountsByApi;
 
@@ -145,6 +153,28 @@ export class VerificationService {
     return this.verifySnapshot(principal, input, snap, startedMs);
   }
 
+  /**
+   * v1's verification (routes/v1): no root key, so the key's own workspace, verified as by a
+   * principal that may verify every key of it; the same checks, limits and credits as verifyKey.
+   * `apiId`, when given and not the key's API, answers FORBIDDEN after DISABLED (upstream v1's
+   * place for it), recorded as upstream's v1 recorded it.
+   */
+  verifyKeyOfItsWorkspace(input: VerifyKeyInput, apiId?: string): Maybe<V1VerifyKeyResult> {
+    const startedMs = performance.now();
+    const snap = this.snapshot(sha256Base64(input.key));
+    if (snap instanceof Promise) return snap.then((loaded) => this.verifyOwnSnapshot(input, apiId, loaded, startedMs));
+    return this.verifyOwnSnapshot(input, apiId, snap, startedMs);
+  }
+
+  private verifyOwnSnapshot(input: VerifyKeyInput, apiId: string | undefined, snap: KeySnapshot | undefined, startedMs: number): Maybe<V1VerifyKeyResult> {
+    if (!snap) return { valid: false, code: "NOT_FOUND" };
+    if (apiId !== undefined && snap.apiId !== apiId && !snap.apiDeleted && snap.apiId !== null && !snap.deleted && snap.enabled) {
+      return this.recorded(snap, input, { ...describe(snap, "VALID"), valid: false, code: "FORBIDDEN" as const }, startedMs, 0);
+    }
+    const principal: Principal = { workspaceId: snap.workspaceId, rootKeyId: "", permissions: this.verifyEveryKey, actor: KEY_ITSELF };
+    return this.verifySnapshot(principal, input, snap, startedMs);
+  }
+
   private verifySnapshot(principal: Principal, input: VerifyKeyInput, snap: KeySnapshot | undefined, startedMs: number): Maybe<VerifyKeyResult> {
     // An unknown key, or one of another workspace, has no key to attribute an event to.
     if (!snap || snap.workspaceId !== principal.workspaceId) return { valid: false, code: "NOT_FOUND" };
@@ -182,7 +212,7 @@ export class VerificationService {
   }
 
   /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
-  private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
+  private recorded<R extends { code: string }>(snap: KeySnapshot, input: VerifyKeyInput, result: R, startedMs: number, spentCredits: number): R {
     if (snap.apiId !== null) this.countsByApi.count(snap.apiId, result.code);
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),
