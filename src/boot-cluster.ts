@@ -161,7 +161,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     let baseUrl = "";
     const app = createApp({
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
-      metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
+      metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, allowedHosts: config.allowedHosts,
       httpBounds: config.http,
       readiness: node.notReady, unreachableStore,
     });

@@ -6,11 +6,16 @@
  * nothing of its address, logged as a warning with the client's code; anything else → 500 with a generic detail, the cause logged with the
  * request id. The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
+ * Rendering never throws, whatever the request: its path is read without `new URL` (a request
+ * without a Host has a URL that does not parse), and a failure of the renderer itself still
+ * answers the 500 envelope. Every error answer carries the console's protective headers.
  */
 import { AppError } from "../errors/app-error.ts";
 import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
+import { PROTECTIVE_HEADERS } from "./protective-headers.ts";
+import { pathOf } from "./request-host.ts";
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
@@ -47,7 +52,7 @@ const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
  */
 function wantsProblemJson(request: Request, status: number, schemaError: boolean): boolean {
   if (status === 429) return true;
-  if (PROBLEM_JSON_ROUTES.has(new URL(request.url).pathname)) return true;
+  if (PROBLEM_JSON_ROUTES.has(pathOf(request.url))) return true;
   if (schemaError) return false;
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
@@ -65,40 +70,50 @@ export function createErrorRenderer(
   unreachable: UnreachableStore = () => undefined,
 ): ErrorRenderer {
   const renderedCodes = new WeakMap<Request, ErrorCode>();
+  const render = (error: unknown, code: string | number, request: Request, requestId: string): Response => {
+    const path = pathOf(request.url);
+    // No route for this method: 405 when the path has routes for others, 404 when it has none.
+    const allow = code === "NOT_FOUND" ? routeMethods(path) : undefined;
+    const appError = allow === undefined ? toAppError(error, code, unreachable)
+      : new AppError("method_not_allowed", { detail: `${request.method} is not allowed here; the path answers ${allow.join(", ")}.` });
+    renderedCodes.set(request, appError.code);
+    const kind = ERROR_CATALOGUE[appError.code];
+    if (appError.code === "unexpected_error") {
+      const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+      logger.error("unexpected error", { requestId, method: request.method, path, cause });
+    }
+    const away = appError.code === "service_unavailable" ? unreachable(error) : undefined;
+    // The client's code only: its message could quote the server's address.
+    if (away) logger.warn("a server is unreachable", { requestId, method: request.method, path, server: away.store, code: away.code });
+    const body = {
+      meta: { requestId },
+      error: {
+        title: kind.title,
+        detail: appError.detail,
+        status: kind.status,
+        type: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
+        ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
+      },
+    };
+    const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
+    const headers = {
+      ...PROTECTIVE_HEADERS,
+      ...(problem ? { "content-type": "application/problem+json" } : {}),
+      ...(appError.retryAfterS === undefined ? {} : { "retry-after": String(appError.retryAfterS) }),
+      ...(allow === undefined ? {} : { allow: allow.join(", ") }),
+      ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
+    };
+    return jsonResponse(body, kind.status, requestId, headers);
+  };
   return {
     codeOf: (request) => renderedCodes.get(request),
     render(error, code, request, requestId) {
-      // No route for this method: 405 when the path has routes for others, 404 when it has none.
-      const allow = code === "NOT_FOUND" ? routeMethods(new URL(request.url).pathname) : undefined;
-      const appError = allow === undefined ? toAppError(error, code, unreachable)
-        : new AppError("method_not_allowed", { detail: `${request.method} is not allowed here; the path answers ${allow.join(", ")}.` });
-      renderedCodes.set(request, appError.code);
-      const kind = ERROR_CATALOGUE[appError.code];
-      if (appError.code === "unexpected_error") {
-        const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
-        logger.error("unexpected error", { requestId, method: request.method, path: new URL(request.url).pathname, cause });
+      try {
+        return render(error, code, request, requestId);
+      } catch (failure) {
+        // Nothing above should throw; if it does, the client still gets the envelope and the log the cause.
+        return render(failure, "UNKNOWN", request, requestId);
       }
-      const away = appError.code === "service_unavailable" ? unreachable(error) : undefined;
-      // The client's code only: its message could quote the server's address.
-      if (away) logger.warn("a server is unreachable", { requestId, method: request.method, path: new URL(request.url).pathname, server: away.store, code: away.code });
-      const body = {
-        meta: { requestId },
-        error: {
-          title: kind.title,
-          detail: appError.detail,
-          status: kind.status,
-          type: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
-          ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
-        },
-      };
-      const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      const headers = {
-        ...(problem ? { "content-type": "application/problem+json" } : {}),
-        ...(appError.retryAfterS === undefined ? {} : { "retry-after": String(appError.retryAfterS) }),
-        ...(allow === undefined ? {} : { allow: allow.join(", ") }),
-        ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
-      };
-      return jsonResponse(body, kind.status, requestId, headers);
     },
   };
 }

@@ -10,6 +10,7 @@ import { Elysia } from "elysia";
 import { AppError } from "../errors/app-error.ts";
 import { AddressAllowList, type AddressRange } from "../lib/cidr.ts";
 import { Ok } from "./envelope.ts";
+import { requireAllowedHost } from "./request-host.ts";
 
 /** Latency buckets in seconds: sub-millisecond resolution where the hot paths live. */
 const BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
@@ -188,12 +189,14 @@ function label(value: string): string {
 }
 
 /** GET /metrics for clients in `allow` (the socket's address, never X-Forwarded-For, which a client can forge). */
-export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources) => {
+export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources, allowedHosts: ReadonlySet<string>) => {
   const allowList = new AddressAllowList(allow);
   return new Elysia().get("/metrics", ({ request, server }) => {
     if (!allowList.allows(server?.requestIP(request)?.address)) {
       throw new AppError("route_not_found", { detail: "No route answers this method and path." });
     }
+    // After the address: to a client outside the allow-list the route must look like none at all.
+    requireAllowedHost(request, allowedHosts);
     return new Response(registry.render(sources), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   }, { detail: { hide: true } });
 };
