@@ -13,7 +13,7 @@ import { rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { median, startTollgate, stopOnSignal, tempDir, wrk } from "./lib.ts";
 
-const SECONDS = Number(process.env.FLOOD_SECONDS ?? "20");
+const SECONDS = Number(process.env.FLOOD_SECONDS ?? process.env.BENCH_SECONDS ?? "20");
 const KEYLESS_CONNECTIONS = Number(process.env.KEYLESS_CONNECTIONS ?? "600");
 const FLOOD_CONNECTIONS = Number(process.env.FLOOD_CONNECTIONS ?? "200");
 const LEGIT_CLIENTS = 4;

@@ -79,11 +79,12 @@ describe("no Host, odd Hosts and odd request lines still get the envelope and on
     expect(line).toMatchObject({ status: 404, path: "/nope/deeper" });
   });
 
-  test("a success without a Host is answered as usual (liveness, the OpenAPI document)", async () => {
+  test("a success without a Host is answered as usual (liveness, the OpenAPI document and its page)", async () => {
     expect((await raw("GET /v2/liveness HTTP/1.0\r\n\r\n")).body.data).toEqual({ message: "we're cooking" });
     const doc = await raw("GET /docs/api/openapi.json HTTP/1.0\r\n\r\n");
     expect(doc.status).toBe(200);
     expect(doc.body.servers).toEqual([{ url: "", description: "This tollgate, as the document was fetched" }]);
+    expect((await raw("GET /docs/api HTTP/1.0\r\n\r\n")).status).toBe(200);
   });
 });
 
