@@ -87,6 +87,10 @@ export function createApp(opts: AppOptions) {
     ...(opts.databaseSizeBytes ? { databaseSizeBytes: opts.databaseSizeBytes } : {}),
     ...(opts.analyticsDatabaseSizeBytes ? { analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes } : {}),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
+    operationsInFlight: () => {
+      const { total, unauthenticated } = inFlight.counts();
+      return { authenticated: total - unauthenticated, unauthenticated };
+    },
     verificationsByApi: () => opts.services.verification.countsByApi.series(),
     build: { version: pkg.version, commit: BUILD_COMMIT },
   };

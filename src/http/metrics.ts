@@ -42,6 +42,8 @@ export interface MetricsSources {
   analyticsDatabaseSizeBytes?(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
   requestsInFlight(): number;
+  /** v2 operations holding a slot of the in-flight cap, by whether their root key is known yet (http/in-flight.ts). */
+  operationsInFlight?(): { authenticated: number; unauthenticated: number };
   /** Verifications of keys of an API: API id (or `other` beyond the cap), code, count. */
   verificationsByApi(): Iterable<[apiId: string, code: string, count: number]>;
   /** What `tollgate version` prints, and the commit the binary was built from. */
@@ -121,8 +123,13 @@ export class MetricsRegistry {
       family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
       out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
     }
-    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (TOLLGATE_MAX_REQUESTS_IN_FLIGHT caps them), this scrape left out.");
+    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (those refused at once included), this scrape left out.");
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
+    if (sources.operationsInFlight) {
+      const held = sources.operationsInFlight();
+      family(out, "tollgate_http_operations_in_flight", "gauge", "v2 operations holding a slot of TOLLGATE_MAX_REQUESTS_IN_FLIGHT, by whether their root key is known yet (a cluster node's lookup).");
+      out.push(`tollgate_http_operations_in_flight{class="authenticated"} ${held.authenticated}`, `tollgate_http_operations_in_flight{class="unauthenticated"} ${held.unauthenticated}`);
+    }
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
     renderProcess(out, sources.build);

@@ -132,8 +132,20 @@ describe("the shares of the in-flight cap", () => {
       again.push(res);
     }
     for (const exchange of again) exchange.end();
+    // Every slot comes back once its client is gone: nothing leaks.
+    await untilNoOperationsInFlight(h);
   });
 });
+
+/** Waits, one scrape after another, until /metrics shows no v2 operation holding a slot. */
+async function untilNoOperationsInFlight(h: Harness): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const held = [...text.matchAll(/^tollgate_http_operations_in_flight\{class="\w+"\} (\d+)$/gm)].map((m) => Number(m[1]));
+    if (held.length === 2 && held.every((n) => n === 0)) return;
+  }
+  throw new Error("slots stayed held after their clients went away");
+}
 
 /** Opens slow bodies until one is not refused at once (a client's slot is given back when its read fails, a turn or two after it closed). */
 async function waitAdmitted(h: Harness, auth: string, headers: Record<string, string>): Promise<RawExchange> {
