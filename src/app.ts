@@ -28,7 +28,8 @@ import { documented } from "./http/responses.ts";
 import { RequestContexts, type RequestInfo } from "./http/request-context.ts";
 import type { RouteDeps } from "./routes/deps.ts";
 import { v2Operations } from "./routes/v2/index.ts";
-import { Pipeline } from "./http/pipeline.ts";
+import { Pipeline, type Server } from "./http/pipeline.ts";
+import { InFlight } from "./http/in-flight.ts";
 import { v1Routes } from "./http/v1.ts";
 import { v1Operations } from "./routes/v1/index.ts";
 import { documentedPaths } from "./http/operation.ts";
@@ -43,8 +44,10 @@ export interface AppOptions {
   /** The databases' sizes for /metrics (boot.ts); none on a cluster node, whose /metrics then has no such line. */
   databaseSizeBytes?: () => number;
   analyticsDatabaseSizeBytes?: () => number;
-  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP (default: none). */
+  /** Proxies whose X-Forwarded-For is believed for the audit log's remote IP and the in-flight shares' address (default: none). */
   trustedProxies?: readonly AddressRange[];
+  /** Host names besides IP addresses and localhost under which /metrics and the console answer (default: none). */
+  allowedHosts?: readonly string[];
   /**
    * Why the service is not ready (GET /v2/readiness), one reason per failed check; boot.ts checks
    * both databases, boot-cluster.ts PostgreSQL and Redis (each bounded in time).
@@ -94,15 +97,21 @@ export function createApp(opts: AppOptions) {
     ...(opts.databaseSizeBytes ? { databaseSizeBytes: opts.databaseSizeBytes } : {}),
     ...(opts.analyticsDatabaseSizeBytes ? { analyticsDatabaseSizeBytes: opts.analyticsDatabaseSizeBytes } : {}),
     requestsInFlight: () => Math.max(0, (app.server?.pendingRequests ?? 1) - 1),
+    operationsInFlight: () => {
+      const { total, unauthenticated } = inFlight.counts();
+      return { authenticated: total - unauthenticated, unauthenticated };
+    },
     verificationsByApi: () => opts.services.verification.countsByApi.series(),
     build: { version: pkg.version, commit: BUILD_COMMIT },
     ...(opts.dependencies ? { dependencies: opts.dependencies.states.bind(opts.dependencies) } : {}),
     ...(opts.creditSettlement ? { creditSettlement: opts.creditSettlement } : {}),
   };
   const trustedProxies = new AddressAllowList(opts.trustedProxies ?? []);
+  const allowedHosts = new Set(opts.allowedHosts ?? []);
+  const addressOf = (request: Request, server: Server | null | undefined) => clientAddress(server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies);
   const authenticate = (request: Request, info: RequestInfo) => opts.services.auth.authenticate(request.headers.get("authorization"), () => ({
     // `app` is assigned below, long before a request arrives.
-    remoteIp: clientAddress(app.server?.requestIP(request)?.address, request.headers.get("x-forwarded-for"), trustedProxies),
+    remoteIp: addressOf(request, app.server),
     userAgent: request.headers.get("user-agent") ?? undefined,
   }), info.preparedRootKey);
   const prepare = (request: Request, info: RequestInfo): Promise<void> | undefined => {
@@ -111,8 +120,10 @@ export function createApp(opts: AppOptions) {
       info.preparedRootKey = prepared;
     });
   };
-  // The principal found before a large body was read is kept on the request's info: the route gets that one.
-  const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes }, authenticate);
+  const bodies = new BodyReader({ timeoutMs: bounds.bodyTimeoutMs, bufferBudgetBytes: bounds.bodyBufferBytes });
+  const inFlight = new InFlight<Server>({
+    max: bounds.maxRequestsInFlight, unauthenticatedPercent: bounds.unauthenticatedInFlightPercent, perAddressPercent: bounds.perAddressInFlightPercent,
+  }, addressOf);
   // Learnt once every route is registered (below).
   const methodsByPath = new Map<string, string[]>();
   const errors = createErrorRenderer(opts.docsUrl, opts.logger, (request) => bodies.leftUnread(request), (path) => methodsByPath.get(path), opts.unreachableStore,
@@ -122,16 +133,17 @@ export function createApp(opts: AppOptions) {
     principal: (request, info) => (info.principal ??= authenticate(request, info)),
   };
   const logOptions = { logger: opts.logger, contexts, metrics, errorCodeOf: errors.codeOf };
-  const pipelineParts = { errors, metrics, log: requestLogger(logOptions), bodies, maxRequestsInFlight: bounds.maxRequestsInFlight, prepare };
+  // The pipeline authenticates every request from its header before its body: the route gets that principal.
+  const pipelineParts = { errors, metrics, log: requestLogger(logOptions), bodies, inFlight, prepare, authenticate };
   const pipeline = new Pipeline(pipelineParts);
   const operations = v2Operations(deps);
   const v1 = opts.v1Paths === true ? v1Operations(deps) : [];
 
   // Typed as AnyElysia: nothing needs these routes' types, and adding them to the app's pushes tsc past its depth limit.
   const service: AnyElysia = new Elysia()
-    .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources))
+    .use(metricsRoute(metrics, opts.metricsAllow ?? LOOPBACK, metricsSources, allowedHosts))
     .use(docsRoutes())
-    .use(consoleRoutes(opts.consoleFiles ?? loadConsole));
+    .use(consoleRoutes(opts.consoleFiles ?? loadConsole, allowedHosts));
 
   // Bun's router answers the operations' POSTs through the pipeline; everything else reaches Elysia.
   const app = new Elysia({ normalize: false, serve: { routes: { ...pipeline.routes(operations), ...v1Routes(pipelineParts, v1) } } })

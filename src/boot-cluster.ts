@@ -205,7 +205,7 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     let baseUrl = "";
     const app = createApp({
       services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
-      metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies,
+      metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, allowedHosts: config.allowedHosts,
       httpBounds: config.http, v1Paths: config.v1Paths,
       readiness: node.notReady, unreachableStore, dependencies: node.dependencies, creditSettlement: node.creditSettlement,
     });

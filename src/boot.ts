@@ -188,7 +188,7 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
   let baseUrl = "";
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
-    metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
+    metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, allowedHosts: config.allowedHosts, databaseSizeBytes: () => databaseSizeBytes(storage),
     analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http, v1Paths: config.v1Paths,
     readiness: () => [
       databaseNotReady(storage, DATABASE_FILE, MIGRATIONS), databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS),

@@ -62,6 +62,8 @@ export interface Config {
   metricsAllow: AddressRange[];
   /** APIs with their own series in tollgate_verifications_by_api_total; the rest share `other`. */
   metricsMaxApis: number;
+  /** Host names (besides IP literals and `localhost`) under which /metrics and the console answer. */
+  allowedHosts: string[];
   /**
    * Proxies whose X-Forwarded-For names the client in the audit log. None by default: trusting
    * loopback would let any local process write any address into the audit log.
@@ -98,17 +100,17 @@ export interface HttpBounds {
   bodyTimeoutMs: number;
   /** Requests answered at once; 503 with Retry-After beyond. */
   maxRequestsInFlight: number;
+  /** Percent of those that requests not yet authenticated (a cluster node's root-key lookup), and one client address, may hold. */
+  unauthenticatedInFlightPercent: number;
+  perAddressInFlightPercent: number;
   /** Body bytes all requests together may hold while their bodies are read; 503 beyond. */
   bodyBufferBytes: number;
 }
 
 const MiB = 1024 * 1024;
 
-/**
- * The HTTP bounds' defaults. Bodies together: 64 MiB, six bodies at the largest route limit
- * (10 MiB), room on a 1 GB machine; in flight: far above the 50 connections of the benchmarks.
- */
-export const DEFAULT_HTTP_BOUNDS: HttpBounds = { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * MiB };
+/** The HTTP bounds' defaults. Bodies: six at the largest route limit, room on a 1 GB machine; in flight: far above the benchmarks' 50 connections. */
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, unauthenticatedInFlightPercent: 25, perAddressInFlightPercent: 50, bodyBufferBytes: 64 * MiB };
 
 export interface AnalyticsRetentionDays {
   raw: number;
@@ -247,6 +249,13 @@ function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
   return took(r, name, ranges.filter((x) => x !== undefined), items.join(","));
 }
 
+/** Host names, comma-separated, lower-cased; none by default. */
+function hostList(r: Reader, name: string): string[] {
+  const items = str(r, name, "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = items.filter((h) => !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h)).join(", ");
+  return took(r, name, bad ? (r.problems.push(`${name} must be a comma-separated list of host names (e.g. tollgate.internal), got: ${bad}`), []) : items, items.join(","));
+}
+
 /** The window caps; the per-workspace one defaults to at most the total. */
 function ratelimitMemory(r: Reader): Pick<Config, "ratelimitMemoryMiB" | "ratelimitWorkspaceMemoryMiB"> {
   const total = int(r, "TOLLGATE_RATELIMIT_MEMORY_MB", 64, 1, 1_048_576);
@@ -322,10 +331,13 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
     trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
+    allowedHosts: hostList(r, "TOLLGATE_ALLOWED_HOSTS"),
     http: {
       idleTimeoutSeconds: int(r, "TOLLGATE_IDLE_TIMEOUT_SECONDS", DEFAULT_HTTP_BOUNDS.idleTimeoutSeconds, 1, 255),
       bodyTimeoutMs: int(r, "TOLLGATE_BODY_TIMEOUT_MS", DEFAULT_HTTP_BOUNDS.bodyTimeoutMs, 100, 600_000),
       maxRequestsInFlight: int(r, "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", DEFAULT_HTTP_BOUNDS.maxRequestsInFlight, 1, 1_000_000),
+      unauthenticatedInFlightPercent: int(r, "TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT", DEFAULT_HTTP_BOUNDS.unauthenticatedInFlightPercent, 1, 100),
+      perAddressInFlightPercent: int(r, "TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT", DEFAULT_HTTP_BOUNDS.perAddressInFlightPercent, 1, 100),
       // At least 10 MiB, so that one body at the largest route limit always fits.
       bodyBufferBytes: int(r, "TOLLGATE_BODY_BUFFER_MIB", DEFAULT_HTTP_BOUNDS.bodyBufferBytes / MiB, 10, 65_536) * MiB,
     },
@@ -373,10 +385,13 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
   ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
+  ["TOLLGATE_ALLOWED_HOSTS", "host names, comma-separated, under which /metrics and the console answer besides IP addresses and localhost; other Host headers get 421 (default none)"],
   ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
   ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
   ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
   ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],
+  ["TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT", "percent of those that requests whose root key is still being looked up may hold, 503 beyond (default 25)"],
+  ["TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT", "percent of those that one client address (the forwarded one behind TOLLGATE_TRUSTED_PROXIES) may hold, 503 beyond (default 50)"],
   ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
   ["TOLLGATE_DATABASE_URL", "postgres:// URL: the cluster mode keeps every record in this PostgreSQL database (with TOLLGATE_REDIS_URL; neither: the embedded SQLite mode)"],
   ["TOLLGATE_REDIS_URL", "redis:// URL: the cluster mode keeps its rate-limit windows in this Redis (with TOLLGATE_DATABASE_URL)"],

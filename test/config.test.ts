@@ -35,7 +35,8 @@ describe("defaults", () => {
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
       metricsMaxApis: 1000,
       trustedProxies: [],
-      http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * 1024 * 1024 },
+      allowedHosts: [],
+      http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, unauthenticatedInFlightPercent: 25, perAddressInFlightPercent: 50, bodyBufferBytes: 64 * 1024 * 1024 },
       cluster: undefined,
     });
   });
@@ -57,7 +58,8 @@ describe("defaults", () => {
       "TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", "TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "TOLLGATE_AUDIT_RETENTION_DAYS", "TOLLGATE_DATA_DIR", "TOLLGATE_DOCS_URL", "TOLLGATE_HOST", "TOLLGATE_KEY_CACHE_MB", "TOLLGATE_KEY_CACHE_SIZE",
       "TOLLGATE_LOG_FORMAT", "TOLLGATE_LOG_LEVEL", "TOLLGATE_MASTER_KEY", "TOLLGATE_METRICS_ALLOW", "TOLLGATE_METRICS_MAX_APIS", "TOLLGATE_PORT", "TOLLGATE_RATELIMIT_FLUSH_MS",
       "TOLLGATE_RATELIMIT_MEMORY_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "TOLLGATE_ROOT_KEY",
-      "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES",
+      "TOLLGATE_SHUTDOWN_TIMEOUT_MS", "TOLLGATE_TRUSTED_PROXIES", "TOLLGATE_ALLOWED_HOSTS",
+      "TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT", "TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT",
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
       "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
       "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_V1_PATHS",
@@ -112,6 +114,9 @@ describe("valid values", () => {
       TOLLGATE_REDIS_UNREACHABLE: "closed",
       TOLLGATE_CLUSTER_CHANGE_POLL_MS: "250",
       TOLLGATE_DATABASE_TIMEOUT_MS: "2500",
+      TOLLGATE_ALLOWED_HOSTS: "Tollgate.Internal, metrics.example.com",
+      TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT: "10",
+      TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT: "100",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -146,7 +151,8 @@ describe("valid values", () => {
       ],
       metricsMaxApis: 0,
       trustedProxies: [{ address: "10.0.0.1", prefix: 32, family: "ipv4" }],
-      http: { idleTimeoutSeconds: 255, bodyTimeoutMs: 100, maxRequestsInFlight: 1, bodyBufferBytes: 10 * 1024 * 1024 },
+      allowedHosts: ["tollgate.internal", "metrics.example.com"],
+      http: { idleTimeoutSeconds: 255, bodyTimeoutMs: 100, maxRequestsInFlight: 1, unauthenticatedInFlightPercent: 10, perAddressInFlightPercent: 100, bodyBufferBytes: 10 * 1024 * 1024 },
       cluster: {
         databaseUrl: "postgres://tollgate:secret@db.internal:5432/tollgate",
         databasePoolSize: 25,

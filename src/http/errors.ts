@@ -6,11 +6,16 @@
  * nothing of its address, logged as a warning with the client's code; anything else → 500 with a generic detail, the cause logged with the
  * request id. v1's paths (http/v1.ts) get the same error in v1's body (`renderV1`). The code each request was answered with is kept for the access log,
  * in a WeakMap written only on the error path, so a success pays nothing for it.
+ * Rendering never throws, whatever the request: its path is read without `new URL` (a request
+ * without a Host has a URL that does not parse), and a failure of the renderer itself still
+ * answers the 500 envelope. Every error answer carries the console's protective headers.
  */
 import { AppError } from "../errors/app-error.ts";
 import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalogue.ts";
 import type { Logger } from "../lib/logger.ts";
 import { jsonResponse } from "./json.ts";
+import { PROTECTIVE_HEADERS } from "./protective-headers.ts";
+import { pathOf } from "./request-host.ts";
 
 export interface ErrorRenderer {
   render(error: unknown, code: string | number, request: Request, requestId: string): Response;
@@ -49,7 +54,7 @@ const PROBLEM_JSON_ROUTES = new Set(["/v2/identities.deleteIdentity"]);
  */
 function wantsProblemJson(request: Request, status: number, schemaError: boolean): boolean {
   if (status === 429) return true;
-  if (PROBLEM_JSON_ROUTES.has(new URL(request.url).pathname)) return true;
+  if (PROBLEM_JSON_ROUTES.has(pathOf(request.url))) return true;
   if (schemaError) return false;
   return /application\/problem\+json|application\/\*|\*\/\*/.test(request.headers.get("accept") ?? "");
 }
@@ -99,60 +104,77 @@ export function createErrorRenderer(
   const renderedCodes = new WeakMap<Request, ErrorCode>();
   /** What both bodies share: the AppError, its catalogue entry, the logging, the headers other than the content type. */
   const resolve = (error: unknown, code: string | number, request: Request, requestId: string) => {
+    const path = pathOf(request.url);
     // No route for this method: 405 when the path has routes for others, 404 when it has none.
-    const allow = code === "NOT_FOUND" ? routeMethods(new URL(request.url).pathname) : undefined;
+    const allow = code === "NOT_FOUND" ? routeMethods(path) : undefined;
     const appError = allow === undefined ? toAppError(error, code, unreachable)
       : new AppError("method_not_allowed", { detail: `${request.method} is not allowed here; the path answers ${allow.join(", ")}.` });
     renderedCodes.set(request, appError.code);
     const kind = ERROR_CATALOGUE[appError.code];
     if (appError.code === "unexpected_error") {
       const cause = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
-      logger.error("unexpected error", { requestId, method: request.method, path: new URL(request.url).pathname, cause });
+      logger.error("unexpected error", { requestId, method: request.method, path, cause });
     }
     const away = appError.code === "service_unavailable" ? unreachable(error) : undefined;
     // The client's code only: its message could quote the server's address. A debug line: the
     // outage itself is one warning when it starts and one when it ends (onUnreachable).
     if (away) {
       onUnreachable(away);
-      logger.debug("a server is unreachable", { requestId, method: request.method, path: new URL(request.url).pathname, server: away.store, code: away.code });
+      logger.debug("a server is unreachable", { requestId, method: request.method, path, server: away.store, code: away.code });
     }
     const headers = {
+      ...PROTECTIVE_HEADERS,
       ...(appError.retryAfterS === undefined ? {} : { "retry-after": String(appError.retryAfterS) }),
       ...(allow === undefined ? {} : { allow: allow.join(", ") }),
       ...(bodyLeftUnread(request) ? { connection: "close" } : {}),
     };
     return { appError, kind, headers };
   };
+  const render = (error: unknown, code: string | number, request: Request, requestId: string): Response => {
+    const { appError, kind, headers } = resolve(error, code, request, requestId);
+    const body = {
+      meta: { requestId },
+      error: {
+        title: kind.title,
+        detail: appError.detail,
+        status: kind.status,
+        type: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
+        ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
+      },
+    };
+    const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
+    return jsonResponse(body, kind.status, requestId, problem ? { ...headers, "content-type": "application/problem+json" } : headers);
+  };
+  const renderV1 = (error: unknown, request: Request, requestId: string, extraHeaders: Record<string, string>): Response => {
+    const { appError, kind, headers } = resolve(error, "UNKNOWN", request, requestId);
+    const status = v1Unauthorized(appError) ? 401 : kind.status;
+    const body = {
+      error: {
+        code: v1ErrorCode(appError.code, status),
+        docs: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
+        // v1's body has no `errors[]`: a validation failure names its first field in the message.
+        message: appError.errors?.[0] === undefined ? appError.detail : `${appError.errors[0].location}: ${appError.errors[0].message}`,
+        requestId,
+      },
+    };
+    return jsonResponse(body, status, requestId, { ...headers, ...extraHeaders });
+  };
   return {
     codeOf: (request) => renderedCodes.get(request),
     render(error, code, request, requestId) {
-      const { appError, kind, headers } = resolve(error, code, request, requestId);
-      const body = {
-        meta: { requestId },
-        error: {
-          title: kind.title,
-          detail: appError.detail,
-          status: kind.status,
-          type: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
-          ...(kind.status === 400 ? { errors: appError.errors ?? [] } : {}),
-        },
-      };
-      const problem = wantsProblemJson(request, kind.status, appError.code === "invalid_input");
-      return jsonResponse(body, kind.status, requestId, problem ? { "content-type": "application/problem+json", ...headers } : headers);
+      try {
+        return render(error, code, request, requestId);
+      } catch (failure) {
+        // Nothing above should throw; if it does, the client still gets the envelope and the log the cause.
+        return render(failure, "UNKNOWN", request, requestId);
+      }
     },
     renderV1(error, request, requestId, extraHeaders) {
-      const { appError, kind, headers } = resolve(error, "UNKNOWN", request, requestId);
-      const status = v1Unauthorized(appError) ? 401 : kind.status;
-      const body = {
-        error: {
-          code: v1ErrorCode(appError.code, status),
-          docs: `${docsUrl()}/api-reference/errors-v2/${errorTypePath(appError.code)}`,
-          // v1's body has no `errors[]`: a validation failure names its first field in the message.
-          message: appError.errors?.[0] === undefined ? appError.detail : `${appError.errors[0].location}: ${appError.errors[0].message}`,
-          requestId,
-        },
-      };
-      return jsonResponse(body, status, requestId, { ...headers, ...extraHeaders });
+      try {
+        return renderV1(error, request, requestId, extraHeaders);
+      } catch (failure) {
+        return renderV1(failure, request, requestId, extraHeaders);
+      }
     },
   };
 }

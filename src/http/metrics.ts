@@ -10,6 +10,7 @@ import { Elysia } from "elysia";
 import { AppError } from "../errors/app-error.ts";
 import { AddressAllowList, type AddressRange } from "../lib/cidr.ts";
 import { Ok } from "./envelope.ts";
+import { requireAllowedHost } from "./request-host.ts";
 
 /** Latency buckets in seconds: sub-millisecond resolution where the hot paths live. */
 const BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
@@ -41,6 +42,8 @@ export interface MetricsSources {
   analyticsDatabaseSizeBytes?(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
   requestsInFlight(): number;
+  /** v2 operations holding a slot of the in-flight cap, by whether their root key is known yet (http/in-flight.ts). */
+  operationsInFlight?(): { authenticated: number; unauthenticated: number };
   /** Verifications of keys of an API: API id (or `other` beyond the cap), code, count. */
   verificationsByApi(): Iterable<[apiId: string, code: string, count: number]>;
   /** What `tollgate version` prints, and the commit the binary was built from. */
@@ -124,8 +127,13 @@ export class MetricsRegistry {
       family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
       out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
     }
-    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (TOLLGATE_MAX_REQUESTS_IN_FLIGHT caps them), this scrape left out.");
+    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (those refused at once included), this scrape left out.");
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
+    if (sources.operationsInFlight) {
+      const held = sources.operationsInFlight();
+      family(out, "tollgate_http_operations_in_flight", "gauge", "v2 operations holding a slot of TOLLGATE_MAX_REQUESTS_IN_FLIGHT, by whether their root key is known yet (a cluster node's lookup).");
+      out.push(`tollgate_http_operations_in_flight{class="authenticated"} ${held.authenticated}`, `tollgate_http_operations_in_flight{class="unauthenticated"} ${held.unauthenticated}`);
+    }
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
     renderCluster(out, sources);
@@ -193,12 +201,14 @@ function label(value: string): string {
 }
 
 /** GET /metrics for clients in `allow` (the socket's address, never X-Forwarded-For, which a client can forge). */
-export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources) => {
+export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources, allowedHosts: ReadonlySet<string>) => {
   const allowList = new AddressAllowList(allow);
   return new Elysia().get("/metrics", ({ request, server }) => {
     if (!allowList.allows(server?.requestIP(request)?.address)) {
       throw new AppError("route_not_found", { detail: "No route answers this method and path." });
     }
+    // After the address: to a client outside the allow-list the route must look like none at all.
+    requireAllowedHost(request, allowedHosts);
     return new Response(registry.render(sources), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   }, { detail: { hide: true } });
 };

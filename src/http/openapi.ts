@@ -3,11 +3,15 @@
  * declarations, http/operation.ts; Elysia's own routes' from their `detail`) and the Scalar
  * reference UI, both served by tollgate itself. The UI's script is imported as a file, so
  * `bun build --compile` embeds it and the page renders with no internet. The document's `servers`
- * names the origin it was fetched from, so it is added per request.
+ * names the origin it was fetched from, so it is added per request. Everything here carries the
+ * console's protective headers; the UI's CSP also allows inline styles, which Scalar writes as it
+ * renders (its scripts still come only from this origin).
  */
 import { Elysia, type AnyElysia } from "elysia";
 import type { AddressAllowList } from "../lib/cidr.ts";
 import { requestOrigin } from "../lib/request-origin.ts";
+import { pathOf } from "./request-host.ts";
+import { PROTECTIVE_HEADERS } from "./protective-headers.ts";
 import { swagger } from "@elysiajs/swagger";
 // The package's exports map does not expose its self-contained browser bundle, hence the path.
 import scalarBundlePath from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
@@ -59,14 +63,21 @@ const TAGS = [
   { name: "rootKeys", description: "A tollgate addition: what the calling root key is and may do, as the web console reads it. Root keys themselves are made and revoked with the command line (`tollgate root-key`)." },
 ];
 
+const DOCS_HEADERS: Readonly<Record<string, string>> = {
+  ...PROTECTIVE_HEADERS,
+  "content-security-policy": PROTECTIVE_HEADERS["content-security-policy"]!.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+};
+
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */
 export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: Record<string, unknown>): AnyElysia => {
   // Read on the first request for it, not at every start.
   let script: Promise<string> | undefined;
   return new Elysia()
     // Registered before the plugin so that it wraps the plugin's document route.
-    .onAfterHandle(({ request, response, server }) => {
-      if (new URL(request.url).pathname !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
+    .onAfterHandle(({ request, response, server, set }) => {
+      if (response instanceof Response) for (const [name, value] of Object.entries(DOCS_HEADERS)) response.headers.set(name, value);
+      else Object.assign(set.headers, DOCS_HEADERS);
+      if (pathOf(request.url) !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
       const origin = requestOrigin(request, server?.requestIP(request)?.address, trustedProxies);
       return { ...response, servers: [{ url: origin, description: "This tollgate, as the document was fetched" }] };
     })

@@ -1,20 +1,20 @@
 /**
  * Serving v1's two hot paths (routes/v1, only under TOLLGATE_V1_PATHS=on): the pipeline's pieces
- * (request id, in-flight cap, body within its bounds, schema validation, turn end, metrics, access
- * log) around a v1 operation, answered with v1's bare body or v1's error body
+ * (request id, root key from the header before the body, in-flight cap and shares, body within its
+ * bounds, schema validation, turn end, metrics, access log) around a v1 operation, answered with v1's bare body or v1's error body
  * (`{error:{code, docs, message, requestId}}`, http/errors.ts renderV1), each with a `Deprecation`
  * header. A serve function of its own rather than an option of the pipeline's: v1 is a migration
  * aid, and v2's hot path should not test for it on every request.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { parseJsonBody } from "./body.ts";
-import { admitRequest } from "./in-flight.ts";
+import type { InFlightSlot } from "./in-flight.ts";
 import { Ok } from "./envelope.ts";
 import { jsonTextResponse } from "./json.ts";
 import { jsonText } from "../lib/raw-json.ts";
 import { BodyValidator } from "./validation.ts";
 import type { BunRoutes, PipelineParts } from "./pipeline.ts";
-import { TurnEnd } from "./pipeline.ts";
+import { refuse, TurnEnd } from "./pipeline.ts";
 import { newRequestInfo, type RequestInfo } from "./request-context.ts";
 
 /**
@@ -53,21 +53,38 @@ export function v1Routes(parts: PipelineParts, ops: readonly V1Operation[]): Bun
 
 function serveV1(parts: PipelineParts, turnEnd: TurnEnd, op: V1Operation): BunRoutes[string]["POST"] {
   let validator: BodyValidator | undefined;
-  const { errors, metrics, bodies, maxRequestsInFlight } = parts;
+  const { errors, metrics, bodies, inFlight } = parts;
+  const validate = (body: unknown) => (validator ??= new BodyValidator(op.body, op.path)).check(body);
+  const read = (info: RequestInfo) => ({ limitBytes: op.bodyLimitBytes, info });
   return async (request, server) => {
     const info = newRequestInfo();
     let response: Response;
+    let slot: InFlightSlot | undefined;
     try {
-      admitRequest(server, maxRequestsInFlight);
-      const preparing = op.rootKey ? parts.prepare?.(request, info) : undefined;
-      if (preparing !== undefined) await preparing;
-      const body = await parseJsonBody(bodies, request, { limitBytes: op.bodyLimitBytes, info });
-      (validator ??= new BodyValidator(op.body, op.path)).check(body);
+      // As in the pipeline: the root key from its header before the body, a failure answered at once.
+      if (op.rootKey) {
+        const preparing = parts.prepare?.(request, info);
+        if (preparing !== undefined) {
+          slot = inFlight.admit(request, server, false);
+          await preparing;
+        }
+        try {
+          info.principal = parts.authenticate(request, info);
+        } catch (failure) {
+          await refuse(bodies, failure, request, read(info), validate);
+        }
+      }
+      if (slot === undefined) slot = inFlight.admit(request, server, true);
+      else inFlight.authenticated(slot);
+      const body = await parseJsonBody(bodies, request, read(info));
+      validate(body);
       const result = await op.handle(body, request, info);
       metrics.observeResult(op.decidesAs, new Ok(result));
       response = jsonTextResponse(jsonText(result), 200, info.requestId, V1_HEADERS);
     } catch (error) {
       response = errors.renderV1(error, request, info.requestId, V1_HEADERS);
+    } finally {
+      if (slot !== undefined) inFlight.release(slot);
     }
     await turnEnd.next();
     parts.log({ request, route: op.path, status: response.status, info });
