@@ -39,7 +39,7 @@ describe("a request without a valid root key is answered before its body arrives
   afterAll(async () => { await h.stop(); });
 
   const cases: Array<[string, () => string | null, number, string]> = [
-    ["missing", () => null, 400, "service/authentication/missing"],
+    ["missing", () => null, 400, "service/application/invalid_input"],
     ["malformed", () => "Basic dXNlcjpwYXNz", 400, "service/authentication/malformed"],
     ["unknown", () => "Bearer tg_root_notAKeyAtAll123", 401, "service/authentication/key_not_found"],
     ["revoked", () => `Bearer ${revoked}`, 401, "service/authentication/key_not_found"],
@@ -62,7 +62,7 @@ describe("a request without a valid root key is answered before its body arrives
     const exchange = await openExchange(h.url, postHead(h.url, "/v2/keys.verifyKey", { "transfer-encoding": "chunked" }));
     await exchange.write('8\r\n{"key":"\r\n');
     const res = await exchange.response;
-    expectError(h, res, 400, "service/authentication/missing");
+    expectError(h, res, 400, "service/application/invalid_input");
     expect(res.headers.get("connection")).toBe("close");
     await exchange.closed;
   });
