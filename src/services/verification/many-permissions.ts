@@ -13,7 +13,7 @@
 import { Database } from "bun:sqlite";
 import { BUSY_TIMEOUT_MS } from "../../storage/db.ts";
 import { HeldBuilder } from "./permission-query.ts";
-import { permissionSet, SortedRuns, type PermissionSet } from "./permission-set.ts";
+import { nextTurn, permissionSet, SortedRuns, type PermissionSet } from "./permission-set.ts";
 
 /** Keys holding more than this many permission rows (direct + through roles, duplicates counted) are loaded in slices. */
 export const SLICED_LOAD_MIN_ROWS = 2000;
@@ -23,9 +23,6 @@ const DIRECT_SQL = `SELECT json_group_array(slug) AS slugs FROM (
 const ROLES_SQL = "SELECT role_id FROM key_roles WHERE key_id = ?1 ORDER BY role_id";
 const ROLE_SQL = `SELECT json_group_array(slug) AS slugs FROM (
   SELECT p.slug FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id WHERE rp.role_id = ?1 ORDER BY 1)`;
-
-/** The next turn of the event loop: other requests run before the next slice. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Starts the load of key `keyId`'s permission set from the database file at `path`: the first

@@ -7,7 +7,7 @@
  * for milliseconds each time.
  */
 import { RawJson } from "../../lib/raw-json.ts";
-import { holdPermissions, type HeldPermissions } from "./permission-query.ts";
+import { HeldBuilder, holdPermissions, type HeldPermissions } from "./permission-query.ts";
 
 export interface PermissionSet {
   /** Unique and sorted in byte order (SQLite's BINARY, PostgreSQL's "C"); shared, never mutated. */
@@ -30,6 +30,26 @@ export function permissionSet(permissions: readonly string[], json: string, held
 /** A list or its JSON text as answers carry it: the text of a long one (already at hand), else the list. */
 export function answerList(list: readonly string[], json: string): readonly string[] | RawJson {
   return json.length >= RAW_LIST_MIN_CHARS ? new RawJson(json) : list;
+}
+
+/** Names indexed a turn at a time when a list arrives whole (PostgreSQL's statement gathers it): a turn's share. */
+const NAMES_PER_TURN = 5000;
+
+/** The next turn of the event loop: other requests run before the next slice. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The set of a long list given as its JSON text, indexed NAMES_PER_TURN names a turn: only the
+ * parse is done at once (parsing 100,000 names costs about what indexing them does).
+ */
+export async function permissionSetInSlices(json: string): Promise<PermissionSet> {
+  const permissions = JSON.parse(json) as string[];
+  const held = new HeldBuilder();
+  for (let from = 0; from < permissions.length; from += NAMES_PER_TURN) {
+    await nextTurn();
+    held.add(permissions.slice(from, from + NAMES_PER_TURN));
+  }
+  return permissionSet(permissions, json, held.build());
 }
 
 /**
