@@ -18,7 +18,7 @@ import type { RatelimitConfig } from "../identities/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
 import type { HeldPermissions } from "./permission-query.ts";
 import { answerList, permissionSet, type PermissionSet } from "./permission-set.ts";
-import { loadManyPermissions, SLICED_LOAD_MIN_ROWS } from "./many-permissions.ts";
+import { ManyPermissionLoads, SLICED_LOAD_MIN_ROWS } from "./many-permissions.ts";
 import { SharedValues } from "./shared-values.ts";
 
 /** A stored meta object: parsed, or (a large one) its JSON text; both serialise to the same JSON. */
@@ -104,32 +104,49 @@ WHERE k.hash = ?1`;
 export class SnapshotLoader {
   private readonly statement: Statement<SnapshotRow, [string]>;
   private readonly shared: SharedValues;
-  private readonly path: string;
+  private readonly sql: string;
+  private readonly sliced: ManyPermissionLoads;
+  private readonly balance: Statement<{ remaining: number | null }, [string]>;
 
-  /** `sharedValueBytes` bounds the values kept for sharing between snapshots (shared-values.ts). */
-  constructor(sqlite: Database, private readonly credits: Pick<CreditBalances, "pendingOf">, sharedValueBytes: number) {
-    this.path = sqlite.filename;
+  /**
+   * `sharedValueBytes` bounds the values kept for sharing between snapshots (shared-values.ts);
+   * `slicedLoads` how many keys holding many permissions are loaded at once (many-permissions.ts).
+   */
+  constructor(sqlite: Database, private readonly credits: Pick<CreditBalances, "pendingOf">, sharedValueBytes: number, slicedLoads = 2) {
+    const path = sqlite.filename;
     // Slices need a second connection to the same file: an in-memory database gathers every set in one statement.
-    const inMemory = this.path === "" || this.path === ":memory:";
-    this.statement = sqlite.query<SnapshotRow, [string]>(snapshotSql(inMemory ? Number.MAX_SAFE_INTEGER : SLICED_LOAD_MIN_ROWS));
+    const inMemory = path === "" || path === ":memory:";
+    this.sql = snapshotSql(inMemory ? Number.MAX_SAFE_INTEGER : SLICED_LOAD_MIN_ROWS);
+    this.statement = sqlite.query<SnapshotRow, [string]>(this.sql);
+    this.balance = sqlite.query<{ remaining: number | null }, [string]>("SELECT remaining FROM keys WHERE id = ?1");
     this.shared = new SharedValues(sharedValueBytes);
+    this.sliced = new ManyPermissionLoads(path, slicedLoads);
   }
 
   /**
    * The snapshot of the key with this hash, or undefined when no key has it; `remaining` is its
-   * balance. At once, except for a key that holds many permissions: then a promise (many-permissions.ts).
+   * balance. At once, except for a key that holds many permissions: then a promise, whose row is
+   * read again with the slices, in their transaction (many-permissions.ts).
    */
   load(hash: string): Maybe<KeySnapshot | undefined> {
     const row = this.statement.get(hash);
     if (!row) return undefined;
-    const pending = this.credits.pendingOf(row.id);
-    const finish = (many?: PermissionSet): KeySnapshot => {
-      const snap = toSnapshot(row, this.shared, many);
-      if (snap.remaining !== null) snap.remaining -= pending;
-      return snap;
-    };
-    if (row.permissions !== null) return finish();
-    return loadManyPermissions(this.path, row.id).then(finish);
+    if (row.permissions !== null) return this.finish(row);
+    const readRow = (db: Database) => db.query<SnapshotRow, [string]>(this.sql).get(hash);
+    return this.sliced.load(readRow, (r) => (r.permissions === null ? r.id : undefined)).then((loaded) => {
+      if (loaded === null) return undefined;
+      // The balance decides spends (LedgerCredits), so it is read again now, in the same turn as the
+      // pending spends: a spend committed while the slices were read is in one or the other.
+      if (loaded.row.remaining !== null) loaded.row.remaining = this.balance.get(loaded.row.id)?.remaining ?? loaded.row.remaining;
+      return this.finish(loaded.row, loaded.many);
+    });
+  }
+
+  /** The snapshot of a row read in this turn, less the spends this process has not committed yet. */
+  private finish(row: SnapshotRow, many?: PermissionSet): KeySnapshot {
+    const snap = toSnapshot(row, this.shared, many);
+    if (snap.remaining !== null) snap.remaining -= this.credits.pendingOf(snap.keyId);
+    return snap;
   }
 }
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256Base64 } from "../../../src/lib/hashing.ts";
 import { RawJson } from "../../../src/lib/raw-json.ts";
-import { SLICED_LOAD_MIN_ROWS } from "../../../src/services/verification/many-permissions.ts";
+import { ManyPermissionLoads, SLICED_LOAD_MIN_ROWS } from "../../../src/services/verification/many-permissions.ts";
 import { SortedRuns } from "../../../src/services/verification/permission-set.ts";
 import { SnapshotLoader } from "../../../src/services/verification/snapshot.ts";
 import { startHarness, type Harness } from "../../support/harness.ts";
@@ -105,6 +105,41 @@ describe("the embedded snapshot of a heavy key", () => {
     expect(text).toBe(JSON.stringify(expectedList));
     expect(snap.sizeBytes).toBeGreaterThan(2 * text.length + 96 * expectedList.length);
     expect(snap.held.exact.size).toBe(expectedList.length);
+  });
+});
+
+describe("credits of a heavy key", () => {
+  test("are spent exactly by verifications that arrive while it loads", async () => {
+    const k = await createKey(h, { apiId, roles: ROLES, credits: { remaining: 5 } });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => h.post("/v2/keys.verifyKey", { key: k.key, permissions: "svc.n0.read" })));
+    const codes = answers.map((a) => a.body.data.code as string).sort();
+    expect(codes).toEqual([...Array(5).fill("VALID"), ...Array(3).fill("USAGE_EXCEEDED")].sort());
+    expect((await h.post("/v2/keys.verifyKey", { key: k.key })).body.data).toMatchObject({ code: "USAGE_EXCEEDED", credits: 0 });
+  });
+});
+
+describe("loads in slices", () => {
+  embeddedTest("run at most as many at a time as allowed, the others in turn", async () => {
+    // Turns of the event loop, counted: a load reads a slice a turn, so one that waited for another starts turns later.
+    let turn = 0;
+    let counting = true;
+    const count = () => { turn++; if (counting) setImmediate(count); };
+    setImmediate(count);
+    const startedAt = async (allowed: number): Promise<number[]> => {
+      const loads = new ManyPermissionLoads(h.embedded.storage.sqlite.filename, allowed);
+      const reads: number[] = [];
+      const load = () => loads.load((db) => {
+        reads.push(turn);
+        return db.query<{ id: string }, [string]>("SELECT id FROM keys WHERE id = ?1").get(heavy.keyId);
+      }, (row) => row.id).then((loaded) => loaded?.many?.permissions.length);
+      expect(await Promise.all([load(), load(), load()])).toEqual([expectedList.length, expectedList.length, expectedList.length]);
+      return reads.map((t) => t - reads[0]!);
+    };
+    expect(await startedAt(3)).toEqual([0, 0, 0]);
+    const oneAtATime = await startedAt(1);
+    counting = false;
+    expect(oneAtATime[1]).toBeGreaterThanOrEqual(ROLES.length);
+    expect(oneAtATime[2]! - oneAtATime[1]!).toBeGreaterThanOrEqual(ROLES.length);
   });
 });
 
