@@ -16,7 +16,7 @@ import { BUSY_TIMEOUT_MS } from "../../storage/db.ts";
 import { HeldBuilder } from "./permission-query.ts";
 import { nextTurn, permissionSet, SortedRuns, type PermissionSet } from "./permission-set.ts";
 
-/** Keys holding more than this many permission rows (direct + through roles, duplicates counted) are loaded in slices. */
+/** Keys holding at least this many permission rows (direct + through roles, duplicates counted) are loaded in slices. */
 export const SLICED_LOAD_MIN_ROWS = 2000;
 
 const DIRECT_SQL = `SELECT json_group_array(slug) AS slugs FROM (
