@@ -81,7 +81,7 @@ export function buildServices(
     },
     credits,
     creditTaker: (dropKey) => new LedgerCredits(credits, dropKey),
-    snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes),
+    snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes, config.keySlicedLoads),
     windows,
     ratelimitStorage: storage,
     analytics,

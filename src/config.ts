@@ -53,6 +53,8 @@ export interface Config {
   keyCacheSize: number;
   /** Memory the key cache may hold, in MiB (estimated): 7/8 for key snapshots, 1/8 for the values they share. */
   keyCacheMb: number;
+  /** Keys holding thousands of permissions loaded at once, each in slices on a read-only SQLite connection of its own; others wait. */
+  keySlicedLoads: number;
   /**
    * How long a stop waits for requests in flight before it closes their connections. The default
    * leaves the flushes and the checkpoint (milliseconds) room to end the whole stop within 5 s.
@@ -327,6 +329,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
+    keySlicedLoads: int(r, "TOLLGATE_KEY_SLICED_LOADS", 2, 1, 64),
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
@@ -382,6 +385,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
   ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
+  ["TOLLGATE_KEY_SLICED_LOADS", "keys holding 2,000 or more permission rows loaded at once, in slices, each on a read-only SQLite connection of its own; the others wait (default 2)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
   ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],

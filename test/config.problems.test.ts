@@ -63,6 +63,8 @@ describe("each bad value is named in the problems", () => {
     ["TOLLGATE_KEY_CACHE_SIZE", "-5"],
     ["TOLLGATE_KEY_CACHE_SIZE", "10000001"],
     ["TOLLGATE_KEY_CACHE_MB", "0"],
+    ["TOLLGATE_KEY_SLICED_LOADS", "0"],
+    ["TOLLGATE_KEY_SLICED_LOADS", "65"],
     ["TOLLGATE_KEY_CACHE_MB", "1048577"],
     ["TOLLGATE_KEY_CACHE_MB", "64M"],
     ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "600001"],

@@ -63,8 +63,9 @@ export interface VerifyKeyResult {
   expires?: number;
   credits?: number;
   enabled?: boolean;
-  permissions?: readonly string[];
-  roles?: readonly string[];
+  /** A long list is its JSON text (RawJson), as the snapshot keeps it for answers. */
+  permissions?: readonly string[] | RawJson;
+  roles?: readonly string[] | RawJson;
   identity?: { id: string; externalId: string; meta?: Meta };
   ratelimits?: RatelimitState[];
 }
@@ -104,6 +105,8 @@ export class VerificationService {
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
   /** What v1's verification may do in the key's own workspace (verifyKeyOfItsWorkspace). */
   private readonly verifyEveryKey: ReadonlySet<string> = new Set(["api.*.verify_key"]);
+  /** Loads in flight by hash, with the cache's drop count when each began; at most one per request in flight. */
+  private readonly loading = new Map<string, { loaded: Promise<KeySnapshot | undefined>; drops: number }>();
   /** Verifications of keys of an API, by API and code (for /metrics). */
   readonly countsByApi: VerificationCountsByApi;
 
@@ -113,23 +116,33 @@ export class VerificationService {
 
   /**
    * The key's snapshot from the cache, else from its source (then cached, also when unknown). A
-   * load that a change overtook while it was in flight is used but not cached.
+   * load that a change overtook while it was in flight is used but not cached. Verifications of a
+   * key whose load is in flight wait for that load rather than start another: a key holding many
+   * permissions is loaded over many turns (embedded) or waits for PostgreSQL, and a burst of its
+   * verifications must not load it once each.
    */
   private snapshot(hash: string): Maybe<KeySnapshot | undefined> {
     this.deps.changesElsewhere.look();
     const { cache } = this.deps;
     const cached = cache.get(hash);
     if (cached !== undefined) return cached ?? undefined;
+    const drops = cache.drops;
+    const inFlight = this.loading.get(hash);
+    // A load begun before a change (a drop) must not answer a verification that came after it.
+    if (inFlight !== undefined && inFlight.drops === drops) return inFlight.loaded;
     const loaded = this.deps.snapshots.load(hash);
     if (!(loaded instanceof Promise)) {
       cache.set(hash, loaded);
       return loaded;
     }
-    const drops = cache.drops;
-    return loaded.then((snap) => {
+    const settled = loaded.then((snap) => {
       if (cache.drops === drops) cache.set(hash, snap);
       return snap;
+    }).finally(() => {
+      if (this.loading.get(hash)?.loaded === settled) this.loading.delete(hash);
     });
+    this.loading.set(hash, { loaded: settled, drops });
+    return settled;
   }
 
   /** The parsed query (400 `permissions_query_syntax_error` for a malformed one, which is not cached). */
@@ -249,8 +262,8 @@ function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<Verify
   if (snap.expiresAt !== null) result.expires = snap.expiresAt;
   if (snap.remaining !== null) result.credits = snap.remaining;
   result.enabled = snap.enabled;
-  if (snap.permissions.length > 0) result.permissions = snap.permissions;
-  if (snap.roles.length > 0) result.roles = snap.roles;
+  if (snap.permissions.length > 0) result.permissions = snap.answer.permissions;
+  if (snap.roles.length > 0) result.roles = snap.answer.roles;
   if (snap.identity) {
     result.identity = {
       id: snap.identity.id,

@@ -171,16 +171,29 @@ export interface HeldPermissions {
   readonly all: boolean;
 }
 
-export function holdPermissions(names: Iterable<string>): HeldPermissions {
-  const exact = new Set<string>();
-  const prefixes = new Set<string>();
-  let all = false;
-  for (const name of names) {
-    exact.add(name);
-    if (name === "*") all = true;
-    else if (name.endsWith(".*")) prefixes.add(name.slice(0, -1));
+/** Indexes names as they come (a large set arrives in slices, services/verification/many-permissions.ts). */
+export class HeldBuilder {
+  private readonly exact = new Set<string>();
+  private readonly prefixes = new Set<string>();
+  private all = false;
+
+  add(names: Iterable<string>): void {
+    for (const name of names) {
+      this.exact.add(name);
+      if (name === "*") this.all = true;
+      else if (name.endsWith(".*")) this.prefixes.add(name.slice(0, -1));
+    }
   }
-  return { exact, prefixes, all };
+
+  build(): HeldPermissions {
+    return { exact: this.exact, prefixes: this.prefixes, all: this.all };
+  }
+}
+
+export function holdPermissions(names: Iterable<string>): HeldPermissions {
+  const builder = new HeldBuilder();
+  builder.add(names);
+  return builder.build();
 }
 
 /**
