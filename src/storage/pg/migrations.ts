@@ -8,6 +8,7 @@ import m0000 from "../../../migrations/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../migrations/pg/0001_cluster.sql" with { type: "text" };
 import m0002 from "../../../migrations/pg/0002_names_fold_ascii.sql" with { type: "text" };
 import m0003 from "../../../migrations/pg/0003_analytics.sql" with { type: "text" };
+import m0004 from "../../../migrations/pg/0004_cluster_settings.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
@@ -15,6 +16,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0001_cluster": m0001,
   "0002_names_fold_ascii": m0002,
   "0003_analytics": m0003,
+  "0004_cluster_settings": m0004,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
