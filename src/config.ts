@@ -51,10 +51,7 @@ export interface Config {
   keyCacheSize: number;
   /** Memory the key cache may hold, in MiB (estimated): 7/8 for key snapshots, 1/8 for the values they share. */
   keyCacheMb: number;
-  /**
-   * Root keys looked up and not found, remembered by hash (services/auth/unknown-root-keys.ts): at
-   * most `size` hashes, each for `ttlMs`, and all forgotten when root keys or workspaces change.
-   */
+  /** Root keys not found, remembered by hash: at most `size`, each for `ttlMs` (services/auth/unknown-root-keys.ts). */
   unknownRootKeys: { size: number; ttlMs: number };
   /**
    * How long a stop waits for requests in flight before it closes their connections. The default
@@ -326,10 +323,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
-    unknownRootKeys: {
-      size: int(r, "TOLLGATE_UNKNOWN_ROOT_KEYS", 10_000, 0, 1_000_000),
-      ttlMs: int(r, "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", 10_000, 100, 3_600_000),
-    },
+    unknownRootKeys: { size: int(r, "TOLLGATE_UNKNOWN_ROOT_KEYS", 10_000, 0, 1_000_000), ttlMs: int(r, "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", 10_000, 100, 3_600_000) },
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
@@ -380,9 +374,9 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
   ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
+  ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
   ["TOLLGATE_UNKNOWN_ROOT_KEYS", "root keys looked up and not found, remembered by hash so a flood of one bad key costs one lookup (default 10000)"],
   ["TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", "how long a root key not found is remembered as unknown; creating a root key forgets them all at once (default 10000)"],
-  ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
   ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
