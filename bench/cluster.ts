@@ -11,6 +11,7 @@
 import { SQL } from "bun";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { masterKeyFingerprint } from "../src/lib/key-fingerprint.ts";
 import { copyDataDirToPostgres } from "../src/storage/pg/copy-from-sqlite.ts";
 import { migratePostgres } from "../src/storage/pg/migrate.ts";
 import { startPostgres, startRedis } from "../test/support/servers.ts";
@@ -70,10 +71,11 @@ async function main(): Promise<void> {
     await admin.close();
     const databaseUrl = postgres.url.replace(/\/postgres$/, "/bench");
     await migratePostgres(databaseUrl);
-    await copyDataDirToPostgres(dataDir, databaseUrl);
+    const masterKey = readFileSync(join(dataDir, "master.key"), "utf8").trim();
+    // As migrate-to-cluster copies: the fingerprint of the master key makes it an initialised cluster.
+    await copyDataDirToPostgres(dataDir, databaseUrl, { fingerprint: masterKeyFingerprint(Buffer.from(masterKey, "base64")) });
     const clusterEnv = {
-      TOLLGATE_DATABASE_URL: databaseUrl, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_ROOT_KEY: rootKey,
-      TOLLGATE_MASTER_KEY: readFileSync(join(dataDir, "master.key"), "utf8").trim(),
+      TOLLGATE_DATABASE_URL: databaseUrl, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_ROOT_KEY: rootKey, TOLLGATE_MASTER_KEY: masterKey,
     };
     const measure = async (name: string, servers: Child[], others: number[]) => {
       const warm = await loadAll(servers, lua, 2, others);

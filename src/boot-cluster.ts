@@ -6,8 +6,9 @@
  * (jobs/leased.ts). Verification events and rate-limit decisions are written to PostgreSQL's
  * `analytics` schema by every node (services/analytics/pg-writer.ts), queried there by the analytics
  * query processes (as its read-only role) and pruned once per cluster. So a node opens no SQLite
- * database: its data dir keeps only its lock (and the bootstrap root key file, when the node
- * created workspace `default` without TOLLGATE_ROOT_KEY).
+ * database: its data dir keeps only its lock. A node creates no workspace: it refuses (exit 78) a
+ * database that `tollgate cluster-init` did not prepare, or whose master key is another
+ * (cluster-refusals.ts).
  */
 import { SQL } from "bun";
 import type { ClusterConfig, Config } from "./config.ts";
@@ -15,7 +16,7 @@ import { systemClock, type Clock } from "./lib/clock.ts";
 import type { Logger } from "./lib/logger.ts";
 import type { Services } from "./services/index.ts";
 import { lockDataDir } from "./storage/instance-lock.ts";
-import { createPrivateDir } from "./storage/private-files.ts";
+import { createPrivateDir, tightenModes } from "./storage/private-files.ts";
 import { migratePostgres } from "./storage/pg/migrate.ts";
 import { PG_MIGRATIONS } from "./storage/pg/migrations.ts";
 import { postgresProbe, redisProbe, type ServerProbe } from "./storage/cluster-readiness.ts";
@@ -33,7 +34,7 @@ import { NO_PENDING_CREDITS, PgCreditSpender, type SettlerStats } from "./servic
 import { RedisWindowLimiter, redisReconnector, redisWindowClient, tolerateUnreachable } from "./services/ratelimit/index.ts";
 import { PgEventWriter, PgVerificationTotals, prunePgAnalytics } from "./services/analytics/index.ts";
 import { assembleServices, windowCaps, type Backend } from "./compose.ts";
-import { bootstrapWorkspace } from "./bootstrap.ts";
+import { refuseBoxDatabase, refuseUninitialisedCluster } from "./cluster-refusals.ts";
 import { createApp } from "./app.ts";
 import { stopAccepting } from "./http/shutdown.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
@@ -86,19 +87,22 @@ export interface ClusterServices {
 /**
  * Opens the cluster's servers (PostgreSQL migrated first, Redis connected when it answers) and
  * assembles the services over them. Verification events and rate-limit decisions are written to
- * PostgreSQL, on the node's pool; callers' analytics queries run there too.
+ * PostgreSQL, on the node's pool; callers' analytics queries run there too. Refuses (StartRefused)
+ * a database that is not an initialised cluster of this master key, before migrating it, unless
+ * `initialising` (`tollgate cluster-init`, which checks for itself).
  */
-export async function openClusterServices(config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger): Promise<ClusterServices> {
+export async function openClusterServices(config: Config, cluster: ClusterConfig, clock: Clock, logger: Logger, opts: { initialising?: boolean } = {}): Promise<ClusterServices> {
   const closers: Array<() => unknown> = [];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
   };
   try {
     createPrivateDir(config.dataDir);
-    const applied = await migratePostgres(cluster.databaseUrl);
-    if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
     const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
     closers.push(() => sql.close());
+    if (!opts.initialising) await refuseUninitialisedCluster(sql, cluster, config.masterKey!);
+    const applied = await migratePostgres(cluster.databaseUrl);
+    if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
     const db = pgDatabase(sql);
     // The node's own writes (analytics flushes, job leases, the prune) and the change watcher's
     // polls have pools of their own: a PostgreSQL that hangs keeps each of them waiting on its
@@ -167,6 +171,9 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   createPrivateDir(config.dataDir);
+  // 0700 as on a box, also for a data dir made beforehand (createPrivateDir leaves one as it is).
+  tightenModes(config.dataDir);
+  refuseBoxDatabase(config, cluster);
   const lock = lockDataDir(config.dataDir);
   const closers: Array<() => unknown> = [() => lock.release()];
   const closeAll = async () => {
@@ -177,8 +184,6 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     closers.push(() => node.close());
     const { services, background, watcherSql, records } = node;
     node.watchDependencies();
-    const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
-    if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
       sql: watcherSql, pollMs: cluster.changePollMs,
       onChange: (workspaceId) => {

@@ -81,7 +81,10 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     cache.clear();
     auth.invalidate();
   });
-  const auth = new RootKeyAuthenticator({ lookup: recordsRootKeyLookup(records), lookupAnswersLater: !records.answersAtOnce, clock, changesElsewhere });
+  const auth = new RootKeyAuthenticator({
+    lookup: recordsRootKeyLookup(records), lookupAnswersLater: !records.answersAtOnce, clock, changesElsewhere,
+    unknown: config.unknownRootKeys, concurrentLookups: config.cluster?.rootKeyLookups ?? 1,
+  });
   // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });

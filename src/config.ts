@@ -55,6 +55,8 @@ export interface Config {
   keyCacheMb: number;
   /** Keys holding thousands of permissions loaded at once, each in slices on a read-only SQLite connection of its own; others wait. */
   keySlicedLoads: number;
+  /** Root keys not found, remembered by hash: at most `size`, each for `ttlMs` (services/auth/unknown-root-keys.ts). */
+  unknownRootKeys: { size: number; ttlMs: number };
   /**
    * How long a stop waits for requests in flight before it closes their connections. The default
    * leaves the flushes and the checkpoint (milliseconds) room to end the whole stop within 5 s.
@@ -93,6 +95,10 @@ export interface ClusterConfig {
   changePollMs: number;
   /** How long a request waits for PostgreSQL (a unit of work, a key's cold load) before it answers service_unavailable. */
   databaseTimeoutMs: number;
+  /** Root keys not cached looked up in PostgreSQL at once; a few more wait, 503 beyond (services/auth/lookup-gate.ts). */
+  rootKeyLookups: number;
+  /** Serve even though the data dir holds a box's tollgate.db (src/cluster-refusals.ts). */
+  ignoreBoxDatabase: boolean;
 }
 
 export interface HttpBounds {
@@ -229,13 +235,15 @@ function cluster(r: Reader): ClusterConfig | undefined {
   const redisUnreachable = oneOf(r, "TOLLGATE_REDIS_UNREACHABLE", "open", ["open", "closed"] as const);
   const changePollMs = int(r, "TOLLGATE_CLUSTER_CHANGE_POLL_MS", 100, 10, 60_000);
   const databaseTimeoutMs = int(r, "TOLLGATE_DATABASE_TIMEOUT_MS", 10_000, 100, 600_000);
+  const rootKeyLookups = int(r, "TOLLGATE_ROOT_KEY_LOOKUPS", 2, 1, 1000);
+  const ignoreBoxDatabase = oneOf(r, "TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE", "off", ["on", "off"] as const) === "on";
   const setDatabase = (r.env.TOLLGATE_DATABASE_URL ?? "") !== "";
   const setRedis = (r.env.TOLLGATE_REDIS_URL ?? "") !== "";
   if (setDatabase !== setRedis) {
     r.problems.push(`the cluster mode needs both TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL (${setDatabase ? "TOLLGATE_REDIS_URL" : "TOLLGATE_DATABASE_URL"} is unset); set neither for the embedded mode`);
   }
   if (databaseUrl === undefined || redisUrl === undefined) return undefined;
-  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs, databaseTimeoutMs };
+  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs, databaseTimeoutMs, rootKeyLookups, ignoreBoxDatabase };
 }
 
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
@@ -330,6 +338,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
     keySlicedLoads: int(r, "TOLLGATE_KEY_SLICED_LOADS", 2, 1, 64),
+    unknownRootKeys: { size: int(r, "TOLLGATE_UNKNOWN_ROOT_KEYS", 10_000, 0, 1_000_000), ttlMs: int(r, "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", 10_000, 100, 3_600_000) },
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
@@ -386,6 +395,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
   ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
   ["TOLLGATE_KEY_SLICED_LOADS", "keys holding 2,000 or more permission rows loaded at once, in slices, each on a read-only SQLite connection of its own; the others wait (default 2)"],
+  ["TOLLGATE_UNKNOWN_ROOT_KEYS", "root keys looked up and not found, remembered by hash so a flood of one bad key costs one lookup (default 10000)"],
+  ["TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", "how long a root key not found is remembered as unknown; creating a root key forgets them all at once (default 10000)"],
   ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
   ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
   ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
@@ -403,4 +414,6 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
   ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
   ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000; a credit spend at most min(4000, this))"],
+  ["TOLLGATE_ROOT_KEY_LOOKUPS", "root keys not cached that a cluster node looks up in PostgreSQL at once; 16 times as many wait, 503 overloaded beyond (default 2)"],
+  ["TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE", "on | off: let a cluster node serve from a data dir that holds a single box's tollgate.db, which it does not read (default off: it refuses, exit 78)"],
 ];

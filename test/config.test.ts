@@ -32,6 +32,7 @@ describe("defaults", () => {
       keyCacheSize: 200_000,
       keyCacheMb: 256,
       keySlicedLoads: 2,
+      unknownRootKeys: { size: 10_000, ttlMs: 10_000 },
       shutdownTimeoutMs: 4_000,
       metricsAllow: [{ address: "127.0.0.0", prefix: 8, family: "ipv4" }, { address: "::1", prefix: 128, family: "ipv6" }],
       metricsMaxApis: 1000,
@@ -64,6 +65,8 @@ describe("defaults", () => {
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
       "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
       "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_V1_PATHS",
+      "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_ROOT_KEY_LOOKUPS", "TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE",
+      "TOLLGATE_UNKNOWN_ROOT_KEYS", "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS",
     ].sort());
   });
 });
@@ -101,6 +104,8 @@ describe("valid values", () => {
       TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS: "11",
       TOLLGATE_KEY_CACHE_SIZE: "0",
       TOLLGATE_KEY_CACHE_MB: "16",
+      TOLLGATE_UNKNOWN_ROOT_KEYS: "0",
+      TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS: "100",
       TOLLGATE_SHUTDOWN_TIMEOUT_MS: "0",
       TOLLGATE_METRICS_ALLOW: "10.0.0.0/8, 192.0.2.7,fd00::/8",
       TOLLGATE_METRICS_MAX_APIS: "0",
@@ -119,6 +124,8 @@ describe("valid values", () => {
       TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT: "10",
       TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT: "100",
       TOLLGATE_KEY_SLICED_LOADS: "3",
+      TOLLGATE_ROOT_KEY_LOOKUPS: "7",
+      TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE: "on",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -146,6 +153,7 @@ describe("valid values", () => {
       keyCacheSize: 0,
       keyCacheMb: 16,
       keySlicedLoads: 3,
+      unknownRootKeys: { size: 0, ttlMs: 100 },
       shutdownTimeoutMs: 0,
       metricsAllow: [
         { address: "10.0.0.0", prefix: 8, family: "ipv4" },
@@ -163,6 +171,8 @@ describe("valid values", () => {
         redisUnreachable: "closed",
         changePollMs: 250,
         databaseTimeoutMs: 2500,
+        rootKeyLookups: 7,
+        ignoreBoxDatabase: true,
       },
     });
   });
@@ -192,7 +202,7 @@ describe("valid values", () => {
 
   test("the cluster mode: both servers set, with defaults for the rest (pool 10, fail open, poll 100 ms, PostgreSQL waited 10 s)", () => {
     expect(loadConfig({ TOLLGATE_DATABASE_URL: "postgresql://localhost/tg", TOLLGATE_REDIS_URL: "rediss://localhost", TOLLGATE_MASTER_KEY: MASTER_KEY_32 }).cluster).toEqual({
-      databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100, databaseTimeoutMs: 10_000,
+      databaseUrl: "postgresql://localhost/tg", databasePoolSize: 10, redisUrl: "rediss://localhost", redisUnreachable: "open", changePollMs: 100, databaseTimeoutMs: 10_000, rootKeyLookups: 2, ignoreBoxDatabase: false,
     });
   });
 

@@ -9,6 +9,7 @@ import m0001 from "../../../migrations/pg/0001_cluster.sql" with { type: "text" 
 import m0002 from "../../../migrations/pg/0002_names_fold_ascii.sql" with { type: "text" };
 import m0003 from "../../../migrations/pg/0003_analytics.sql" with { type: "text" };
 import m0004 from "../../../migrations/pg/0004_credit_spends.sql" with { type: "text" };
+import m0005 from "../../../migrations/pg/0005_cluster_settings.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
@@ -17,6 +18,7 @@ const SQL_BY_TAG: Record<string, string> = {
   "0002_names_fold_ascii": m0002,
   "0003_analytics": m0003,
   "0004_credit_spends": m0004,
+  "0005_cluster_settings": m0005,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
