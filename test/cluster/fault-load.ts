@@ -6,6 +6,7 @@
  */
 import { SQL } from "bun";
 import { startServe, tempDataDir, type Served, type TempDataDir } from "../support/cli.ts";
+import type { ClusterServers } from "../support/cluster-backend.ts";
 
 /** How many credits each metered key starts with: more than any run spends. */
 export const START_CREDITS = 1_000_000;
@@ -18,8 +19,10 @@ export interface FaultNode {
 }
 
 /** A node as a child process of `bun src/main.ts serve` on `env`'s servers. */
-export async function startNode(env: Record<string, string>, rootKey: string): Promise<FaultNode> {
+export async function startNode(env: Record<string, string>, rootKey: string, servers: Pick<ClusterServers, "initialise">): Promise<FaultNode> {
   const dataDir = tempDataDir();
+  // A node never initialises its cluster: the first node of the servers does it first, as `tollgate cluster-init` would.
+  await servers.initialise({ TOLLGATE_DATA_DIR: dataDir.dir, TOLLGATE_ROOT_KEY: rootKey });
   const served = await startServe({ dataDir: dataDir.dir, env: { ...env, TOLLGATE_ROOT_KEY: rootKey } });
   return { served, dataDir, rootKey, kill: () => { served.kill(); dataDir.cleanup(); } };
 }

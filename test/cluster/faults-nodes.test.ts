@@ -30,8 +30,8 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the node and
 
   beforeAll(async () => {
     servers = await ownClusterServers();
-    open = await startNode({ ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "open" }, rootKey);
-    closed = await startNode({ ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "closed" }, rootKey);
+    open = await startNode({ ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "open" }, rootKey, servers);
+    closed = await startNode({ ...servers.env, TOLLGATE_REDIS_UNREACHABLE: "closed" }, rootKey, servers);
   }, 2 * SERVER_START_TIMEOUT_MS);
 
   afterAll(async () => {

@@ -40,7 +40,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the PostgreS
     const admin = new SQL(servers.postgres.url, { max: 1 });
     await admin.unsafe(`ALTER DATABASE own SET synchronous_commit = on`);
     await admin.close();
-    node = await startNode({ ...servers.env, TOLLGATE_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) }, rootKey);
+    node = await startNode({ ...servers.env, TOLLGATE_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) }, rootKey, servers);
     const { apiId } = (await call(node.served.url, rootKey, "/v2/apis.createApi", { name: "faults" })).body.data;
     for (let i = 0; i < 4; i++) metered.push((await call(node.served.url, rootKey, "/v2/keys.createKey", { apiId, credits: { remaining: START_CREDITS } })).body.data);
     cachedKey = (await call(node.served.url, rootKey, "/v2/keys.createKey", { apiId })).body.data.key;
