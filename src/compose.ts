@@ -70,6 +70,7 @@ type AnalyticsBackend =
 /** Every service over `backend`. Verification events go to `eventWriter`. */
 export function assembleServices(backend: Backend, config: Config, clock: Clock, eventWriter: EventBatchWriter & DecisionRowWriter): Services {
   const { records } = backend;
+  const quotas = config.workspaceQuotas;
   const vault = new Vault({ records, clock, masterKey: backend.masterKey });
   // The ledger first (the backend's reaction), since the key cache reloads balances from it.
   const changesElsewhere = backend.changesElsewhere(() => {
@@ -88,9 +89,9 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
     auth,
     workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ records, clock, vault, cache, credits }),
-    identities: new IdentityService({ records, clock, cache }),
-    rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    keys: new KeyService({ records, clock, vault, cache, credits, quotas }),
+    identities: new IdentityService({ records, clock, cache, quotas }),
+    rbac: new RbacService({ records, clock, quotas, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
       clock, cache, changesElsewhere, limiter: backend.windows,
       snapshots: backend.snapshots(keyCacheBytes / 8),
@@ -98,7 +99,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
     }),
     ratelimits: new RatelimitService({
-      records, clock, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
+      records, clock, quotas, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
       namespaceCacheCaps: { totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),
