@@ -20,6 +20,7 @@ import { KeyCache } from "./services/key-cache/index.ts";
 import type { CreditAccounts } from "./services/credits/index.ts";
 import { RatelimitService, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
+import { QuotaService } from "./services/quotas/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
@@ -87,7 +88,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
   const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
-    workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
+    workspaces: new WorkspaceService({ records, clock, quotas, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
     keys: new KeyService({ records, clock, vault, cache, credits, quotas }),
     identities: new IdentityService({ records, clock, cache, quotas }),
@@ -104,6 +105,7 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),
     audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
+    quotas: new QuotaService({ records, quotas }),
     analytics: new AnalyticsQueryService({
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.

@@ -15,7 +15,7 @@
  */
 import { AppError } from "../../errors/app-error.ts";
 import { DEFAULT_QUOTAS, MiB, QUOTAS, type QuotaDefinition, type QuotaName, type QuotaUse, type WorkspaceQuotas } from "../../lib/quotas.ts";
-import type { Records, WorkspaceUsage } from "../../storage/records/index.ts";
+import type { RecordBackend, Records, WorkspaceUsage } from "../../storage/records/index.ts";
 import { step, type Maybe, type Work } from "../../storage/work.ts";
 
 export { DEFAULT_QUOTAS, type QuotaUse, type WorkspaceQuotas } from "../../lib/quotas.ts";
@@ -63,8 +63,23 @@ export function quotaUses(quotas: WorkspaceQuotas, usage: WorkspaceUsage): Quota
   return QUOTAS.map((q) => ({ quota: q.name, variable: q.variable, used: usedOf(usage, q.name), limit: quotas[q.name] }));
 }
 
+/** What the CLI and the API show: a workspace's use of each quota. */
+export class QuotaService {
+  constructor(private readonly deps: { records: RecordBackend; quotas: WorkspaceQuotas }) {}
+
+  /** The limits in force (storage in bytes). */
+  get limits(): WorkspaceQuotas {
+    return this.deps.quotas;
+  }
+
+  /** The workspace's use of each quota, in QUOTAS' order, read outside any transaction. No grant needed: any root key of the workspace may see it. */
+  usage(workspaceId: string): Maybe<QuotaUse[]> {
+    return readQuotaUses(this.deps.records, this.deps.quotas, workspaceId);
+  }
+}
+
 /** The workspace's use of each quota, read outside any transaction. */
-export function readQuotaUses(records: { read<T>(unit: (r: Records) => Work<T>): Maybe<T> }, quotas: WorkspaceQuotas, workspaceId: string): Maybe<QuotaUse[]> {
+export function readQuotaUses(records: RecordBackend, quotas: WorkspaceQuotas, workspaceId: string): Maybe<QuotaUse[]> {
   return records.read(function* (r) {
     return quotaUses(quotas, yield* step(r.usage.read(workspaceId)));
   });
