@@ -8,12 +8,12 @@ DECLARE
 BEGIN
   IF TG_OP <> 'INSERT' THEN
     counted := counted - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END);
-    sized := sized - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END) * (256 + coalesce(octet_length(OLD.name), 0) + coalesce(octet_length(OLD.meta), 0));
+    sized := sized - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END) * (256 + coalesce(octet_length(OLD.name), 0) + coalesce(octet_length(OLD.meta), 0) + 64 * ((SELECT count(*) FROM key_permissions d WHERE d.key_id = OLD.id) + (SELECT count(*) FROM key_roles d WHERE d.key_id = OLD.id)) + coalesce((SELECT sum(128 + coalesce(octet_length(d.name), 0)) FROM ratelimit_configs d WHERE d.key_id = OLD.id), 0));
     ws := OLD.workspace_id;
   END IF;
   IF TG_OP <> 'DELETE' THEN
     counted := counted + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END);
-    sized := sized + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END) * (256 + coalesce(octet_length(NEW.name), 0) + coalesce(octet_length(NEW.meta), 0));
+    sized := sized + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END) * (256 + coalesce(octet_length(NEW.name), 0) + coalesce(octet_length(NEW.meta), 0) + 64 * ((SELECT count(*) FROM key_permissions d WHERE d.key_id = NEW.id) + (SELECT count(*) FROM key_roles d WHERE d.key_id = NEW.id)) + coalesce((SELECT sum(128 + coalesce(octet_length(d.name), 0)) FROM ratelimit_configs d WHERE d.key_id = NEW.id), 0));
     ws := NEW.workspace_id;
   END IF;
   IF counted <> 0 OR sized <> 0 THEN
@@ -33,12 +33,12 @@ DECLARE
 BEGIN
   IF TG_OP <> 'INSERT' THEN
     counted := counted - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END);
-    sized := sized - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(OLD.external_id), 0) + coalesce(octet_length(OLD.meta), 0));
+    sized := sized - (CASE WHEN OLD.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(OLD.external_id), 0) + coalesce(octet_length(OLD.meta), 0) + coalesce((SELECT sum(128 + coalesce(octet_length(d.name), 0)) FROM ratelimit_configs d WHERE d.identity_id = OLD.id), 0));
     ws := OLD.workspace_id;
   END IF;
   IF TG_OP <> 'DELETE' THEN
     counted := counted + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END);
-    sized := sized + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(NEW.external_id), 0) + coalesce(octet_length(NEW.meta), 0));
+    sized := sized + (CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(NEW.external_id), 0) + coalesce(octet_length(NEW.meta), 0) + coalesce((SELECT sum(128 + coalesce(octet_length(d.name), 0)) FROM ratelimit_configs d WHERE d.identity_id = NEW.id), 0));
     ws := NEW.workspace_id;
   END IF;
   IF counted <> 0 OR sized <> 0 THEN
@@ -157,13 +157,13 @@ DECLARE
   ws text;
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    counted := counted - 1;
-    sized := sized - 1 * (128 + coalesce(octet_length(OLD.name), 0));
+    counted := counted - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL) + (SELECT count(*) FROM identities o WHERE o.id = OLD.identity_id AND o.deleted_at IS NULL));
+    sized := sized - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL) + (SELECT count(*) FROM identities o WHERE o.id = OLD.identity_id AND o.deleted_at IS NULL)) * (128 + coalesce(octet_length(OLD.name), 0));
     ws := OLD.workspace_id;
   END IF;
   IF TG_OP <> 'DELETE' THEN
-    counted := counted + 1;
-    sized := sized + 1 * (128 + coalesce(octet_length(NEW.name), 0));
+    counted := counted + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL) + (SELECT count(*) FROM identities o WHERE o.id = NEW.identity_id AND o.deleted_at IS NULL));
+    sized := sized + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL) + (SELECT count(*) FROM identities o WHERE o.id = NEW.identity_id AND o.deleted_at IS NULL)) * (128 + coalesce(octet_length(NEW.name), 0));
     ws := NEW.workspace_id;
   END IF;
   IF counted <> 0 OR sized <> 0 THEN
@@ -182,13 +182,13 @@ DECLARE
   ws text;
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    counted := counted - 1;
-    sized := sized - 1 * (64);
+    counted := counted - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL));
+    sized := sized - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL)) * (64);
     ws := OLD.workspace_id;
   END IF;
   IF TG_OP <> 'DELETE' THEN
-    counted := counted + 1;
-    sized := sized + 1 * (64);
+    counted := counted + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL));
+    sized := sized + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL)) * (64);
     ws := NEW.workspace_id;
   END IF;
   IF counted <> 0 OR sized <> 0 THEN
@@ -207,13 +207,13 @@ DECLARE
   ws text;
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    counted := counted - 1;
-    sized := sized - 1 * (64);
+    counted := counted - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL));
+    sized := sized - ((SELECT count(*) FROM keys o WHERE o.id = OLD.key_id AND o.deleted_at IS NULL)) * (64);
     ws := OLD.workspace_id;
   END IF;
   IF TG_OP <> 'DELETE' THEN
-    counted := counted + 1;
-    sized := sized + 1 * (64);
+    counted := counted + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL));
+    sized := sized + ((SELECT count(*) FROM keys o WHERE o.id = NEW.key_id AND o.deleted_at IS NULL)) * (64);
     ws := NEW.workspace_id;
   END IF;
   IF counted <> 0 OR sized <> 0 THEN
@@ -263,8 +263,8 @@ SELECT w.id,
     + coalesce((SELECT sum(1 * (128 + coalesce(octet_length(r.name), 0) + coalesce(octet_length(r.description), 0))) FROM roles r WHERE r.workspace_id = w.id), 0)
     + coalesce((SELECT sum((CASE WHEN r.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(r.name), 0))) FROM ratelimit_namespaces r WHERE r.workspace_id = w.id), 0)
     + coalesce((SELECT sum((CASE WHEN r.deleted_at IS NULL THEN 1 ELSE 0 END) * (128 + coalesce(octet_length(r.identifier), 0))) FROM ratelimit_overrides r WHERE r.workspace_id = w.id), 0)
-    + coalesce((SELECT sum(1 * (128 + coalesce(octet_length(r.name), 0))) FROM ratelimit_configs r WHERE r.workspace_id = w.id), 0)
-    + coalesce((SELECT sum(1 * (64)) FROM key_permissions r WHERE r.workspace_id = w.id), 0)
-    + coalesce((SELECT sum(1 * (64)) FROM key_roles r WHERE r.workspace_id = w.id), 0)
+    + coalesce((SELECT sum(((SELECT count(*) FROM keys o WHERE o.id = r.key_id AND o.deleted_at IS NULL) + (SELECT count(*) FROM identities o WHERE o.id = r.identity_id AND o.deleted_at IS NULL)) * (128 + coalesce(octet_length(r.name), 0))) FROM ratelimit_configs r WHERE r.workspace_id = w.id), 0)
+    + coalesce((SELECT sum(((SELECT count(*) FROM keys o WHERE o.id = r.key_id AND o.deleted_at IS NULL)) * (64)) FROM key_permissions r WHERE r.workspace_id = w.id), 0)
+    + coalesce((SELECT sum(((SELECT count(*) FROM keys o WHERE o.id = r.key_id AND o.deleted_at IS NULL)) * (64)) FROM key_roles r WHERE r.workspace_id = w.id), 0)
     + coalesce((SELECT sum(1 * (64)) FROM role_permissions r WHERE r.workspace_id = w.id), 0)
 FROM workspaces w;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { testServer } from "../../support/route-contract.ts";
-import { countIn, expectQuotaExceeded, expectUsageMatchesRecords, newWorkspace, SMALL_QUOTAS, type Workspace } from "./support.ts";
+import { countIn, expectQuotaExceeded, expectUsageMatchesRecords, newWorkspace, SMALL_QUOTAS, usageOf, type Workspace } from "./support.ts";
 
 const h = testServer({ env: SMALL_QUOTAS });
 
@@ -54,6 +54,32 @@ describe("keys (TOLLGATE_WORKSPACE_MAX_KEYS=3)", () => {
     expect((await ws.post("/v2/keys.deleteKey", { keyId: first, permanent: true })).status).toBe(200);
     expect((await ws.post("/v2/keys.createKey", { apiId: ws.apiId })).status).toBe(200);
     await expectUsageMatchesRecords(h, ws.id);
+  });
+
+  test("deleting an API deletes its keys with it: they stop counting", async () => {
+    const ws = await newWorkspace(h);
+    const { key } = (await ws.post("/v2/keys.createKey", { apiId: ws.apiId, permissions: ["p.read"], roles: [] })).body.data;
+    await createKeys(ws, 2);
+    expect((await ws.post("/v2/apis.deleteApi", { apiId: ws.apiId })).status).toBe(200);
+    expect((await ws.post("/v2/keys.verifyKey", { key })).body.data.code).toBe("NOT_FOUND");
+    const other = (await ws.post("/v2/apis.createApi", { name: "second-api" })).body.data.apiId;
+    for (let i = 0; i < 3; i++) expect((await ws.post("/v2/keys.createKey", { apiId: other })).status).toBe(200);
+    await expectUsageMatchesRecords(h, ws.id);
+  });
+
+  test("a soft-deleted key's links and limits stop counting: the bytes return to what they were", async () => {
+    const ws = await newWorkspace(h);
+    const before = (await usageOf(h, ws.id)).bytes;
+    const { keyId } = (await ws.post("/v2/keys.createKey", {
+      apiId: ws.apiId, permissions: ["p.one", "p.two"], ratelimits: [{ name: "requests", limit: 5, duration: 60_000 }],
+    })).body.data;
+    expect((await ws.post("/v2/keys.deleteKey", { keyId })).status).toBe(200);
+    // What is left is the two permissions made on the fly, which outlive the key.
+    const made = await h.records.rows<{ name: string; slug: string; description: string | null }>(
+      "SELECT name, slug, description FROM permissions WHERE workspace_id = ?", ws.id);
+    const text = (p: { name: string; slug: string; description: string | null }) => Buffer.byteLength(p.name + p.slug + (p.description ?? ""));
+    expect((await usageOf(h, ws.id)).bytes - before).toBe(made.reduce((sum, p) => sum + 128 + text(p), 0));
+    expect(made).toHaveLength(2);
   });
 
   test("rerollKey at a full quota is 429 and leaves the old key as it was", async () => {

@@ -54,8 +54,10 @@ export function countIn(h: Harness, table: string, workspaceId: string, live = f
 }
 
 /** The workspace's usage row as the triggers keep it. */
-export async function usageOf(h: Harness, workspaceId: string): Promise<Record<string, number>> {
-  const [row] = await h.records.rows<Record<string, number>>(
+export interface Usage { keys: number; identities: number; permissions: number; roles: number; namespaces: number; bytes: number }
+
+export async function usageOf(h: Harness, workspaceId: string): Promise<Usage> {
+  const [row] = await h.records.rows<Usage>(
     "SELECT keys, identities, permissions, roles, namespaces, bytes FROM workspace_usage WHERE workspace_id = ?", workspaceId);
   return row ?? { keys: 0, identities: 0, permissions: 0, roles: 0, namespaces: 0, bytes: 0 };
 }
