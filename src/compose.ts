@@ -20,6 +20,7 @@ import { KeyCache } from "./services/key-cache/index.ts";
 import type { CreditAccounts } from "./services/credits/index.ts";
 import { RatelimitService, type WindowCaps, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
+import { QuotaService } from "./services/quotas/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
@@ -75,6 +76,7 @@ export function windowCaps(config: Config): WindowCaps {
 
 export function assembleServices(backend: Backend, config: Config, clock: Clock, eventWriter: EventBatchWriter & DecisionRowWriter): Services {
   const { records } = backend;
+  const quotas = config.workspaceQuotas;
   const vault = new Vault({ records, clock, masterKey: backend.masterKey });
   // The ledger first (the backend's reaction), since the key cache reloads balances from it.
   const changesElsewhere = backend.changesElsewhere(() => {
@@ -94,11 +96,11 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
   const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
-    workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
+    workspaces: new WorkspaceService({ records, clock, quotas, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache }),
-    keys: new KeyService({ records, clock, vault, cache, credits }),
-    identities: new IdentityService({ records, clock, cache }),
-    rbac: new RbacService({ records, clock, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    keys: new KeyService({ records, clock, vault, cache, credits, quotas }),
+    identities: new IdentityService({ records, clock, cache, quotas }),
+    rbac: new RbacService({ records, clock, quotas, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
       clock, cache, changesElsewhere, limiter: backend.windows,
       snapshots: backend.snapshots(keyCacheBytes / 8),
@@ -106,11 +108,12 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
     }),
     ratelimits: new RatelimitService({
-      records, clock, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
+      records, clock, quotas, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
       namespaceCacheCaps: { totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),
     audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays }),
+    quotas: new QuotaService({ records, quotas }),
     analytics: new AnalyticsQueryService({
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.

@@ -4,6 +4,7 @@
  */
 import type { LogFormatSetting, LogLevel } from "./lib/logger.ts";
 import { parseCidr, type AddressRange } from "./lib/cidr.ts";
+import { MiB as QUOTA_MIB, QUOTAS, type WorkspaceQuotas } from "./lib/quotas.ts";
 
 export interface Config {
   dataDir: string;
@@ -77,6 +78,8 @@ export interface Config {
   http: HttpBounds;
   /** The cluster mode's servers (TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL); undefined: the embedded mode. */
   cluster: ClusterConfig | undefined;
+  /** What one workspace's records may take (lib/quotas.ts: TOLLGATE_WORKSPACE_*); storage in bytes. */
+  workspaceQuotas: WorkspaceQuotas;
 }
 
 export interface ClusterConfig {
@@ -282,6 +285,12 @@ function namespaceCacheMemory(r: Reader): Config["ratelimitNamespaceCacheMiB"] {
   return { total, workspace: Math.min(workspace, total) };
 }
 
+/** The workspace quotas, one TOLLGATE_WORKSPACE_* variable each (lib/quotas.ts); storage read in MiB, kept in bytes. */
+function workspaceQuotas(r: Reader): WorkspaceQuotas {
+  const limits = QUOTAS.map((q) => [q.name, int(r, q.variable, q.defaultValue, 1, q.max) * (q.name === "storage" ? QUOTA_MIB : 1)]);
+  return Object.fromEntries(limits) as WorkspaceQuotas;
+}
+
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
 export function loadConfig(env: Env): Config {
   return readConfig(env).config;
@@ -354,6 +363,7 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
       bodyBufferBytes: int(r, "TOLLGATE_BODY_BUFFER_MIB", DEFAULT_HTTP_BOUNDS.bodyBufferBytes / MiB, 10, 65_536) * MiB,
     },
     cluster: cluster(r),
+    workspaceQuotas: workspaceQuotas(r),
   };
   if (config.cluster && config.masterKey === undefined) {
     r.problems.push("the cluster mode needs TOLLGATE_MASTER_KEY, the same on every node (recoverable keys made on one node are decrypted on another)");
@@ -416,4 +426,10 @@ export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
   ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000; a credit spend at most min(4000, this))"],
   ["TOLLGATE_ROOT_KEY_LOOKUPS", "root keys not cached that a cluster node looks up in PostgreSQL at once; 16 times as many wait, 503 overloaded beyond (default 2)"],
   ["TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE", "on | off: let a cluster node serve from a data dir that holds a single box's tollgate.db, which it does not read (default off: it refuses, exit 78)"],
+  ["TOLLGATE_WORKSPACE_MAX_KEYS", "live keys one workspace may hold; creating more answers 429 quota_exceeded (default 1000000)"],
+  ["TOLLGATE_WORKSPACE_MAX_IDENTITIES", "live identities one workspace may hold, 429 beyond (default 1000000)"],
+  ["TOLLGATE_WORKSPACE_MAX_PERMISSIONS", "permissions one workspace may hold, 429 beyond (default 10000)"],
+  ["TOLLGATE_WORKSPACE_MAX_ROLES", "roles one workspace may hold, 429 beyond (default 1000)"],
+  ["TOLLGATE_WORKSPACE_MAX_NAMESPACES", "rate-limit namespaces one workspace may hold, also those a rate-limit check creates; 429 beyond (default 10000)"],
+  ["TOLLGATE_WORKSPACE_STORAGE_MB", "MiB one workspace's records may take, counted as the README's Bounds say (meta, names, slugs, identifiers and a fixed cost per record); 429 beyond (default 1024)"],
 ];

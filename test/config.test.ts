@@ -40,6 +40,7 @@ describe("defaults", () => {
       allowedHosts: [],
       http: { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, unauthenticatedInFlightPercent: 25, perAddressInFlightPercent: 50, bodyBufferBytes: 64 * 1024 * 1024 },
       cluster: undefined,
+      workspaceQuotas: { keys: 1_000_000, identities: 1_000_000, permissions: 10_000, roles: 1_000, namespaces: 10_000, storage: 1024 * 1024 * 1024 },
     });
   });
 
@@ -65,8 +66,10 @@ describe("defaults", () => {
       "TOLLGATE_IDLE_TIMEOUT_SECONDS", "TOLLGATE_BODY_TIMEOUT_MS", "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "TOLLGATE_BODY_BUFFER_MIB",
       "TOLLGATE_DATABASE_URL", "TOLLGATE_REDIS_URL", "TOLLGATE_DATABASE_POOL", "TOLLGATE_REDIS_UNREACHABLE", "TOLLGATE_CLUSTER_CHANGE_POLL_MS",
       "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_V1_PATHS",
-      "TOLLGATE_DATABASE_TIMEOUT_MS", "TOLLGATE_ROOT_KEY_LOOKUPS", "TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE",
+      "TOLLGATE_ROOT_KEY_LOOKUPS", "TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE",
       "TOLLGATE_UNKNOWN_ROOT_KEYS", "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS",
+      "TOLLGATE_WORKSPACE_MAX_KEYS", "TOLLGATE_WORKSPACE_MAX_IDENTITIES", "TOLLGATE_WORKSPACE_MAX_PERMISSIONS",
+      "TOLLGATE_WORKSPACE_MAX_ROLES", "TOLLGATE_WORKSPACE_MAX_NAMESPACES", "TOLLGATE_WORKSPACE_STORAGE_MB",
     ].sort());
   });
 });
@@ -126,6 +129,12 @@ describe("valid values", () => {
       TOLLGATE_KEY_SLICED_LOADS: "3",
       TOLLGATE_ROOT_KEY_LOOKUPS: "7",
       TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE: "on",
+      TOLLGATE_WORKSPACE_MAX_KEYS: "10",
+      TOLLGATE_WORKSPACE_MAX_IDENTITIES: "11",
+      TOLLGATE_WORKSPACE_MAX_PERMISSIONS: "12",
+      TOLLGATE_WORKSPACE_MAX_ROLES: "13",
+      TOLLGATE_WORKSPACE_MAX_NAMESPACES: "14",
+      TOLLGATE_WORKSPACE_STORAGE_MB: "2",
     });
     expect(config).toEqual({
       dataDir: "/var/lib/tollgate",
@@ -174,6 +183,7 @@ describe("valid values", () => {
         rootKeyLookups: 7,
         ignoreBoxDatabase: true,
       },
+      workspaceQuotas: { keys: 10, identities: 11, permissions: 12, roles: 13, namespaces: 14, storage: 2 * 1024 * 1024 },
     });
   });
 

@@ -89,6 +89,17 @@ describe("key create", () => {
   });
 });
 
+describe("key create past the workspace's key quota", () => {
+  test("exits 1 with the service's reason, naming the variable; no key is made", async () => {
+    const before = await listRows();
+    const r = await runCli(["key", "create", "--api", "shop"], { dataDir: data.dir, env: { TOLLGATE_WORKSPACE_MAX_KEYS: String(before.length) } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("TOLLGATE_WORKSPACE_MAX_KEYS");
+    expect(await listRows()).toEqual(before);
+  });
+});
+
 describe("key list and get", () => {
   test("one key a line: id, name, start, state, credits, external id, expires; '-' for none", async () => {
     const rows = await listRows();

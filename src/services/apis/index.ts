@@ -57,7 +57,7 @@ export class ApiService {
     return this.deps.records.read((r) => listApis(r, principal, input));
   }
 
-  /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */
+  /** Soft-deletes an API and its keys; 412 when it has delete protection. Needs `delete_api` on the API. */
   deleteApi(principal: Principal, input: { apiId: string }): Maybe<Record<string, never>> {
     requirePermission(principal, "api", input.apiId, "delete_api");
     const now = this.deps.clock.now();
@@ -68,6 +68,8 @@ export class ApiService {
         throw new AppError("protected_resource", { detail: "This API has delete protection enabled. Disable it before attempting to delete." });
       }
       yield r.apis.markDeleted(api.id, now);
+      // Its keys go with it, as upstream's: none can be found again, and they stop counting against the quotas.
+      yield r.keys.markDeletedInKeySpace(api.keySpaceId, now);
       yield writeAudit(r, {
         workspaceId, event: "api.delete", actor: principal.actor, timeMs: now,
         resources: [{ type: "api", id: api.id, name: api.name }], description: `Deleted API ${api.name}`,

@@ -5,6 +5,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import { can, missingPermissions, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
@@ -40,6 +41,8 @@ export interface IdentityDeps {
   records: RecordBackend;
   clock: Clock;
   cache: KeyCacheInvalidator;
+  /** What a workspace may hold; DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
 }
 
 /** Throws 400 when two limits of the request share a name. */
@@ -82,7 +85,7 @@ export class IdentityService {
     assertUniqueNames(input.ratelimits);
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    return this.deps.records.write(ws, function* (r) {
+    return this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const identityId = newId("id");
       try {
         yield r.identities.insert({ id: identityId, workspaceId: ws, externalId: input.externalId, meta: input.meta ?? {}, createdAt: now });
@@ -96,7 +99,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: identityId, name: input.externalId }], description: `Created identity ${identityId}`,
       });
       return { identityId };
-    });
+    }));
   }
 
   /** One live identity by id or externalId. Needs `identity.*.read_identity` or `identity.<id>.read_identity`. */
@@ -149,7 +152,7 @@ export class IdentityService {
     assertUniqueNames(input.ratelimits);
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    const view = this.deps.records.write(ws, function* (r) {
+    const view = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const found = yield* liveIdentity(r, ws, input.identity);
       const meta = input.meta ?? found.meta;
       yield r.identities.update(found.id, { updatedAt: now, ...(input.meta !== undefined ? { meta: input.meta } : {}) });
@@ -159,7 +162,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Updated identity ${found.id}`,
       });
       return yield* viewOf(r, { ...found, meta });
-    });
+    }));
     return then(view, (changed) => {
       this.deps.cache.workspaceChanged(ws);
       return changed;

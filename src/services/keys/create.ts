@@ -13,6 +13,7 @@ import { replaceRatelimitsIn, upsertIdentityIn } from "../identities/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import type { CreditBalances } from "../credits/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import { ACCESS_GRANTS, permissionIdsForIn, requireRbac } from "./grants.ts";
 import { andThen } from "./and-then.ts";
 import type { Vault } from "./vault.ts";
@@ -25,6 +26,8 @@ export interface KeyDeps {
   cache: KeyCacheInvalidator;
   /** Balances include spends not yet folded into keys.remaining: settle before writing it, subtract when showing it. */
   credits: CreditBalances;
+  /** What a workspace may hold; DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
 }
 
 const DEFAULT_BYTE_LENGTH = 16;
@@ -79,7 +82,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
   const prepared = input.recoverable ? deps.vault.prepare(ws) : undefined;
   return andThen(prepared, () => {
     const now = deps.clock.now();
-    const created = deps.records.write(ws, function* (r) {
+    const created = deps.records.write(ws, withinQuotas(deps.quotas, ws, function* (r) {
       const api = yield* liveApi(r, ws, input.apiId, API_NOT_FOUND);
       if (input.recoverable) assertStoresEncryptedKeys(yield* step(r.keys.findKeySpace(api.keySpaceId)));
       const roleIds = yield* findRoleIdsIn(r, ws, input.roles ?? []);
@@ -107,7 +110,7 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
         description: `Created key ${keyId} in API ${api.id}`,
       });
       return { keyId, key, hash };
-    });
+    }));
     return then(created, ({ keyId, key, hash }) => {
       deps.cache.keyCreated(hash);
       return { keyId, key };

@@ -9,6 +9,7 @@
  * that cached key access can be dropped.
  */
 import { DuplicateRecord, type RecordBackend } from "../../storage/records/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import { step, then, type Maybe } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
@@ -26,6 +27,8 @@ export type { ListInput, Page, PermissionView, RoleView } from "./views.ts";
 export interface RbacServiceDeps {
   records: RecordBackend;
   clock: Clock;
+  /** What a workspace may hold; DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
   /** Called after a committed change that can alter which permissions the workspace's keys hold. */
   onAccessChanged?: (workspaceId: string) => void;
 }
@@ -72,7 +75,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const { records } = this.deps;
-    const created = () => records.write(ws, function* (r) {
+    const created = () => records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const clash = yield* permissionClashIn(r, ws, input.name, input.slug);
       if (clash) throw permissionExists(clash, clash === "name" ? input.name : input.slug);
       const permissionId = newId("perm");
@@ -84,7 +87,7 @@ export class RbacService {
         resources: [{ type: "permission", id: permissionId, name: input.name }], description: `Created permission ${input.slug}`,
       });
       return { permissionId };
-    });
+    }));
     // A create that committed between the check and the insert: its row, read now, tells which of
     // the two clashed; when it is gone again, the name, checked first, is answered.
     return orElse(created, (error) => {
@@ -140,7 +143,7 @@ export class RbacService {
     if (slugs.length > 0) requirePermission(principal, "rbac", "*", "add_permission_to_role");
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
-    return this.deps.records.write(ws, function* (r) {
+    return this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       if ((yield* missingPermissionSlugsIn(r, ws, slugs)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
       if (yield* roleNameTakenIn(r, ws, input.name)) throw roleExists(input.name);
       const roleId = newId("role");
@@ -158,7 +161,7 @@ export class RbacService {
         description: `Created role ${input.name}`,
       });
       return { roleId };
-    });
+    }));
   }
 
   /**
@@ -172,7 +175,7 @@ export class RbacService {
     requirePermission(principal, "rbac", "*", "remove_permission_from_role");
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
-    const result = this.deps.records.write(ws, function* (r) {
+    const result = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const found = yield* step(r.rbac.findRole(ws, input.role));
       if (!found) throw roleNotFound();
       if ((yield* missingPermissionSlugsIn(r, ws, input.permissions)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
@@ -185,7 +188,7 @@ export class RbacService {
         description: `Set the permissions of role ${found.name} to [${input.permissions.join(", ")}]`,
       });
       return perms;
-    });
+    }));
     return then(result, (perms) => {
       this.accessChanged(ws);
       return perms;

@@ -31,7 +31,7 @@ import { lockDataDir } from "../instance-lock.ts";
 import { refuseNewerDatabase } from "../migrate.ts";
 import { ANALYTICS_MIGRATIONS, MIGRATIONS, type EmbeddedMigration } from "../migrations.ts";
 import { planAnalyticsCopy } from "./copy-analytics.ts";
-import { planCopy, type CopiedTable } from "./copy-tables.ts";
+import { planCopy, TRIGGER_KEPT_TABLES, type CopiedTable } from "./copy-tables.ts";
 import { quoteIdentifier } from "./db.ts";
 import { recordFingerprint } from "./cluster-settings.ts";
 
@@ -121,7 +121,7 @@ export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyO
       const occupied = await tablesWithRows(tx, everyTable);
       if (occupied.length > 0) {
         if (!opts.replace) throw new TargetNotEmptyError(occupied);
-        await tx.unsafe(`TRUNCATE ${everyTable.map(targetOf).join(", ")}`);
+        await tx.unsafe(`TRUNCATE ${[...everyTable.map(targetOf), ...TRIGGER_KEPT_TABLES.map(quoteIdentifier)].join(", ")}`);
       }
       const copied: CopiedRows = {};
       for (const table of tables) copied[table.name] = await copyTable(source.sqlite, tx, table, batchRows);

@@ -10,6 +10,8 @@ import m0002 from "../../../migrations/pg/0002_names_fold_ascii.sql" with { type
 import m0003 from "../../../migrations/pg/0003_analytics.sql" with { type: "text" };
 import m0004 from "../../../migrations/pg/0004_credit_spends.sql" with { type: "text" };
 import m0005 from "../../../migrations/pg/0005_cluster_settings.sql" with { type: "text" };
+import m0006 from "../../../migrations/pg/0006_workspace_usage.sql" with { type: "text" };
+import m0007 from "../../../migrations/pg/0007_workspace_usage_triggers.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
@@ -19,6 +21,8 @@ const SQL_BY_TAG: Record<string, string> = {
   "0003_analytics": m0003,
   "0004_credit_spends": m0004,
   "0005_cluster_settings": m0005,
+  "0006_workspace_usage": m0006,
+  "0007_workspace_usage_triggers": m0007,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

@@ -21,6 +21,8 @@ import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type Ov
 export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
 import { SqliteKeyStore, type KeyStore } from "./keys.ts";
 export { SqliteKeyStore } from "./keys.ts";
+import { SqliteUsageStore, type UsageStore } from "./usage.ts";
+export { NO_USAGE, type UsageStore, type WorkspaceUsage } from "./usage.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -51,6 +53,8 @@ export interface Records {
   overrides: OverrideStore;
   /** End-user keys, their links to permissions and roles, and the workspaces' data keys. */
   keys: KeyStore;
+  /** What each workspace's records take, for its quotas. */
+  usage: UsageStore;
 }
 
 export interface RecordBackend {
@@ -80,6 +84,7 @@ export function sqliteRecords(db: Db): Records {
     namespaces: new SqliteNamespaceStore(db),
     overrides: new SqliteOverrideStore(db),
     keys: new SqliteKeyStore(db),
+    usage: new SqliteUsageStore(db),
   };
 }
 

@@ -16,7 +16,7 @@ export const createIdentityRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Create an identity", tags: ["identities"], description: "A live identity with the same externalId is 409. Needs `identity.*.create_identity`.",
-    ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists"] }),
+    ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.identities.createIdentity(deps.principal(request, info), body)),
 });

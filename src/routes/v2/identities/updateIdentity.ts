@@ -17,7 +17,7 @@ export const updateIdentityRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Update an identity", tags: ["identities"], description: "Returns the identity as stored. Needs `identity.*.update_identity`.",
-    ...documented({ data: IdentityData, errors: ["identity_not_found"] }),
+    ...documented({ data: IdentityData, errors: ["identity_not_found", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.identities.updateIdentity(deps.principal(request, info), body)),
 });

@@ -27,7 +27,7 @@ export const createKeyRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Create a key", tags: ["keys"], description: "Returns the key string once. Needs `create_key` on the API, and for `roles` / `permissions` the grants of keys.addRoles / keys.addPermissions.",
-    ...documented({ data: NewKeyData, errors: ["api_not_found", "role_not_found", "permission_already_exists", "precondition_failed"] }),
+    ...documented({ data: NewKeyData, errors: ["api_not_found", "role_not_found", "permission_already_exists", "precondition_failed", "workspace_quota_exceeded"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.keys.createKey(deps.principal(request, info), body)),
 });

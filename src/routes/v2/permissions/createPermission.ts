@@ -17,7 +17,7 @@ export const createPermissionRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Create a permission", tags: ["permissions"], description: "409 when the name or slug exists (case-insensitive). Needs `rbac.*.create_permission`.",
-    ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists"] }),
+    ...documented({ data: t.Object({ permissionId: t.String({ description: "The new permission's id (`perm_…`)" }) }), errors: ["permission_already_exists", "workspace_quota_exceeded"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.rbac.createPermission(deps.principal(request, info), body)),
 });

@@ -13,8 +13,8 @@ export const limitRoute = (deps: RouteDeps, path: string, plural: boolean) => op
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
   detail: {
     summary: plural ? "Check a rate limit (plural path)" : "Check a rate limit", tags: ["ratelimits"],
-    description: "Always 200 with `success`. Needs `ratelimit.*.limit` or `ratelimit.<namespaceId>.limit`; a new namespace also needs `ratelimit.*.create_namespace`.",
-    ...documented({ data: LimitData, errors: ["ratelimit_namespace_gone"] }),
+    description: "A decision is always 200 with `success`. Needs `ratelimit.*.limit` or `ratelimit.<namespaceId>.limit`; a new namespace also needs `ratelimit.*.create_namespace`, and answers 429 `workspace_quota_exceeded` when the workspace holds `TOLLGATE_WORKSPACE_MAX_NAMESPACES` namespaces already (checks of existing namespaces go on).",
+    ...documented({ data: LimitData, errors: ["ratelimit_namespace_gone", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.ratelimits.limit(deps.principal(request, info), body)),
 });

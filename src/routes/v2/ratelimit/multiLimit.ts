@@ -12,7 +12,7 @@ export const ratelimitMultiLimitRoute = (deps: RouteDeps) => operation({
   detail: {
     summary: "Check several rate limits at once", tags: ["ratelimits"],
     description: "Charges every check or none. Needs `limit` on every namespace (and `create_namespace` for new ones).",
-    ...documented({ data: MultiLimitData, errors: ["ratelimit_namespace_gone"] }),
+    ...documented({ data: MultiLimitData, errors: ["ratelimit_namespace_gone", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.ratelimits.multiLimit(deps.principal(request, info), body)),
 });

@@ -20,6 +20,7 @@ import { PgRbacStore } from "./rbac.ts";
 import { PgRootKeyStore, PgWorkspaceStore } from "./workspaces.ts";
 import { PgNamespaceStore, PgOverrideStore } from "./ratelimits.ts";
 import { PgKeyStore } from "./keys.ts";
+import { PgUsageStore } from "./usage.ts";
 
 /** How long a unit waits for PostgreSQL by default (TOLLGATE_DATABASE_TIMEOUT_MS). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
@@ -53,6 +54,7 @@ function pgStores(db: PgDb): Records {
     namespaces: new PgNamespaceStore(db),
     overrides: new PgOverrideStore(db),
     keys: new PgKeyStore(db),
+    usage: new PgUsageStore(db),
   };
 }
 
