@@ -22,7 +22,7 @@ import { postgresProbe, redisProbe } from "./storage/cluster-readiness.ts";
 import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
 import { clusterRecords } from "./storage/pg/records/index.ts";
-import { ChangeWatcher } from "./storage/pg/changes.ts";
+import { ChangeWatcher, pruneSupersededChanges } from "./storage/pg/changes.ts";
 import { JobLeases, leaseClaims } from "./storage/pg/job-lease.ts";
 import { step } from "./storage/work.ts";
 import type { RecordBackend } from "./storage/records/index.ts";
@@ -156,6 +156,8 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
       // The analytics tables in PostgreSQL, once per cluster.
       leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
+      // Every minute: each workspace keeps its latest change notice, so the table stays about one row per workspace.
+      leasedJob({ name: "change-notice-prune", pattern: "* * * * *", run: async () => { await pruneSupersededChanges(sql); } }, claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";

@@ -23,7 +23,7 @@ const pgToSqliteFolding = (text: string) => text.replace(/\blower\((\w+) COLLATE
 const INT4_COLUMNS = new Set(["key_spaces.default_bytes", "keys.refill_day", "ratelimit_log.windows"]);
 
 /** The PostgreSQL tables with no SQLite twin (pg/schema/cluster.ts): every other one must mirror SQLite's. */
-const CLUSTER_ONLY_TABLES = ["cluster_changes", "job_runs"];
+const CLUSTER_ONLY_TABLES = ["cluster_change_notices", "job_runs"];
 
 const exported = (schema: object): unknown[] => Object.values(schema);
 const analyticsTables = new Set(exported(sqliteAnalytics).filter((v) => is(v, SQLiteTable)));

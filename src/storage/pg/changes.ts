@@ -10,13 +10,17 @@
  * Versions come from one global sequence, taken under a transaction-level advisory lock, so they
  * commit in their order: a poll for `version > seen` through an index then misses nothing and costs
  * what changed since the last poll, however many workspaces exist (without the lock, a smaller
- * version could commit after a larger one had been seen, and the poll would skip it).
+ * version could commit after a larger one had been seen, and the poll would skip it). The lock is
+ * taken last and held only to the commit, which NOTIFY orders across the database anyway.
+ * Each change is a row of its own (`cluster_change_notices`, keyed by workspace and version), inserted,
+ * never updated: concurrent writes in one workspace then touch no common row, where updating one
+ * row per workspace made every one of them wait for (or, at SERIALIZABLE, abort) the others.
  */
 import type { SQL as BunSql } from "bun";
 import { sql, type TablesRelationalConfig } from "drizzle-orm";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
 import type { PgTransaction } from "drizzle-orm/pg-core";
-import { clusterChanges } from "./schema/cluster.ts";
+import { clusterChangeNotices } from "./schema/cluster.ts";
 
 /** The LISTEN/NOTIFY channel of change notices. */
 export const CHANGES_CHANNEL = "tollgate_changes";
@@ -31,23 +35,45 @@ export const MAX_POLL_MS = 60_000;
 /** Rows read by one poll query; a poll reads on while it gets this many. */
 const POLL_BATCH = 1000;
 
+/** Rows deleted by one prune statement; a prune deletes on while it deletes this many. */
+const PRUNE_BATCH = 10_000;
+
 /** A drizzle transaction over Bun's PostgreSQL client, whatever its schema. */
 export type PgTx = PgTransaction<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
 
 /**
- * Records, inside the caller's transaction, that `workspaceId`'s records changed: bumps its version
- * and notifies every watcher on commit; returns the version. Call it last in the transaction: from
- * here to the commit, other transactions recording a change wait for this one.
+ * Records, inside the caller's transaction, that `workspaceId`'s records changed: inserts a notice
+ * with the next version and notifies every watcher on commit; returns the version. Call it last in
+ * the transaction: from here to the commit, other transactions recording a change wait for this one.
  */
 export async function recordChange(tx: PgTx, workspaceId: string): Promise<number> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${CHANGE_ORDER_LOCK_KEY}::int8)`);
-  const [row] = await tx.insert(clusterChanges)
+  const [row] = await tx.insert(clusterChangeNotices)
     .values({ workspaceId, version: sql`nextval('cluster_change_version')` })
-    .onConflictDoUpdate({ target: clusterChanges.workspaceId, set: { version: sql`excluded.version` } })
-    .returning({ version: clusterChanges.version });
+    .returning({ version: clusterChangeNotices.version });
   const version = row!.version;
   await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ workspaceId, version })})`);
   return version;
+}
+
+/**
+ * Deletes the notices that a newer notice of the same workspace supersedes, in batches; answers how
+ * many. Safe at any time: a poll that has not seen the deleted version has not seen the newer one
+ * either (versions commit in order), and delivers the workspace for it. So each workspace keeps
+ * its latest notice, and the table holds about one row per workspace plus the last prune's arrivals.
+ */
+export async function pruneSupersededChanges(db: BunSql): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = await db`
+      DELETE FROM cluster_change_notices WHERE version IN (
+        SELECT c.version FROM cluster_change_notices c
+        WHERE EXISTS (SELECT 1 FROM cluster_change_notices n WHERE n.workspace_id = c.workspace_id AND n.version > c.version)
+        LIMIT ${PRUNE_BATCH})
+      RETURNING 1`;
+    deleted += rows.length;
+    if (rows.length < PRUNE_BATCH) return deleted;
+  }
 }
 
 /** Schedules `run` after `delayMs`; returns what cancels it. Injectable so tests run polls by hand. */
@@ -62,7 +88,7 @@ const realAfter: After = (delayMs, run) => {
 export interface ChangeWatcherOptions {
   /** The node's client: polls run on its pool; `listen` opens a dedicated connection of its own. */
   sql: BunSql;
-  /** Called once for each newer version seen of a workspace, by whichever path saw it first. */
+  /** Called for each newer version seen of a workspace, by whichever path saw it first (a poll calls it once per workspace). */
   onChange(workspaceId: string): void;
   /** Between the end of one poll and the start of the next: the bound on how late a lost notice is caught. */
   pollMs?: number;
@@ -105,7 +131,7 @@ export class ChangeWatcher {
    */
   async start(): Promise<void> {
     if (this.running || this.subscription !== undefined) throw new Error("the change watcher is already started");
-    const [row] = await this.opts.sql`SELECT coalesce(max(version), 0)::text AS version FROM cluster_changes`;
+    const [row] = await this.opts.sql`SELECT coalesce(max(version), 0)::text AS version FROM cluster_change_notices`;
     this.seenThrough = Number(row.version);
     let listened = false;
     // After a reconnect the notices sent while disconnected are lost: poll at once rather than wait.
@@ -152,15 +178,18 @@ export class ChangeWatcher {
     for (;;) {
       // int8 comes back as text; named apart from `version` so that ORDER BY sorts the numbers.
       const rows: { workspace_id: string; version_text: string }[] = await this.opts.sql`
-        SELECT workspace_id, version::text AS version_text FROM cluster_changes
+        SELECT workspace_id, version::text AS version_text FROM cluster_change_notices
         WHERE version > ${String(this.seenThrough)}::int8 ORDER BY version LIMIT ${POLL_BATCH}`;
+      // A workspace changed many times since the last poll is delivered once: its caches go once.
+      const changed = new Set<string>();
       for (const row of rows) {
         const version = Number(row.version_text);
         this.seenThrough = version;
         if (this.notifiedAbove.has(version)) continue;
         this.delivered.polled++;
-        this.deliver(row.workspace_id);
+        changed.add(row.workspace_id);
       }
+      for (const workspaceId of changed) this.deliver(workspaceId);
       for (const version of this.notifiedAbove) if (version <= this.seenThrough) this.notifiedAbove.delete(version);
       if (rows.length < POLL_BATCH) return;
     }

@@ -8,6 +8,8 @@ import m0000 from "../../../migrations/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../migrations/pg/0001_cluster.sql" with { type: "text" };
 import m0002 from "../../../migrations/pg/0002_names_fold_ascii.sql" with { type: "text" };
 import m0003 from "../../../migrations/pg/0003_analytics.sql" with { type: "text" };
+import m0004 from "../../../migrations/pg/0004_drop_cluster_changes.sql" with { type: "text" };
+import m0005 from "../../../migrations/pg/0005_cluster_change_notices.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
@@ -15,6 +17,8 @@ const SQL_BY_TAG: Record<string, string> = {
   "0001_cluster": m0001,
   "0002_names_fold_ascii": m0002,
   "0003_analytics": m0003,
+  "0004_drop_cluster_changes": m0004,
+  "0005_cluster_change_notices": m0005,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);
