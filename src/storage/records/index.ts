@@ -21,6 +21,8 @@ import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type Ov
 export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
 import { SqliteKeyStore, type KeyStore } from "./keys.ts";
 export { SqliteKeyStore } from "./keys.ts";
+import { SqliteRecordLocks, type RecordLocks } from "./locks.ts";
+export type { LockTarget, RecordLocks } from "./locks.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -35,7 +37,7 @@ export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceSt
 export type {
   CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "./keys.ts";
-export { DuplicateRecord } from "./errors.ts";
+export { DuplicateRecord, LostRace } from "./errors.ts";
 
 export interface Records {
   apis: ApiStore;
@@ -51,14 +53,16 @@ export interface Records {
   overrides: OverrideStore;
   /** End-user keys, their links to permissions and roles, and the workspaces' data keys. */
   keys: KeyStore;
+  /** Locks on the record a unit changes, held to its end (no-ops in the embedded mode). */
+  locks: RecordLocks;
 }
 
 export interface RecordBackend {
   /**
    * Runs `unit` in one transaction, all or nothing, and answers what it returns. `workspaceId`: the
    * workspace whose records it changes, of which the cluster tells every node (null: none yet).
-   * A unit may run more than once when PostgreSQL aborts a transaction that raced another: it must
-   * not act outside its stores before it returns.
+   * A unit may run more than once when PostgreSQL aborts a transaction that raced another (or the
+   * unit throws LostRace): it must not act outside its stores before it returns.
    */
   write<T>(workspaceId: string | null, unit: (records: Records) => Work<T>): Maybe<T>;
   /** Runs `unit`'s reads outside a transaction. */
@@ -80,6 +84,7 @@ export function sqliteRecords(db: Db): Records {
     namespaces: new SqliteNamespaceStore(db),
     overrides: new SqliteOverrideStore(db),
     keys: new SqliteKeyStore(db),
+    locks: new SqliteRecordLocks(),
   };
 }
 
