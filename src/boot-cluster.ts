@@ -21,7 +21,7 @@ import { PG_MIGRATIONS } from "./storage/pg/migrations.ts";
 import { postgresProbe, redisProbe } from "./storage/cluster-readiness.ts";
 import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
-import { clusterRecords } from "./storage/pg/records/index.ts";
+import { clusterRecords, RECORDS_SESSION } from "./storage/pg/records/index.ts";
 import { ChangeWatcher, pruneSupersededChanges } from "./storage/pg/changes.ts";
 import { JobLeases, leaseClaims } from "./storage/pg/job-lease.ts";
 import { step } from "./storage/work.ts";
@@ -77,12 +77,12 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     createPrivateDir(config.dataDir);
     const applied = await migratePostgres(cluster.databaseUrl);
     if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
-    const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
+    const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize, connection: RECORDS_SESSION });
     closers.push(() => sql.close());
     const db = pgDatabase(sql);
     // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
     const watching: { watcher?: ChangeWatcher } = {};
-    const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version), cluster.databaseTimeoutMs);
+    const records = clusterRecords(db, (stamp) => watching.watcher?.ownChange(stamp), cluster.databaseTimeoutMs);
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));

@@ -62,7 +62,7 @@ export const SAMPLE_ROWS: readonly SampleRow[] = [
     resources: [{ type: "key", id: "key_1", name: NON_ASCII }], description: NON_ASCII, remoteIp: "::1", userAgent: null,
   }),
   row(pg.creditJournal, { entries: JSON.stringify([["key_1", 2 ** 40]]) }),
-  row(pg.clusterChangeNotices, { workspaceId, version: BIG_COUNT }),
+  row(pg.clusterChangeNotices, { workspaceId, version: BIG_COUNT, txId: BIG_COUNT }),
   row(pg.jobRuns, { job: "credit-refill", tickMs: LATE_MS, owner: NON_ASCII, leaseUntilMs: LATE_MS + 1, finishedAtMs: null }),
   row(pg.pgVerificationEvents, {
     requestId: "req_1", time: LATE_MS, workspaceId, keySpaceId: "ks_1", keyId: "key_1", identityId: "id_1", externalId: NON_ASCII,

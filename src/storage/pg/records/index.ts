@@ -10,8 +10,9 @@
  * (storage/pg/retry.ts). A unit that changes a workspace records the change in the same
  * transaction (storage/pg/changes.ts), so every node drops its caches of it once it commits.
  */
-import { recordChange, type PgTx } from "../changes.ts";
+import { recordChange, type ChangeStamp, type PgTx } from "../changes.ts";
 import type { PgDb } from "../db.ts";
+export { RECORDS_SESSION } from "../db.ts";
 import { within } from "../../../lib/within.ts";
 import { StoreUnreachable } from "../../unreachable.ts";
 import { runAsync, type Work } from "../../work.ts";
@@ -57,17 +58,18 @@ function pgStores(db: PgDb): Records {
 }
 
 /**
- * `ownChange` hears the version each write records, before its commit (so before its notice can
+ * `db`'s connections are opened with RECORDS_SESSION (a database left at PostgreSQL's default,
+ * READ COMMITTED, needs nothing). `ownChange` hears the stamp of the change each write records, before its commit (so before its notice can
  * arrive): this node's services drop their own caches after their writes, and its change watcher
  * need not deliver the notice of them again.
  */
-export function clusterRecords(db: PgDb, ownChange: (version: number) => void = () => undefined, timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS): RecordBackend {
+export function clusterRecords(db: PgDb, ownChange: (stamp: ChangeStamp) => void = () => undefined, timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS): RecordBackend {
   const attempt = <T>(workspaceId: string | null, unit: (records: Records) => Work<T>) =>
     db.transaction(async (tx) => {
       const out = await runAsync(unit(pgStores(tx as unknown as PgDb)));
       if (workspaceId !== null) ownChange(await recordChange(tx as unknown as PgTx, workspaceId));
       return out;
-    }, { isolationLevel: "read committed" });
+    });
   return {
     write: (workspaceId, unit) => {
       // The last retry starts early enough to leave it a tenth of the deadline.
