@@ -132,11 +132,15 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
   try {
     const node = await openClusterServices(config, cluster, clock, logger);
     closers.push(() => node.close());
-    const { services, sql, db, records } = node;
+    const { services, sql, records } = node;
+    // The change watcher's polls and the job leases on a connection of their own: a PostgreSQL
+    // that answers slowly holds them there, not on the connections requests need.
+    const background = new SQL(cluster.databaseUrl, { max: 1 });
+    closers.push(() => background.close());
     const first = await bootstrapWorkspace(services.workspaces, config.dataDir, config.rootKey);
     if (first.created) logger.info("created workspace 'default' and its bootstrap root key", first.keyFile ? { rootKeyFile: first.keyFile } : { rootKeyFrom: "TOLLGATE_ROOT_KEY" });
     const watcher = new ChangeWatcher({
-      sql, pollMs: cluster.changePollMs,
+      sql: background, pollMs: cluster.changePollMs,
       onChange: (workspaceId) => {
         services.keyCache.workspaceChanged(workspaceId);
         services.keyCache.forgetUnknown();
@@ -150,14 +154,14 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
     closers.push(() => watcher.stop());
     const analytics = startAnalyticsPipeline({ events: services.verificationEvents, decisions: services.ratelimitDecisions }, { logger, flushMs: config.analyticsFlushMs });
     closers.push(() => analytics.flushAndStop());
-    const claims = leaseClaims(new JobLeases(db), JOB_LEASE_MS);
+    const claims = leaseClaims(new JobLeases(pgDatabase(background)), JOB_LEASE_MS);
     const scheduler = startScheduler([
       leasedJob(refillJob({ records, cache: services.keyCache, credits: services.credits }, clock), claims, logger),
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
       // The analytics tables in PostgreSQL, once per cluster.
       leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(sql, config.analyticsRetentionDays, nowMs), clock), claims, logger),
       // Every minute: each workspace keeps its latest change notice, so the table stays about one row per workspace.
-      leasedJob({ name: "change-notice-prune", pattern: "* * * * *", run: async () => { await pruneSupersededChanges(sql); } }, claims, logger),
+      leasedJob({ name: "change-notice-prune", pattern: "* * * * *", run: async () => { await pruneSupersededChanges(background); } }, claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";
