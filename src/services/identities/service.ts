@@ -65,10 +65,10 @@ function* viewOf(records: Records, identity: IdentitySummary): Work<IdentityView
   return toView(identity, limits.get(identity.id) ?? []);
 }
 
-/** The live identity `ref` (id or externalId) of the workspace; 404 when there is none. */
 /**
- * The live identity `ref`, locked for the rest of the unit: found, locked by id, and read again,
- * since a unit that held the lock before may have changed or deleted it.
+ * The live identity `ref` (id or externalId) of the workspace, 404 when there is none, locked for
+ * the rest of the unit: found, locked by id, and read again, since a unit that held the lock
+ * before may have changed or deleted it.
  */
 function* liveIdentity(records: Records, workspaceId: string, ref: string): Work<IdentitySummary> {
   const found = yield* findLiveIdentityIn(records, workspaceId, ref);
