@@ -23,8 +23,8 @@ import { postgresProbe, redisProbe, type ServerProbe } from "./storage/cluster-r
 import { DependencyHealth } from "./lib/dependency-health.ts";
 import { unreachableStore } from "./storage/unreachable.ts";
 import { pgDatabase, type PgDb } from "./storage/pg/db.ts";
-import { clusterRecords } from "./storage/pg/records/index.ts";
-import { ChangeWatcher } from "./storage/pg/changes.ts";
+import { clusterRecords, RECORDS_SESSION } from "./storage/pg/records/index.ts";
+import { ChangeWatcher, pruneSupersededChanges } from "./storage/pg/changes.ts";
 import { JobLeases, leaseClaims } from "./storage/pg/job-lease.ts";
 import { step } from "./storage/work.ts";
 import type { RecordBackend } from "./storage/records/index.ts";
@@ -98,7 +98,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
   };
   try {
     createPrivateDir(config.dataDir);
-    const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize });
+    const sql = new SQL(cluster.databaseUrl, { max: cluster.databasePoolSize, connection: RECORDS_SESSION });
     closers.push(() => sql.close());
     if (!opts.initialising) await refuseUninitialisedCluster(sql, cluster, config.masterKey!);
     const applied = await migratePostgres(cluster.databaseUrl);
@@ -113,7 +113,7 @@ export async function openClusterServices(config: Config, cluster: ClusterConfig
     closers.push(() => watcherSql.close({ timeout: 0 }));
     // The watcher starts after the services (bootCluster): until then no notice is delivered anyway.
     const watching: { watcher?: ChangeWatcher } = {};
-    const records = clusterRecords(db, (version) => watching.watcher?.ownChange(version), cluster.databaseTimeoutMs);
+    const records = clusterRecords(db, (stamp) => watching.watcher?.ownChange(stamp), cluster.databaseTimeoutMs);
     const redis = redisWindowClient(cluster.redisUrl);
     closers.push(() => redis.close());
     await redis.connect().catch((error: unknown) => logger.warn("Redis is not reachable yet; rate limits answer by TOLLGATE_REDIS_UNREACHABLE until it is", { error: (error as Error).message }));
@@ -205,6 +205,8 @@ export async function bootCluster(opts: BootOptions, cluster: ClusterConfig): Pr
       leasedJob(auditPruneJob({ audit: services.audit }, clock), claims, logger),
       // The analytics tables in PostgreSQL, once per cluster.
       leasedJob(analyticsPruneJob((nowMs) => prunePgAnalytics(background, config.analyticsRetentionDays, nowMs), clock), claims, logger),
+      // Every minute: each workspace keeps its latest change notice, so the table stays about one row per workspace.
+      leasedJob({ name: "change-notice-prune", pattern: "* * * * *", run: async () => { await pruneSupersededChanges(background); } }, claims, logger),
     ], logger);
     closers.push(() => scheduler.stop());
     let baseUrl = "";

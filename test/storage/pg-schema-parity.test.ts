@@ -23,7 +23,7 @@ const pgToSqliteFolding = (text: string) => text.replace(/\blower\((\w+) COLLATE
 const INT4_COLUMNS = new Set(["key_spaces.default_bytes", "keys.refill_day", "ratelimit_log.windows"]);
 
 /** The PostgreSQL tables with no SQLite twin (pg/schema/cluster.ts, credit-spends.ts, cluster-settings.ts): every other one must mirror SQLite's. */
-const CLUSTER_ONLY_TABLES = ["cluster_changes", "credit_spends", "job_runs", "cluster_settings"];
+const CLUSTER_ONLY_TABLES = ["cluster_change_notices", "credit_spends", "job_runs", "cluster_settings"];
 
 const exported = (schema: object): unknown[] => Object.values(schema);
 const analyticsTables = new Set(exported(sqliteAnalytics).filter((v) => is(v, SQLiteTable)));

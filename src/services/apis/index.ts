@@ -63,6 +63,7 @@ export class ApiService {
     const now = this.deps.clock.now();
     const workspaceId = principal.workspaceId;
     const deleted = this.deps.records.write(workspaceId, function* (r) {
+      yield r.locks.hold({ workspaceId, kind: "api", id: input.apiId });
       const api = yield* liveApi(r, workspaceId, input.apiId);
       if (api.deleteProtection) {
         throw new AppError("protected_resource", { detail: "This API has delete protection enabled. Disable it before attempting to delete." });

@@ -68,11 +68,18 @@ function* viewOf(records: Records, identity: IdentitySummary): Work<IdentityView
   return toView(identity, limits.get(identity.id) ?? []);
 }
 
-/** The live identity `ref` (id or externalId) of the workspace; 404 when there is none. */
+/**
+ * The live identity `ref` (id or externalId) of the workspace, 404 when there is none, locked for
+ * the rest of the unit: found, locked by id, and read again, since a unit that held the lock
+ * before may have changed or deleted it.
+ */
 function* liveIdentity(records: Records, workspaceId: string, ref: string): Work<IdentitySummary> {
   const found = yield* findLiveIdentityIn(records, workspaceId, ref);
   if (!found) throw identityNotFound();
-  return found;
+  yield records.locks.hold({ workspaceId, kind: "identity", id: found.id });
+  const locked = yield* step(records.identities.findInWorkspace(workspaceId, found.id));
+  if (!locked) throw identityNotFound();
+  return locked;
 }
 
 export class IdentityService {

@@ -101,8 +101,9 @@ export function createKey(deps: KeyDeps, principal: Principal, input: CreateKeyI
         recoverable: input.recoverable ?? false, encrypted: input.recoverable ? deps.vault.encrypt(ws, key) : null,
         createdAt: now,
       });
-      yield r.rbac.setKeyPermissions(ws, keyId, permissionIds, now);
-      yield r.rbac.setKeyRoles(ws, keyId, roleIds, now);
+      // A new key has no links to replace: adding them spares a statement each when there are none.
+      yield r.keys.addPermissions(ws, keyId, permissionIds, now);
+      yield r.keys.addRoles(ws, keyId, roleIds, now);
       if (input.ratelimits?.length) yield* replaceRatelimitsIn(r, ws, { keyId }, input.ratelimits, now);
       yield writeAudit(r, {
         workspaceId: ws, event: "key.create", actor: principal.actor, timeMs: now,

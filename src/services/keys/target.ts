@@ -75,6 +75,8 @@ export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string,
   // Any mutation may write or copy keys.remaining (credits, reroll), so it starts from the balance.
   deps.credits.settle([keyId]);
   const unit = function* (r: Records): Work<T> {
+    // One change to a key at a time: it reads the key (deleted? its permissions, limits) and then writes it.
+    yield r.locks.hold({ workspaceId: principal.workspaceId, kind: "key", id: keyId });
     const target = yield* findKeyTargetIn(r, principal, keyId, mutation.missingDetail);
     yield* mutation.authorize(target, r);
     yield r.keys.update(target.row.id, { updatedAt: now });

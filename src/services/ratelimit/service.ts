@@ -113,6 +113,8 @@ export class RatelimitService {
     const now = this.deps.clock.now();
     const checkWildcardRoom = () => this.checkWildcardRoom(index);
     const record = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
+      // One change to an identifier's override at a time: whether it exists decides insert or update.
+      yield r.locks.hold({ workspaceId: ws, kind: "override", id: `${ns.id}/${input.identifier}` });
       const existing = yield* step(r.overrides.findLive(ns.id, input.identifier));
       if (!existing && input.identifier.includes("*")) checkWildcardRoom();
       const saved = yield* upsertOverrideIn(r, ws, ns.id, existing, input, now);
@@ -176,6 +178,7 @@ export class RatelimitService {
       return thenMaybe(this.namespaces.overridesOf(ns), (index) => {
         const now = this.deps.clock.now();
         const deleted = this.deps.records.write(ws, function* (r) {
+          yield r.locks.hold({ workspaceId: ws, kind: "override", id: `${ns.id}/${input.identifier}` });
           const found = yield* step(r.overrides.findLive(ns.id, input.identifier));
           if (!found) throw overrideNotFound();
           yield r.overrides.markDeleted(found.id, now);

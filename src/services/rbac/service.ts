@@ -8,9 +8,9 @@
  * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
  * that cached key access can be dropped.
  */
-import { DuplicateRecord, type RecordBackend } from "../../storage/records/index.ts";
+import { DuplicateRecord, type RecordBackend, type Records, type RoleRecord } from "../../storage/records/index.ts";
 import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
-import { step, then, type Maybe } from "../../storage/work.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
@@ -62,6 +62,25 @@ const permissionExists = (field: "name" | "slug", value: string) =>
 
 const roleExists = (name: string) =>
   new AppError("role_already_exists", { detail: `A role with name '${name}' already exists in this workspace.` });
+
+/**
+ * The role `ref` (id or name), locked for the rest of the unit: found, locked by id, and read again,
+ * since a unit that held the lock before may have changed or deleted it.
+ */
+function* lockedRoleIn(r: Records, workspaceId: string, ref: string): Work<RoleRecord | undefined> {
+  const found = yield* step(r.rbac.findRole(workspaceId, ref));
+  if (!found) return undefined;
+  yield r.locks.hold({ workspaceId, kind: "role", id: found.id });
+  return yield* step(r.rbac.findRole(workspaceId, found.id));
+}
+
+/** The permission `ref` (id or slug), locked for the rest of the unit, as lockedRoleIn. */
+function* lockedPermissionIn(r: Records, workspaceId: string, ref: string): Work<PermissionView | undefined> {
+  const found = yield* findPermissionIn(r, workspaceId, ref);
+  if (!found) return undefined;
+  yield r.locks.hold({ workspaceId, kind: "permission", id: found.id });
+  return yield* findPermissionIn(r, workspaceId, found.id);
+}
 
 const permissionNotFound = () => new AppError("permission_not_found", { detail: "The requested permission does not exist." });
 const roleNotFound = () => new AppError("role_not_found", { detail: "The requested role does not exist." });
@@ -121,7 +140,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const deleted = this.deps.records.write(ws, function* (r) {
-      const found = yield* findPermissionIn(r, ws, input.permission);
+      const found = yield* lockedPermissionIn(r, ws, input.permission);
       if (!found) throw permissionNotFound();
       yield r.rbac.deletePermission(found.id);
       yield writeAudit(r, {
@@ -176,7 +195,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const result = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
-      const found = yield* step(r.rbac.findRole(ws, input.role));
+      const found = yield* lockedRoleIn(r, ws, input.role);
       if (!found) throw roleNotFound();
       if ((yield* missingPermissionSlugsIn(r, ws, input.permissions)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
       yield r.rbac.setRolePermissions(ws, found.id, yield* ensurePermissionsIn(r, ws, input.permissions, now), now);
@@ -217,7 +236,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const deleted = this.deps.records.write(ws, function* (r) {
-      const found = yield* step(r.rbac.findRole(ws, input.role));
+      const found = yield* lockedRoleIn(r, ws, input.role);
       if (!found) throw roleNotFound();
       yield r.rbac.deleteRole(found.id);
       yield writeAudit(r, {

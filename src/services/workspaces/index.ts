@@ -182,6 +182,8 @@ export class WorkspaceService {
     const workspace = { id: newId("ws"), name: "default", analyticsEnabled: false, createdAt: now };
     const rootKey = preparedRootKey({ workspace: "default", name: "bootstrap", ...input });
     return this.change(workspace.id, function* (r) {
+      // Nodes starting together on an empty database: the first bootstraps, the others then find its workspace.
+      yield r.locks.hold({ workspaceId: "", kind: "workspace", id: "bootstrap" });
       if (yield* step(r.workspaces.any())) return false;
       yield* createWorkspaceIn(r, workspace, actor);
       const { key } = yield* createRootKeyIn(r, rootKey, actor, now);
@@ -204,6 +206,7 @@ export class WorkspaceService {
     return thenMaybe(this.deps.records.read((r) => step(r.rootKeys.findUnrevoked(id))), (found) => {
       if (!found) throw missing();
       return this.change(found.workspaceId, function* (r) {
+        yield r.locks.hold({ workspaceId: found.workspaceId, kind: "rootKey", id });
         const row = yield* step(r.rootKeys.findUnrevoked(id));
         if (!row) throw missing();
         yield r.rootKeys.revoke(id, now);

@@ -12,6 +12,8 @@ import m0004 from "../../../migrations/pg/0004_credit_spends.sql" with { type: "
 import m0005 from "../../../migrations/pg/0005_cluster_settings.sql" with { type: "text" };
 import m0006 from "../../../migrations/pg/0006_workspace_usage.sql" with { type: "text" };
 import m0007 from "../../../migrations/pg/0007_workspace_usage_triggers.sql" with { type: "text" };
+import m0008 from "../../../migrations/pg/0008_drop_cluster_changes.sql" with { type: "text" };
+import m0009 from "../../../migrations/pg/0009_cluster_change_notices.sql" with { type: "text" };
 import { embedded, type EmbeddedMigration } from "../migrations.ts";
 
 const SQL_BY_TAG: Record<string, string> = {
@@ -23,6 +25,8 @@ const SQL_BY_TAG: Record<string, string> = {
   "0005_cluster_settings": m0005,
   "0006_workspace_usage": m0006,
   "0007_workspace_usage_triggers": m0007,
+  "0008_drop_cluster_changes": m0008,
+  "0009_cluster_change_notices": m0009,
 };
 
 export const PG_JOURNAL_TAGS: string[] = journal.entries.map((e) => e.tag);

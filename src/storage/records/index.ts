@@ -23,6 +23,8 @@ import { SqliteKeyStore, type KeyStore } from "./keys.ts";
 export { SqliteKeyStore } from "./keys.ts";
 import { SqliteUsageStore, type UsageStore } from "./usage.ts";
 export { NO_USAGE, type UsageStore, type WorkspaceUsage } from "./usage.ts";
+import { SqliteRecordLocks, type RecordLocks } from "./locks.ts";
+export type { LockTarget, RecordLocks } from "./locks.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -37,7 +39,7 @@ export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceSt
 export type {
   CreditChange, KeyCredits, KeyListQuery, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "./keys.ts";
-export { DuplicateRecord } from "./errors.ts";
+export { DuplicateRecord, LostRace } from "./errors.ts";
 
 export interface Records {
   apis: ApiStore;
@@ -55,14 +57,16 @@ export interface Records {
   keys: KeyStore;
   /** What each workspace's records take, for its quotas. */
   usage: UsageStore;
+  /** Locks on the record a unit changes, held to its end (no-ops in the embedded mode). */
+  locks: RecordLocks;
 }
 
 export interface RecordBackend {
   /**
    * Runs `unit` in one transaction, all or nothing, and answers what it returns. `workspaceId`: the
    * workspace whose records it changes, of which the cluster tells every node (null: none yet).
-   * A unit may run more than once when PostgreSQL aborts a transaction that raced another: it must
-   * not act outside its stores before it returns.
+   * A unit may run more than once when PostgreSQL aborts a transaction that raced another (or the
+   * unit throws LostRace): it must not act outside its stores before it returns.
    */
   write<T>(workspaceId: string | null, unit: (records: Records) => Work<T>): Maybe<T>;
   /** Runs `unit`'s reads outside a transaction. */
@@ -85,6 +89,7 @@ export function sqliteRecords(db: Db): Records {
     overrides: new SqliteOverrideStore(db),
     keys: new SqliteKeyStore(db),
     usage: new SqliteUsageStore(db),
+    locks: new SqliteRecordLocks(),
   };
 }
 
