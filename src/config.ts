@@ -1,7 +1,9 @@
 /**
  * Configuration: one schema for every TOLLGATE_* variable. `loadConfig` reports every problem at
  * once so an operator fixes the environment in one go; `main.ts` turns them into exit code 78.
+ * The variables' descriptions for `tollgate help` are in config-variables.ts.
  */
+import { CONFIG_VARIABLES } from "./config-variables.ts";
 import type { LogFormatSetting, LogLevel } from "./lib/logger.ts";
 import { parseCidr, type AddressRange } from "./lib/cidr.ts";
 import { MiB as QUOTA_MIB, QUOTAS, type WorkspaceQuotas } from "./lib/quotas.ts";
@@ -372,64 +374,4 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
   return { config, effective: r.effective };
 }
 
-/** The variables `loadConfig` reads, for `tollgate help`. */
-export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
-  ["TOLLGATE_DATA_DIR", "data directory (default ./data)"],
-  ["TOLLGATE_HOST", "listen address (default 127.0.0.1)"],
-  ["TOLLGATE_PORT", "listen port, 0 for any free one (default 8080)"],
-  ["TOLLGATE_ROOT_KEY", "bootstrap root key on first start (default: generated into <data dir>/bootstrap-root-key)"],
-  ["TOLLGATE_MASTER_KEY", "base64 of 32 bytes for recoverable keys (default: generated into <data dir>/master.key)"],
-  ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
-  ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
-  ["TOLLGATE_LOG_FORMAT", "auto | json | text: one JSON object per line, or '<time> <LEVEL> <message> key=value …'; auto is text when stderr is a terminal, JSON otherwise (under systemd, in a pipe) (default auto)"],
-  ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
-  ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 64)"],
-  ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 32, at most the total)"],
-  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "MiB all rate-limit namespaces and their overrides held in memory may use, estimated (default 32)"],
-  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "MiB one workspace's cached rate-limit namespaces may use; beyond it its least recently used go, and a namespace whose overrides outgrow 1/32 of it looks them up in SQLite per check (default 8, at most the total)"],
-  ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],
-  ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
-  ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
-  ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
-  ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
-  ["TOLLGATE_V1_PATHS", "on | off: also serve v1's POST /v1/keys.verifyKey (no root key, as upstream's v1) and /v1/ratelimits.limit with v1's bodies and a Deprecation header, for clients not yet moved to v2 (default off: 404)"],
-  ["TOLLGATE_ANALYTICS", "on | off: record every verification of every workspace for analytics; who may query is each workspace's opt-in, `workspace update --analytics` (default on)"],
-  ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
-  ["TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", "rate-limit decision counts (one per namespace and minute) held between flushes; decisions beyond are not counted (default 50000)"],
-  ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "days per-minute rollups are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "days per-hour rollups are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
-  ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
-  ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
-  ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
-  ["TOLLGATE_KEY_SLICED_LOADS", "keys holding 2,000 or more permission rows loaded at once, in slices, each on a read-only SQLite connection of its own; the others wait (default 2)"],
-  ["TOLLGATE_UNKNOWN_ROOT_KEYS", "root keys looked up and not found, remembered by hash so a flood of one bad key costs one lookup (default 10000)"],
-  ["TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", "how long a root key not found is remembered as unknown; creating a root key forgets them all at once (default 10000)"],
-  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
-  ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
-  ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
-  ["TOLLGATE_ALLOWED_HOSTS", "host names, comma-separated, under which /metrics and the console answer besides IP addresses and localhost; other Host headers get 421 (default none)"],
-  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
-  ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
-  ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
-  ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],
-  ["TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT", "percent of those that requests whose root key is still being looked up may hold, 503 beyond (default 25)"],
-  ["TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT", "percent of those that one client address (the forwarded one behind TOLLGATE_TRUSTED_PROXIES) may hold, 503 beyond (default 50)"],
-  ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
-  ["TOLLGATE_DATABASE_URL", "postgres:// URL: the cluster mode keeps every record in this PostgreSQL database (with TOLLGATE_REDIS_URL; neither: the embedded SQLite mode)"],
-  ["TOLLGATE_REDIS_URL", "redis:// URL: the cluster mode keeps its rate-limit windows in this Redis (with TOLLGATE_DATABASE_URL)"],
-  ["TOLLGATE_DATABASE_POOL", "connections one node's requests keep to PostgreSQL in the cluster mode (default 10; the node opens 8 more of its own, docs/cluster.md)"],
-  ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
-  ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
-  ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000; a credit spend at most min(4000, this))"],
-  ["TOLLGATE_ROOT_KEY_LOOKUPS", "root keys not cached that a cluster node looks up in PostgreSQL at once; 16 times as many wait, 503 overloaded beyond (default 2)"],
-  ["TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE", "on | off: let a cluster node serve from a data dir that holds a single box's tollgate.db, which it does not read (default off: it refuses, exit 78)"],
-  ["TOLLGATE_WORKSPACE_MAX_KEYS", "live keys one workspace may hold; creating more answers 429 quota_exceeded (default 1000000)"],
-  ["TOLLGATE_WORKSPACE_MAX_IDENTITIES", "live identities one workspace may hold, 429 beyond (default 1000000)"],
-  ["TOLLGATE_WORKSPACE_MAX_PERMISSIONS", "permissions one workspace may hold, 429 beyond (default 10000)"],
-  ["TOLLGATE_WORKSPACE_MAX_ROLES", "roles one workspace may hold, 429 beyond (default 1000)"],
-  ["TOLLGATE_WORKSPACE_MAX_NAMESPACES", "rate-limit namespaces one workspace may hold, also those a rate-limit check creates; 429 beyond (default 10000)"],
-  ["TOLLGATE_WORKSPACE_STORAGE_MB", "MiB one workspace's records may take, counted as the README's Bounds say (meta, names, slugs, identifiers and a fixed cost per record); 429 beyond (default 1024)"],
-];
+export { CONFIG_VARIABLES };
