@@ -2,67 +2,22 @@
  * Credit spends decided by PostgreSQL (src/services/credits/pg-spender.ts) against a real server:
  * never overspent by concurrent spenders with pools of their own, first come first served per key
  * within a statement, committed before answered, nothing spent by a statement that failed, and a
- * row changed by another transaction while a spend waits for it decided on its newest state; and
- * a statement given up on settled by its id: refunded once if it committed, never to commit if not.
- * One server for the file; a fresh, migrated database per test.
+ * row changed by another transaction while a spend waits for it decided on its newest state
+ * (statements given up on: pg-spend-settlement.test.ts). One server for the file; a fresh,
+ * migrated database per test.
  */
 import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { CreditSpendFailed, PgCreditSpender, type SpendResult } from "../../src/services/credits/index.ts";
-import { GRANT_ONE_SQL } from "../../src/services/credits/pg-spend-batch.ts";
-import { SpendSettler } from "../../src/services/credits/pg-spend-settler.ts";
 import { postgresForFile } from "./pg-database.ts";
+import { withDatabase as withSpendDatabase, type Database } from "./pg-spend-database.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 
-interface Database {
-  /** A client of the database apart from every spender's pool. */
-  sql: SQL;
-  /** The database's URL. */
-  url: string;
-  /** Inserts a key with this balance (null: unlimited). */
-  addKey(id: string, remaining: number | null): Promise<void>;
-  /** The key's balance read over a new connection. */
-  balanceOf(id: string): Promise<number | null>;
-  /** A spender on the database; closed with it. */
-  spender(options?: { timeoutMs?: number }): PgCreditSpender;
-}
 
 describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))("credit spends in PostgreSQL", () => {
   const pg = postgresForFile();
 
-  /** Runs `use` with a new migrated database holding one workspace and key space. */
-  async function withDatabase(use: (db: Database) => Promise<void>): Promise<void> {
-    const url = new URL(await pg.freshDatabase());
-    const sql = pg.client(url.href);
-    const spenders: PgCreditSpender[] = [];
-    try {
-      await sql`INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'acme', 1)`;
-      await sql`INSERT INTO key_spaces (id, workspace_id, created_at) VALUES ('ks_1', 'ws_1', 1)`;
-      await use({
-        sql, url: url.href,
-        addKey: async (id, remaining) => {
-          await sql`INSERT INTO keys (id, workspace_id, key_space_id, hash, start, remaining, created_at)
-            VALUES (${id}, 'ws_1', 'ks_1', ${`hash_${id}`}, 'sk_', ${remaining}, 1)`;
-        },
-        balanceOf: async (id) => {
-          const fresh = new SQL(url.href, { max: 1 });
-          try {
-            const [row] = await fresh`SELECT remaining FROM keys WHERE id = ${id}`;
-            return row.remaining === null ? null : Number(row.remaining);
-          } finally {
-            await fresh.close();
-          }
-        },
-        spender: (options) => {
-          const spender = new PgCreditSpender({ url: url.href, ...options });
-          spenders.push(spender);
-          return spender;
-        },
-      });
-    } finally {
-      await Promise.all(spenders.map((s) => s.close()));
-    }
-  }
+  const withDatabase = (use: (db: Database) => Promise<void>) => withSpendDatabase(pg, use);
 
   /** Waits until at least (or at most) `count` statements of the database wait for a row lock (another process's progress, polled). */
   async function untilWaitingForLocks(sql: SQL, count: number, bound: "at least" | "at most" = "at least"): Promise<void> {
@@ -279,44 +234,6 @@ describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))
       const spender = db.spender();
       await expect(spender.spend("key_1", -1)).rejects.toBeInstanceOf(RangeError);
       await expect(spender.spend("key_1", 1.5)).rejects.toBeInstanceOf(RangeError);
-      expect(await db.balanceOf("key_1")).toBe(10);
-    });
-  });
-  /** Settles `ids` with a settler of its own and waits until none is pending. */
-  async function settled(url: string, ids: string[]): Promise<ReturnType<SpendSettler["stats"]>> {
-    const settler = new SpendSettler(url, 2000);
-    try {
-      for (const id of ids) settler.settle(id);
-      while (settler.stats().unsettled > 0) await Bun.sleep(5);
-      return settler.stats();
-    } finally {
-      await settler.close();
-    }
-  }
-
-  test("a granted spend journals what it took under its statement's id; a statement given up on that committed is refunded once", async () => {
-    await withDatabase(async (db) => {
-      await db.addKey("key_1", 10);
-      await db.addKey("key_2", 10);
-      const spender = db.spender();
-      // A lone spend (the short way) and a batch of two keys.
-      await spender.spend("key_1", 3);
-      await Promise.all([spender.spend("key_1", 2), spender.spend("key_2", 4), spender.spend("key_2", 20)]);
-      const rows = await db.sql`SELECT id, charges, state FROM credit_spends ORDER BY created_at, id`;
-      expect(rows.map((r: { charges: string; state: string }) => [JSON.parse(r.charges), r.state])).toEqual([[{ key_1: 3 }, "charged"], [{ key_1: 2, key_2: 4 }, "charged"]]);
-      // As if both had been given up on after they committed; the second settling finds nothing left to give back.
-      expect(await settled(db.url, rows.map((r: { id: string }) => r.id))).toMatchObject({ unsettled: 0, refunded: 2, cancelled: 0 });
-      expect(await settled(db.url, rows.map((r: { id: string }) => r.id))).toMatchObject({ unsettled: 0, refunded: 0, cancelled: 0 });
-      expect([await db.balanceOf("key_1"), await db.balanceOf("key_2")]).toEqual([10, 10]);
-    });
-  });
-
-  test("a statement given up on before it ran is cancelled: run afterwards, it fails and takes nothing", async () => {
-    await withDatabase(async (db) => {
-      await db.addKey("key_1", 10);
-      const id = crypto.randomUUID();
-      expect(await settled(db.url, [id])).toMatchObject({ unsettled: 0, refunded: 0, cancelled: 1 });
-      await expect(db.sql.unsafe(GRANT_ONE_SQL, ["key_1", 3, id])).rejects.toThrow();
       expect(await db.balanceOf("key_1")).toBe(10);
     });
   });
