@@ -6,22 +6,28 @@
  * loaded together, one wrk (50 connections / nodes) each; their requests/s add up.
  * On one 2-core machine the nodes, PostgreSQL, Redis and wrk share the cores: this shows what the
  * cluster costs per request, not how it scales across machines.
- * BENCH_SECONDS (default 5) per round, BENCH_ROUNDS (default 3) rounds.
+ * Then keys.createKey/s at concurrency 16 on one node, embedded and cluster (cluster-create-keys.ts).
+ * BENCH_SECONDS (default 5) per round, BENCH_ROUNDS (default 3) rounds; BENCH_CLUSTER_PART=verifyKey
+ * or createKey runs that part alone.
  */
 import { SQL } from "bun";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { masterKeyFingerprint } from "../src/lib/key-fingerprint.ts";
 import { copyDataDirToPostgres } from "../src/storage/pg/copy-from-sqlite.ts";
 import { migratePostgres } from "../src/storage/pg/migrate.ts";
 import { startPostgres, startRedis } from "../test/support/servers.ts";
 import { cpuMs, median, postRandomBodiesLua, startServer, startTollgate, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 import { seedKeys } from "./seed.ts";
+import { createKeysPhase } from "./cluster-create-keys.ts";
 import { verifyBody } from "./verify.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const KEYS = 1_000;
 const CONNECTIONS = 50;
+const PART = process.env.BENCH_CLUSTER_PART ?? "all";
+if (!["all", "verifyKey", "createKey"].includes(PART)) throw new Error(`BENCH_CLUSTER_PART must be verifyKey or createKey, not ${PART}`);
 
 interface Load {
   requestsPerSec: number;
@@ -56,7 +62,7 @@ function postgresPids(postmaster: number): number[] {
 
 async function main(): Promise<void> {
   const dataDir = tempDir("tollgate-bench-cluster-");
-  const { rootKey, keys } = seedKeys(dataDir, KEYS, { credits: 1_000_000_000 });
+  const { rootKey, keys, apiId } = seedKeys(dataDir, KEYS, { credits: 1_000_000_000 });
   const lua = postRandomBodiesLua("/v2/keys.verifyKey", rootKey, keys.map(verifyBody));
   const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
   const echo = await startServer(["bun", join("bench", "echo.ts")]);
@@ -64,16 +70,18 @@ async function main(): Promise<void> {
   const nodeDirs: string[] = [];
   const rows: string[] = [];
   const ratios: string[] = [];
+  let createKeys = "";
   try {
     const admin = new SQL(postgres.url, { max: 1 });
     await admin.unsafe("CREATE DATABASE bench");
     await admin.close();
     const databaseUrl = postgres.url.replace(/\/postgres$/, "/bench");
     await migratePostgres(databaseUrl);
-    await copyDataDirToPostgres(dataDir, databaseUrl);
+    const masterKey = readFileSync(join(dataDir, "master.key"), "utf8").trim();
+    // As migrate-to-cluster copies: the fingerprint of the master key makes it an initialised cluster.
+    await copyDataDirToPostgres(dataDir, databaseUrl, { fingerprint: masterKeyFingerprint(Buffer.from(masterKey, "base64")) });
     const clusterEnv = {
-      TOLLGATE_DATABASE_URL: databaseUrl, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_ROOT_KEY: rootKey,
-      TOLLGATE_MASTER_KEY: readFileSync(join(dataDir, "master.key"), "utf8").trim(),
+      TOLLGATE_DATABASE_URL: databaseUrl, TOLLGATE_REDIS_URL: redis.url, TOLLGATE_ROOT_KEY: rootKey, TOLLGATE_MASTER_KEY: masterKey,
     };
     const measure = async (name: string, servers: Child[], others: number[]) => {
       const warm = await loadAll(servers, lua, 2, others);
@@ -88,22 +96,36 @@ async function main(): Promise<void> {
       rows.push(`| ${name} | ${m(runs, (r) => r.requestsPerSec).toFixed(0)} | ${m(runs, (r) => r.p50Ms).toFixed(2)} | ${m(runs, (r) => r.p99Ms).toFixed(2)} | ${runs.reduce((n, r) => n + r.failed, 0)} | ${m(runs, (r) => r.cpuUsPerRequest).toFixed(1)} | ${m(echoRuns, (r) => r.requestsPerSec).toFixed(0)} | ${(m(runs, (r) => r.requestsPerSec) / m(echoRuns, (r) => r.requestsPerSec)).toFixed(2)} |`);
     };
 
-    const embedded = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
-    try {
-      await measure("embedded, one node", [embedded], []);
-    } finally {
-      await embedded.stop();
-    }
     const backing = () => [...postgresPids(postgres.pid), redis.pid];
-    for (let count = 1; count <= 3; count++) {
+    const startNodes = async (count: number) => {
       while (nodes.length < count) {
         const dir = tempDir("tollgate-bench-node-");
         nodeDirs.push(dir);
         nodes.push(await startTollgate({ ...clusterEnv, TOLLGATE_DATA_DIR: dir }));
       }
-      await measure(`cluster, ${count} node${count > 1 ? "s" : ""}`, nodes, backing());
+    };
+    if (PART !== "createKey") {
+      const embedded = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
+      try {
+        await measure("embedded, one node", [embedded], []);
+      } finally {
+        await embedded.stop();
+      }
+      for (let count = 1; count <= 3; count++) {
+        await startNodes(count);
+        await measure(`cluster, ${count} node${count > 1 ? "s" : ""}`, nodes, backing());
+      }
+      ratios.push("requests/s of the nodes together over the echo's (one process, 50 connections) in the same rounds; CPU counts the nodes and, in the cluster, PostgreSQL's and Redis's processes");
     }
-    ratios.push("requests/s of the nodes together over the echo's (one process, 50 connections) in the same rounds; CPU counts the nodes and, in the cluster, PostgreSQL's and Redis's processes");
+    if (PART !== "verifyKey") {
+      await startNodes(3);
+      const embedded = await startTollgate({ TOLLGATE_DATA_DIR: dataDir });
+      try {
+        createKeys = await createKeysPhase({ embedded, cluster: nodes, backing, rootKey, apiId, seconds: SECONDS, rounds: ROUNDS });
+      } finally {
+        await embedded.stop();
+      }
+    }
   } finally {
     for (const node of nodes) await node.stop();
     await echo.stop();
@@ -111,10 +133,13 @@ async function main(): Promise<void> {
     await postgres.stop();
     for (const dir of [dataDir, ...nodeDirs]) rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`### keys.verifyKey: the cluster mode against the embedded mode (${KEYS.toLocaleString("en")} keys, permission query + credit spend, ${CONNECTIONS} connections in all, ${ROUNDS} × ${SECONDS} s)\n`);
-  console.log("| setup | requests/s | p50 ms | p99 ms | failed | CPU µs/request | echo requests/s | ratio to echo |\n| --- | --- | --- | --- | --- | --- | --- | --- |");
-  for (const row of rows) console.log(row);
-  console.log(`\n${ratios.join("\n")}`);
+  if (rows.length > 0) {
+    console.log(`### keys.verifyKey: the cluster mode against the embedded mode (${KEYS.toLocaleString("en")} keys, permission query + credit spend, ${CONNECTIONS} connections in all, ${ROUNDS} × ${SECONDS} s)\n`);
+    console.log("| setup | requests/s | p50 ms | p99 ms | failed | CPU µs/request | echo requests/s | ratio to echo |\n| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const row of rows) console.log(row);
+    console.log(`\n${ratios.join("\n")}\n`);
+  }
+  if (createKeys !== "") console.log(createKeys);
 }
 
 await main();

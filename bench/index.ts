@@ -30,6 +30,7 @@ const SUITES: Suite[] = [
   { name: "analytics-query", file: "analytics-query.ts", title: "analytics.getVerifications: a 365-day per-day query over 10,000 keys" },
   { name: "analytics-overhead", file: "analytics-overhead.ts", title: "what the verification event pipeline costs verifyKey" },
   { name: "analytics-runaway", file: "analytics-runaway.ts", title: "keys.verifyKey while other workspaces keep runaway analytics queries going" },
+  { name: "keyless-flood", file: "keyless-flood.ts", title: "keyless slow bodies and a malformed-header flood against a legitimate client" },
   { name: "latency", file: "latency.ts", title: "latency at light load: p50 and p99 with one and four connections" },
   { name: "appliance", file: "appliance.ts", title: "the executable: size, start-up, idle memory" },
   { name: "cluster", file: "cluster.ts", title: "keys.verifyKey on one, two and three cluster nodes against the embedded mode" },

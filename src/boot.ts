@@ -17,8 +17,8 @@ import { databaseNotReady } from "./storage/readiness.ts";
 import type { CheckpointOptions } from "./storage/checkpoint-pass.ts";
 import type { Services } from "./services/index.ts";
 import { LedgerCredits, SnapshotLoader } from "./services/verification/index.ts";
-import { assembleServices, type Backend } from "./compose.ts";
-import { displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
+import { assembleServices, windowCaps, type Backend } from "./compose.ts";
+import { checkCanListen, displayHost, listenAlone, type BootOptions, type EmbeddedRunning, type Running } from "./listen.ts";
 import { bootCluster } from "./boot-cluster.ts";
 
 export type { BootOptions, ClusterRunning, EmbeddedRunning, Running } from "./listen.ts";
@@ -38,8 +38,6 @@ import { startRatelimitPersistence } from "./jobs/ratelimit.ts";
 import { SqliteEventWriter, WorkerEventWriter, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { auditPruneJob } from "./jobs/audit.ts";
 import { analyticsDbPruneJob, startAnalyticsPipeline } from "./jobs/analytics.ts";
-
-const MIB = 1024 * 1024;
 
 /** How long a stop may spend folding pending credit spends into keys.remaining (the rest waits in the journal). */
 const CREDIT_FOLD_BUDGET_MS = 1000;
@@ -72,7 +70,7 @@ export function buildServices(
   });
   const credits = new CreditLedger(storage, {}, watcher);
   const windows = new SlidingWindowLimiter({
-    clock, caps: { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB },
+    clock, caps: windowCaps(config),
   });
   const backend: Backend = {
     records: embeddedRecords(storage),
@@ -83,7 +81,7 @@ export function buildServices(
     },
     credits,
     creditTaker: (dropKey) => new LedgerCredits(credits, dropKey),
-    snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes),
+    snapshots: (sharedValueBytes) => new SnapshotLoader(storage.sqlite, credits, sharedValueBytes, config.keySlicedLoads),
     windows,
     ratelimitStorage: storage,
     analytics,
@@ -140,6 +138,7 @@ function tightenDataDir(dataDir: string, logger: Logger): void {
  * start with nothing left running, open or held.
  */
 export async function boot(opts: BootOptions): Promise<Running> {
+  checkCanListen(opts.config);
   if (opts.config.cluster) return bootCluster(opts, opts.config.cluster);
   createPrivateDir(opts.config.dataDir);
   const lock = lockDataDir(opts.config.dataDir);
@@ -189,8 +188,8 @@ async function startLocked(opts: BootOptions, lock: InstanceLock): Promise<Embed
   let baseUrl = "";
   const app = createApp({
     services, logger, docsUrl: () => config.docsUrl ?? `${baseUrl}/docs`,
-    metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, databaseSizeBytes: () => databaseSizeBytes(storage),
-    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http,
+    metricsAllow: config.metricsAllow, trustedProxies: config.trustedProxies, allowedHosts: config.allowedHosts, databaseSizeBytes: () => databaseSizeBytes(storage),
+    analyticsDatabaseSizeBytes: () => databaseSizeBytes(analyticsStorage), httpBounds: config.http, v1Paths: config.v1Paths,
     readiness: () => [
       databaseNotReady(storage, DATABASE_FILE, MIGRATIONS), databaseNotReady(analyticsStorage, ANALYTICS_DATABASE_FILE, ANALYTICS_MIGRATIONS),
     ].filter((failure) => failure !== undefined),

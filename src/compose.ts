@@ -18,8 +18,9 @@ import { RbacService } from "./services/rbac/index.ts";
 import { VerificationService, type CreditTaker, type KeySnapshot, type KeySnapshotSource } from "./services/verification/index.ts";
 import { KeyCache } from "./services/key-cache/index.ts";
 import type { CreditAccounts } from "./services/credits/index.ts";
-import { RatelimitService, type WindowLimiter } from "./services/ratelimit/index.ts";
+import { RatelimitService, type WindowCaps, type WindowLimiter } from "./services/ratelimit/index.ts";
 import { AuditService } from "./services/audit/index.ts";
+import { QuotaService } from "./services/quotas/index.ts";
 import { RatelimitDecisionAggregator, VerificationEventSink, type DecisionRowWriter, type EventBatchWriter } from "./services/analytics/index.ts";
 import { AnalyticsQueryService, AnalyticsProcessPool, VerificationTotals, MAX_ANALYTICS_ROWS, MAX_RESULT_BYTES, type VerificationTotalsReader } from "./services/analytics/index.ts";
 import { analyticsQueryProcessArgv } from "./cli/analytics-query-process.ts";
@@ -68,15 +69,24 @@ type AnalyticsBackend =
   };
 
 /** Every service over `backend`. Verification events go to `eventWriter`. */
+/** The rate-limit windows' memory caps, in memory on a box and in Redis on a node. */
+export function windowCaps(config: Config): WindowCaps {
+  return { totalBytes: config.ratelimitMemoryMiB * MIB, workspaceBytes: config.ratelimitWorkspaceMemoryMiB * MIB };
+}
+
 export function assembleServices(backend: Backend, config: Config, clock: Clock, eventWriter: EventBatchWriter & DecisionRowWriter): Services {
   const { records } = backend;
+  const quotas = config.workspaceQuotas;
   const vault = new Vault({ records, clock, masterKey: backend.masterKey });
   // The ledger first (the backend's reaction), since the key cache reloads balances from it.
   const changesElsewhere = backend.changesElsewhere(() => {
     cache.clear();
     auth.invalidate();
   });
-  const auth = new RootKeyAuthenticator({ lookup: recordsRootKeyLookup(records), lookupAnswersLater: !records.answersAtOnce, clock, changesElsewhere });
+  const auth = new RootKeyAuthenticator({
+    lookup: recordsRootKeyLookup(records), lookupAnswersLater: !records.answersAtOnce, clock, changesElsewhere,
+    unknown: config.unknownRootKeys, concurrentLookups: config.cluster?.rootKeyLookups ?? 1,
+  });
   // One budget for the key cache: its snapshots and the values they share (verification/shared-values.ts).
   const keyCacheBytes = config.keyCacheMb * MIB;
   const cache = new KeyCache<KeySnapshot>({ maxEntries: config.keyCacheSize, maxBytes: keyCacheBytes - keyCacheBytes / 8 });
@@ -87,11 +97,11 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
   const verificationEvents = new VerificationEventSink({ writer: eventWriter, decisions: ratelimitDecisions });
   return {
     auth,
-    workspaces: new WorkspaceService({ records, clock, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
+    workspaces: new WorkspaceService({ records, clock, quotas, onChange: () => auth.invalidate(), recordsVerifications: config.recordVerifications }),
     apis: new ApiService({ records, clock, cache, pageBytes }),
-    keys: new KeyService({ records, clock, vault, cache, credits, pageBytes }),
-    identities: new IdentityService({ records, clock, cache, pageBytes }),
-    rbac: new RbacService({ records, clock, pageBytes, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
+    keys: new KeyService({ records, clock, vault, cache, credits, quotas, pageBytes }),
+    identities: new IdentityService({ records, clock, cache, quotas, pageBytes }),
+    rbac: new RbacService({ records, clock, quotas, pageBytes, onAccessChanged: (workspaceId) => cache.workspaceChanged(workspaceId) }),
     verification: new VerificationService({
       clock, cache, changesElsewhere, limiter: backend.windows,
       snapshots: backend.snapshots(keyCacheBytes / 8),
@@ -99,11 +109,12 @@ export function assembleServices(backend: Backend, config: Config, clock: Clock,
       maxApisCounted: config.metricsMaxApis, ...(config.recordVerifications ? { events: verificationEvents } : {}),
     }),
     ratelimits: new RatelimitService({
-      records, clock, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
+      records, clock, quotas, limiter: backend.windows, ...(backend.ratelimitStorage ? { storage: backend.ratelimitStorage } : {}),
       namespaceCacheCaps: { totalBytes: config.ratelimitNamespaceCacheMiB.total * MIB, workspaceBytes: config.ratelimitNamespaceCacheMiB.workspace * MIB },
       wildcardOverridesPerNamespace: config.ratelimitWildcardOverrides, pageBytes, ...(config.recordVerifications ? { decisions: ratelimitDecisions } : {}),
     }),
     audit: new AuditService({ records, clock, retentionDays: config.auditRetentionDays, pageBytes }),
+    quotas: new QuotaService({ records, quotas }),
     analytics: new AnalyticsQueryService({
       records, clock,
       // Query processes start on the first query, so CLI commands that build services start none.

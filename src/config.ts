@@ -1,9 +1,12 @@
 /**
  * Configuration: one schema for every TOLLGATE_* variable. `loadConfig` reports every problem at
  * once so an operator fixes the environment in one go; `main.ts` turns them into exit code 78.
+ * The variables' descriptions for `tollgate help` are in config-variables.ts.
  */
-import type { LogFormat, LogLevel } from "./lib/logger.ts";
+import { CONFIG_VARIABLES } from "./config-variables.ts";
+import type { LogFormatSetting, LogLevel } from "./lib/logger.ts";
 import { parseCidr, type AddressRange } from "./lib/cidr.ts";
+import { MiB as QUOTA_MIB, QUOTAS, type WorkspaceQuotas } from "./lib/quotas.ts";
 
 export interface Config {
   dataDir: string;
@@ -18,7 +21,7 @@ export interface Config {
   docsUrl: string | undefined;
   logLevel: LogLevel;
   /** One JSON object per line, or `<time> <LEVEL> <msg> key=value …` for a human. */
-  logFormat: LogFormat;
+  logFormat: LogFormatSetting;
   ratelimitFlushMs: number;
   /**
    * Memory of live rate-limit windows in MiB, in all and per workspace, as the limiter counts it
@@ -34,14 +37,14 @@ export interface Config {
   /** Live wildcard overrides one rate-limit namespace may hold (every check tries each of them). */
   ratelimitWildcardOverrides: number;
   auditRetentionDays: number;
-  /** Bytes of items one list page may hold; a page always holds at least one (services/pages). */
-  listPageBytes: number;
   /** Time limit of one analytics.getVerifications query, from when a query process takes it. */
   analyticsQueryTimeoutMs: number;
   /** Analytics query processes, shared by every workspace. */
   analyticsQueryProcesses: number;
   /** Per workspace: analytics queries running at once, and waiting beyond those (429 past both). */
   analyticsQueriesPerWorkspace: { running: number; waiting: number };
+  /** true (TOLLGATE_V1_PATHS=on) serves v1's keys.verifyKey and ratelimits.limit, a migration aid (routes/v1). */
+  v1Paths: boolean;
   /** false (TOLLGATE_ANALYTICS=off) skips recording verification events, e.g. to measure their cost. */
   recordVerifications: boolean;
   /** How late a buffered verification event may be written. */
@@ -53,6 +56,12 @@ export interface Config {
   keyCacheSize: number;
   /** Memory the key cache may hold, in MiB (estimated): 7/8 for key snapshots, 1/8 for the values they share. */
   keyCacheMb: number;
+  /** Keys holding thousands of permissions loaded at once, each in slices on a read-only SQLite connection of its own; others wait. */
+  keySlicedLoads: number;
+  /** Bytes of items one list page may hold; a page always holds at least one (services/pages). */
+  listPageBytes: number;
+  /** Root keys not found, remembered by hash: at most `size`, each for `ttlMs` (services/auth/unknown-root-keys.ts). */
+  unknownRootKeys: { size: number; ttlMs: number };
   /**
    * How long a stop waits for requests in flight before it closes their connections. The default
    * leaves the flushes and the checkpoint (milliseconds) room to end the whole stop within 5 s.
@@ -62,6 +71,8 @@ export interface Config {
   metricsAllow: AddressRange[];
   /** APIs with their own series in tollgate_verifications_by_api_total; the rest share `other`. */
   metricsMaxApis: number;
+  /** Host names (besides IP literals and `localhost`) under which /metrics and the console answer. */
+  allowedHosts: string[];
   /**
    * Proxies whose X-Forwarded-For names the client in the audit log. None by default: trusting
    * loopback would let any local process write any address into the audit log.
@@ -71,6 +82,8 @@ export interface Config {
   http: HttpBounds;
   /** The cluster mode's servers (TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL); undefined: the embedded mode. */
   cluster: ClusterConfig | undefined;
+  /** What one workspace's records may take (lib/quotas.ts: TOLLGATE_WORKSPACE_*); storage in bytes. */
+  workspaceQuotas: WorkspaceQuotas;
 }
 
 export interface ClusterConfig {
@@ -89,6 +102,10 @@ export interface ClusterConfig {
   changePollMs: number;
   /** How long a request waits for PostgreSQL (a unit of work, a key's cold load) before it answers service_unavailable. */
   databaseTimeoutMs: number;
+  /** Root keys not cached looked up in PostgreSQL at once; a few more wait, 503 beyond (services/auth/lookup-gate.ts). */
+  rootKeyLookups: number;
+  /** Serve even though the data dir holds a box's tollgate.db (src/cluster-refusals.ts). */
+  ignoreBoxDatabase: boolean;
 }
 
 export interface HttpBounds {
@@ -98,17 +115,17 @@ export interface HttpBounds {
   bodyTimeoutMs: number;
   /** Requests answered at once; 503 with Retry-After beyond. */
   maxRequestsInFlight: number;
+  /** Percent of those that requests not yet authenticated (a cluster node's root-key lookup), and one client address, may hold. */
+  unauthenticatedInFlightPercent: number;
+  perAddressInFlightPercent: number;
   /** Body bytes all requests together may hold while their bodies are read; 503 beyond. */
   bodyBufferBytes: number;
 }
 
 const MiB = 1024 * 1024;
 
-/**
- * The HTTP bounds' defaults. Bodies together: 64 MiB, six bodies at the largest route limit
- * (10 MiB), room on a 1 GB machine; in flight: far above the 50 connections of the benchmarks.
- */
-export const DEFAULT_HTTP_BOUNDS: HttpBounds = { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, bodyBufferBytes: 64 * MiB };
+/** The HTTP bounds' defaults. Bodies: six at the largest route limit, room on a 1 GB machine; in flight: far above the benchmarks' 50 connections. */
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = { idleTimeoutSeconds: 10, bodyTimeoutMs: 10_000, maxRequestsInFlight: 1024, unauthenticatedInFlightPercent: 25, perAddressInFlightPercent: 50, bodyBufferBytes: 64 * MiB };
 
 export interface AnalyticsRetentionDays {
   raw: number;
@@ -225,13 +242,15 @@ function cluster(r: Reader): ClusterConfig | undefined {
   const redisUnreachable = oneOf(r, "TOLLGATE_REDIS_UNREACHABLE", "open", ["open", "closed"] as const);
   const changePollMs = int(r, "TOLLGATE_CLUSTER_CHANGE_POLL_MS", 100, 10, 60_000);
   const databaseTimeoutMs = int(r, "TOLLGATE_DATABASE_TIMEOUT_MS", 10_000, 100, 600_000);
+  const rootKeyLookups = int(r, "TOLLGATE_ROOT_KEY_LOOKUPS", 2, 1, 1000);
+  const ignoreBoxDatabase = oneOf(r, "TOLLGATE_CLUSTER_IGNORE_BOX_DATABASE", "off", ["on", "off"] as const) === "on";
   const setDatabase = (r.env.TOLLGATE_DATABASE_URL ?? "") !== "";
   const setRedis = (r.env.TOLLGATE_REDIS_URL ?? "") !== "";
   if (setDatabase !== setRedis) {
     r.problems.push(`the cluster mode needs both TOLLGATE_DATABASE_URL and TOLLGATE_REDIS_URL (${setDatabase ? "TOLLGATE_REDIS_URL" : "TOLLGATE_DATABASE_URL"} is unset); set neither for the embedded mode`);
   }
   if (databaseUrl === undefined || redisUrl === undefined) return undefined;
-  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs, databaseTimeoutMs };
+  return { databaseUrl, databasePoolSize, redisUrl, redisUnreachable, changePollMs, databaseTimeoutMs, rootKeyLookups, ignoreBoxDatabase };
 }
 
 function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
@@ -245,6 +264,13 @@ function cidrList(r: Reader, name: string, fallback: string): AddressRange[] {
     return cidrList({ env: {}, problems: [], effective: new Map() }, name, fallback);
   }
   return took(r, name, ranges.filter((x) => x !== undefined), items.join(","));
+}
+
+/** Host names, comma-separated, lower-cased; none by default. */
+function hostList(r: Reader, name: string): string[] {
+  const items = str(r, name, "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = items.filter((h) => !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h)).join(", ");
+  return took(r, name, bad ? (r.problems.push(`${name} must be a comma-separated list of host names (e.g. tollgate.internal), got: ${bad}`), []) : items, items.join(","));
 }
 
 /** The window caps; the per-workspace one defaults to at most the total. */
@@ -261,6 +287,12 @@ function namespaceCacheMemory(r: Reader): Config["ratelimitNamespaceCacheMiB"] {
   const workspace = int(r, "TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", Math.min(8, total), 1, 1_048_576);
   if (workspace > total) r.problems.push(`TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB (${workspace}) must not exceed TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB (${total})`);
   return { total, workspace: Math.min(workspace, total) };
+}
+
+/** The workspace quotas, one TOLLGATE_WORKSPACE_* variable each (lib/quotas.ts); storage read in MiB, kept in bytes. */
+function workspaceQuotas(r: Reader): WorkspaceQuotas {
+  const limits = QUOTAS.map((q) => [q.name, int(r, q.variable, q.defaultValue, 1, q.max) * (q.name === "storage" ? QUOTA_MIB : 1)]);
+  return Object.fromEntries(limits) as WorkspaceQuotas;
 }
 
 /** Reads every TOLLGATE_* variable; throws ConfigError listing all problems. */
@@ -293,19 +325,19 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     masterKey: masterKey(r, "TOLLGATE_MASTER_KEY"),
     docsUrl: url(r, "TOLLGATE_DOCS_URL"),
     logLevel: oneOf(r, "TOLLGATE_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
-    logFormat: oneOf(r, "TOLLGATE_LOG_FORMAT", "json", ["json", "text"] as const),
+    logFormat: oneOf(r, "TOLLGATE_LOG_FORMAT", "auto", ["auto", "json", "text"] as const),
     ratelimitFlushMs: int(r, "TOLLGATE_RATELIMIT_FLUSH_MS", 1000, 50, 60_000),
     ...ratelimitMemory(r),
     ratelimitNamespaceCacheMiB: namespaceCacheMemory(r),
     ratelimitWildcardOverrides: int(r, "TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", 100, 0, 10_000),
     auditRetentionDays: int(r, "TOLLGATE_AUDIT_RETENTION_DAYS", 90, 1, 36_500),
-    listPageBytes: int(r, "TOLLGATE_LIST_PAGE_BYTES", 4 * MiB, 1024, 1024 * MiB),
     analyticsQueryTimeoutMs: int(r, "TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", 5000, 100, 600_000),
     analyticsQueryProcesses: int(r, "TOLLGATE_ANALYTICS_QUERY_PROCESSES", 2, 1, 64),
     analyticsQueriesPerWorkspace: {
       running: int(r, "TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", 1, 1, 64),
       waiting: int(r, "TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", 8, 0, 1000),
     },
+    v1Paths: oneOf(r, "TOLLGATE_V1_PATHS", "off", ["on", "off"] as const) === "on",
     recordVerifications: oneOf(r, "TOLLGATE_ANALYTICS", "on", ["on", "off"] as const) === "on",
     analyticsFlushMs: int(r, "TOLLGATE_ANALYTICS_FLUSH_MS", 1000, 50, 60_000),
     analyticsRatelimitPendingRows: int(r, "TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", 50_000, 1, 10_000_000),
@@ -318,18 +350,25 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
     },
     keyCacheSize: int(r, "TOLLGATE_KEY_CACHE_SIZE", 200_000, 0, 10_000_000),
     keyCacheMb: int(r, "TOLLGATE_KEY_CACHE_MB", 256, 1, 1_048_576),
+    keySlicedLoads: int(r, "TOLLGATE_KEY_SLICED_LOADS", 2, 1, 64),
+    listPageBytes: int(r, "TOLLGATE_LIST_PAGE_BYTES", 4 * MiB, 1024, 1024 * MiB),
+    unknownRootKeys: { size: int(r, "TOLLGATE_UNKNOWN_ROOT_KEYS", 10_000, 0, 1_000_000), ttlMs: int(r, "TOLLGATE_UNKNOWN_ROOT_KEY_TTL_MS", 10_000, 100, 3_600_000) },
     shutdownTimeoutMs: int(r, "TOLLGATE_SHUTDOWN_TIMEOUT_MS", 4_000, 0, 600_000),
     metricsAllow: cidrList(r, "TOLLGATE_METRICS_ALLOW", "127.0.0.0/8,::1"),
     metricsMaxApis: int(r, "TOLLGATE_METRICS_MAX_APIS", 1_000, 0, 100_000),
     trustedProxies: cidrList(r, "TOLLGATE_TRUSTED_PROXIES", "none"),
+    allowedHosts: hostList(r, "TOLLGATE_ALLOWED_HOSTS"),
     http: {
       idleTimeoutSeconds: int(r, "TOLLGATE_IDLE_TIMEOUT_SECONDS", DEFAULT_HTTP_BOUNDS.idleTimeoutSeconds, 1, 255),
       bodyTimeoutMs: int(r, "TOLLGATE_BODY_TIMEOUT_MS", DEFAULT_HTTP_BOUNDS.bodyTimeoutMs, 100, 600_000),
       maxRequestsInFlight: int(r, "TOLLGATE_MAX_REQUESTS_IN_FLIGHT", DEFAULT_HTTP_BOUNDS.maxRequestsInFlight, 1, 1_000_000),
+      unauthenticatedInFlightPercent: int(r, "TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT", DEFAULT_HTTP_BOUNDS.unauthenticatedInFlightPercent, 1, 100),
+      perAddressInFlightPercent: int(r, "TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT", DEFAULT_HTTP_BOUNDS.perAddressInFlightPercent, 1, 100),
       // At least 10 MiB, so that one body at the largest route limit always fits.
       bodyBufferBytes: int(r, "TOLLGATE_BODY_BUFFER_MIB", DEFAULT_HTTP_BOUNDS.bodyBufferBytes / MiB, 10, 65_536) * MiB,
     },
     cluster: cluster(r),
+    workspaceQuotas: workspaceQuotas(r),
   };
   if (config.cluster && config.masterKey === undefined) {
     r.problems.push("the cluster mode needs TOLLGATE_MASTER_KEY, the same on every node (recoverable keys made on one node are decrypted on another)");
@@ -338,50 +377,4 @@ function readConfig(env: Env): { config: Config; effective: Map<string, string |
   return { config, effective: r.effective };
 }
 
-/** The variables `loadConfig` reads, for `tollgate help`. */
-export const CONFIG_VARIABLES: ReadonlyArray<[string, string]> = [
-  ["TOLLGATE_DATA_DIR", "data directory (default ./data)"],
-  ["TOLLGATE_HOST", "listen address (default 127.0.0.1)"],
-  ["TOLLGATE_PORT", "listen port, 0 for any free one (default 8080)"],
-  ["TOLLGATE_ROOT_KEY", "bootstrap root key on first start (default: generated into <data dir>/bootstrap-root-key)"],
-  ["TOLLGATE_MASTER_KEY", "base64 of 32 bytes for recoverable keys (default: generated into <data dir>/master.key)"],
-  ["TOLLGATE_DOCS_URL", "base of error type URLs (default: this service's /docs)"],
-  ["TOLLGATE_LOG_LEVEL", "debug | info | warn | error (default info)"],
-  ["TOLLGATE_LOG_FORMAT", "json | text: one JSON object per line, or '<time> <LEVEL> <message> key=value …' (default json)"],
-  ["TOLLGATE_RATELIMIT_FLUSH_MS", "how often rate-limit windows are saved (default 1000)"],
-  ["TOLLGATE_RATELIMIT_MEMORY_MB", "MiB all live rate-limit windows may use (default 64)"],
-  ["TOLLGATE_RATELIMIT_WORKSPACE_MEMORY_MB", "MiB one workspace's live rate-limit windows may use; beyond it its least recently used go (default 32, at most the total)"],
-  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_MB", "MiB all rate-limit namespaces and their overrides held in memory may use, estimated (default 32)"],
-  ["TOLLGATE_RATELIMIT_NAMESPACE_CACHE_WORKSPACE_MB", "MiB one workspace's cached rate-limit namespaces may use; beyond it its least recently used go, and a namespace whose overrides outgrow 1/32 of it looks them up in SQLite per check (default 8, at most the total)"],
-  ["TOLLGATE_RATELIMIT_WILDCARD_OVERRIDES", "live wildcard overrides (identifiers with *) one rate-limit namespace may hold; every check tries each, so 412 beyond (default 100)"],
-  ["TOLLGATE_AUDIT_RETENTION_DAYS", "days audit entries are kept (default 90)"],
-  ["TOLLGATE_LIST_PAGE_BYTES", "bytes of items one list page may hold; a page ends early past it (at least one item) and returns the cursor (default 4194304)"],
-  ["TOLLGATE_ANALYTICS_QUERY_TIMEOUT_MS", "time limit of one analytics query, from when it starts running (default 5000)"],
-  ["TOLLGATE_ANALYTICS_QUERY_PROCESSES", "processes that run analytics queries, shared by all workspaces (default 2)"],
-  ["TOLLGATE_ANALYTICS_QUERIES_PER_WORKSPACE", "analytics queries one workspace runs at once (default 1)"],
-  ["TOLLGATE_ANALYTICS_QUEUE_PER_WORKSPACE", "analytics queries one workspace may have waiting beyond those; 429 past it (default 8)"],
-  ["TOLLGATE_ANALYTICS", "on | off: record every verification of every workspace for analytics; who may query is each workspace's opt-in, `workspace update --analytics` (default on)"],
-  ["TOLLGATE_ANALYTICS_FLUSH_MS", "how often buffered verification events are written (default 1000)"],
-  ["TOLLGATE_ANALYTICS_RATELIMIT_PENDING_ROWS", "rate-limit decision counts (one per namespace and minute) held between flushes; decisions beyond are not counted (default 50000)"],
-  ["TOLLGATE_ANALYTICS_RAW_RETENTION_DAYS", "days raw verification events are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_MINUTE_RETENTION_DAYS", "days per-minute rollups are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_HOUR_RETENTION_DAYS", "days per-hour rollups are kept (default 90)"],
-  ["TOLLGATE_ANALYTICS_DAY_RETENTION_DAYS", "days per-day rollups are kept (default 365)"],
-  ["TOLLGATE_ANALYTICS_MONTH_RETENTION_DAYS", "days per-month rollups are kept (default 1095)"],
-  ["TOLLGATE_KEY_CACHE_SIZE", "keys held in the verification cache (default 200000)"],
-  ["TOLLGATE_KEY_CACHE_MB", "memory the verification cache may hold, in MiB, estimated; a key larger than 1/16 of it is not cached (default 256)"],
-  ["TOLLGATE_SHUTDOWN_TIMEOUT_MS", "how long a stop waits for requests in flight before closing them (default 4000)"],
-  ["TOLLGATE_METRICS_ALLOW", "addresses or CIDR ranges that may read GET /metrics (default 127.0.0.0/8,::1)"],
-  ["TOLLGATE_METRICS_MAX_APIS", "APIs counted by their own id in /metrics' verifications per API; those seen after them count as api_id=\"other\" (default 1000)"],
-  ["TOLLGATE_TRUSTED_PROXIES", "proxies (addresses or CIDR ranges, or none) whose X-Forwarded-For the audit log believes; otherwise it records the connection's address (default none: trusting loopback would let any local process write any address into the audit log)"],
-  ["TOLLGATE_IDLE_TIMEOUT_SECONDS", "seconds a connection may send nothing before it is closed, 1 to 255 (default 10)"],
-  ["TOLLGATE_BODY_TIMEOUT_MS", "how long a request body may take to arrive, 408 beyond (default 10000)"],
-  ["TOLLGATE_MAX_REQUESTS_IN_FLIGHT", "requests answered at once, 503 with Retry-After beyond (default 1024)"],
-  ["TOLLGATE_BODY_BUFFER_MIB", "MiB of request bodies held at once while they are read, at least 10; 503 beyond (default 64)"],
-  ["TOLLGATE_DATABASE_URL", "postgres:// URL: the cluster mode keeps every record in this PostgreSQL database (with TOLLGATE_REDIS_URL; neither: the embedded SQLite mode)"],
-  ["TOLLGATE_REDIS_URL", "redis:// URL: the cluster mode keeps its rate-limit windows in this Redis (with TOLLGATE_DATABASE_URL)"],
-  ["TOLLGATE_DATABASE_POOL", "connections one node keeps to PostgreSQL in the cluster mode (default 10)"],
-  ["TOLLGATE_REDIS_UNREACHABLE", "open | closed: what a rate limit answers in the cluster mode while Redis cannot be reached, let the request through or refuse it as limited (default open)"],
-  ["TOLLGATE_CLUSTER_CHANGE_POLL_MS", "how often a cluster node looks for changes made through other nodes whose notice it missed (default 100)"],
-  ["TOLLGATE_DATABASE_TIMEOUT_MS", "how long a cluster node's request waits for PostgreSQL before it answers service_unavailable (default 10000)"],
-];
+export { CONFIG_VARIABLES };

@@ -40,6 +40,26 @@ export interface ClusterRunning extends RunningService {
   mode: "cluster";
 }
 
+/**
+ * Throws as listenAlone would when the address cannot be listened on (in use, not allowed), by
+ * binding it once and letting it go: run before a start creates its data dir, bootstrap key or
+ * anything else, so that a start doomed by its port leaves nothing behind. Port 0 always listens.
+ */
+export function checkCanListen(config: Config): void {
+  if (config.port === 0) return;
+  try {
+    Bun.listen({ hostname: config.host, port: config.port, socket: { data() {} } }).stop(true);
+  } catch (error) {
+    throw cannotListen(config, error);
+  }
+}
+
+function cannotListen(config: Config, error: unknown): Error {
+  const address = `${displayHost(config.host)}:${config.port}`;
+  if ((error as { code?: unknown }).code === "EADDRINUSE") return new Error(`cannot listen on ${address}: address in use (another process listens there)`);
+  return new Error(`cannot listen on ${address}: ${(error as Error).message}`);
+}
+
 /** The listener, alone on its address: Elysia turns SO_REUSEPORT on, which lets a second process share the port. */
 export function listenAlone(app: ReturnType<typeof createApp>, config: Config): void {
   try {
@@ -50,9 +70,7 @@ export function listenAlone(app: ReturnType<typeof createApp>, config: Config): 
       maxRequestBodySize: Number.MAX_SAFE_INTEGER, idleTimeout: config.http.idleTimeoutSeconds,
     });
   } catch (error) {
-    const address = `${displayHost(config.host)}:${config.port}`;
-    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`cannot listen on ${address}: address in use (another process listens there)`);
-    throw new Error(`cannot listen on ${address}: ${(error as Error).message}`);
+    throw cannotListen(config, error);
   }
 }
 

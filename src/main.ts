@@ -65,6 +65,7 @@ async function tollgate(): Promise<void> {
       stderrLines.push(line + "\n");
     },
     stopRequested: () => stopRequested,
+    stderrIsTerminal: process.stderr.isTTY === true,
   };
 
   // Imported after the re-exec above, so that a `serve` that restarts itself loads the program once.

@@ -6,7 +6,7 @@ import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { JSON_FLAG, printList } from "./output.ts";
 import { allApis, chosenApi, principalIn, type ServicesCommand } from "./scope.ts";
 
-export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   one API a line, by id: id, name
+export const API_HELP = `tollgate api list [--workspace <id|name>] [--json]   a header, then one API a line, by id: id, name
 tollgate api create <name> [--workspace <id|name>]   prints the API id
 tollgate api delete <id|name> [--workspace <id|name>]
   --workspace defaults to 'default' (or the only workspace there is)`;
@@ -31,7 +31,7 @@ export function apiCommand(args: string[], actor: Actor, io: CliIo): ServicesCom
     if (positionals.length > 0) throw new UsageError("api list takes no arguments");
     return async (services) => {
       const principal = await principalIn(services, values.workspace as string | undefined, actor);
-      printList(io, values.json === true, await allApis(services, principal), (a) => [a.id, a.name]);
+      printList(io, values.json === true, await allApis(services, principal), [["ID", (a) => a.id], ["NAME", (a) => a.name]]);
       return EXIT.ok;
     };
   }

@@ -7,8 +7,8 @@ import type { ServicesCommand } from "./scope.ts";
 import pkg from "../../package.json";
 import { ConfigError, loadConfig, CONFIG_VARIABLES, type ClusterConfig, type Config } from "../config.ts";
 import { openClusterServices } from "../boot-cluster.ts";
-import { bootstrapWorkspace } from "../bootstrap.ts";
-import { createLogger, type Logger } from "../lib/logger.ts";
+import { StartRefused } from "../cluster-refusals.ts";
+import { createLogger, resolveLogFormat, type Logger } from "../lib/logger.ts";
 import { AppError } from "../errors/app-error.ts";
 import { bootstrapDataDir, buildServices, openDataDir } from "../boot.ts";
 import { systemClock } from "../lib/clock.ts";
@@ -17,6 +17,7 @@ import type { Actor } from "../services/auth/index.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 import { parseCommandLine } from "./command-line.ts";
 import { SERVE_HELP, serveCommand } from "./serve.ts";
+import { CLUSTER_INIT_HELP, clusterInitCommand } from "./cluster-init.ts";
 import { MIGRATE_HELP, MIGRATE_TO_CLUSTER_HELP, migrateCommand, migrateToClusterCommand } from "./migrate.ts";
 import { WORKSPACE_HELP, workspaceCommand } from "./workspace.ts";
 import { ROOT_KEY_HELP, rootKeyCommand } from "./root-key.ts";
@@ -32,7 +33,7 @@ import { STATS_HELP, statsCommand } from "./stats.ts";
 export { EXIT, type CliIo } from "./io.ts";
 
 const HELP: Record<string, string> = {
-  serve: SERVE_HELP, migrate: MIGRATE_HELP, "migrate-to-cluster": MIGRATE_TO_CLUSTER_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
+  serve: SERVE_HELP, migrate: MIGRATE_HELP, "migrate-to-cluster": MIGRATE_TO_CLUSTER_HELP, "cluster-init": CLUSTER_INIT_HELP, workspace: WORKSPACE_HELP, "root-key": ROOT_KEY_HELP, api: API_HELP, key: KEY_HELP,
   stats: STATS_HELP, backup: BACKUP_HELP, restore: RESTORE_HELP, config: CONFIG_HELP, completion: COMPLETION_HELP, ready: READY_HELP,
   version: "tollgate version\n  Prints the version.",
 };
@@ -73,11 +74,10 @@ async function withServices(config: Config, logger: Logger, run: ServicesCommand
   }
 }
 
-/** In the cluster mode, the same commands over the cluster's records (bootstrapped as a node would). */
+/** In the cluster mode, the same commands over the cluster's records (refused, as a node is, on a database cluster-init did not prepare). */
 async function withClusterServices(config: Config, cluster: ClusterConfig, logger: Logger, run: ServicesCommand): Promise<number> {
   const node = await openClusterServices(config, cluster, systemClock, logger);
   try {
-    await bootstrapWorkspace(node.services.workspaces, config.dataDir, config.rootKey);
     return await run(node.services);
   } finally {
     await node.close();
@@ -102,6 +102,8 @@ async function dispatch(command: string, rest: string[], config: Config, logger:
     case "migrate":
       if (rest.length > 0) throw new UsageError("migrate takes no arguments");
       return migrateCommand(config, logger, io);
+    case "cluster-init":
+      return clusterInitCommand(rest, config, systemClock, logger, io);
     case "migrate-to-cluster":
       return migrateToClusterCommand(rest, config, logger, io);
     case "workspace":
@@ -157,14 +159,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel, io.stderr, config.logFormat);
+  const logger = createLogger(config.logLevel, io.stderr, resolveLogFormat(config.logFormat, io.stderrIsTerminal === true));
   try {
     return await dispatch(command, rest, config, logger, io);
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(io, e.message, HELP[command]);
     // Like a bad setting, a database written by a newer version fails every start the same way:
     // exit 78, which the systemd unit does not restart.
-    if (e instanceof DatabaseTooNewError) {
+    // So is a start the cluster refuses (cluster-refusals.ts): the message says what to change.
+    if (e instanceof DatabaseTooNewError || e instanceof StartRefused) {
       io.stderr(`error: ${e.message}`);
       return EXIT.config;
     }

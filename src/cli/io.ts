@@ -3,6 +3,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout(line: string): void;
   stderr(line: string): void;
+  /** Whether stderr is a terminal (a person reading), which TOLLGATE_LOG_FORMAT=auto writes text for. */
+  stderrIsTerminal?: boolean;
   /** Resolves when the process is asked to stop (SIGTERM, SIGINT). */
   stopRequested(): Promise<string>;
 }

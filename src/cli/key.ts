@@ -6,7 +6,7 @@ import type { Maybe } from "../storage/work.ts";
 import { AppError } from "../errors/app-error.ts";
 import { parse, requireString } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
-import { JSON_FLAG, printList, printOne } from "./output.ts";
+import { JSON_FLAG, printList, printOne, printValue, type Columns } from "./output.ts";
 import { chosenApi, principalIn, type ServicesCommand } from "./scope.ts";
 import { createKeyFields, creditsValue } from "./key-flags.ts";
 
@@ -14,9 +14,10 @@ export const KEY_HELP = `tollgate key create --api <id|name> [--name <name>] [--
                                       prints the key alone (its id on stderr); --expires takes 30d, 12h,
                                       an ISO date or Unix ms
 tollgate key list --api <id|name> [--search <text>] [--limit <n>] [--workspace <id|name>] [--json]
-                                      one key a line: id, name, start, state, credits, external id, expires;
+                                      a header, then one key a line: id, name, start, state, credits,
+                                      external id, expires;
                                       --search matches the name, external id or start; --limit defaults to 100
-tollgate key get <key id> [--workspace <id|name>] [--json]   the same columns for one key
+tollgate key get <key id> [--workspace <id|name>] [--json]   the same header and columns for one key
 tollgate key disable <key id> [--workspace <id|name>]
 tollgate key enable <key id> [--workspace <id|name>]
 tollgate key delete <key id> [--workspace <id|name>]
@@ -30,10 +31,16 @@ const PAGE_SIZE = 100;
 type Step = ServicesCommand;
 
 /** A key's line: id, name, start, state, credits, external id, expires (ISO). */
-function keyColumns(k: KeyView, nowMs: number): Array<string | number | undefined> {
-  const state = !k.enabled ? "disabled" : k.expires !== undefined && k.expires <= nowMs ? "expired" : "enabled";
-  const credits = k.credits === undefined || k.credits.remaining === null ? "unlimited" : k.credits.remaining;
-  return [k.keyId, k.name, k.start, state, credits, k.identity?.externalId, k.expires === undefined ? undefined : new Date(k.expires).toISOString()];
+function keyColumns(nowMs: number): Columns<KeyView> {
+  return [
+    ["ID", (k) => k.keyId],
+    ["NAME", (k) => k.name],
+    ["START", (k) => k.start],
+    ["STATE", (k) => !k.enabled ? "disabled" : k.expires !== undefined && k.expires <= nowMs ? "expired" : "enabled"],
+    ["CREDITS", (k) => k.credits === undefined || k.credits.remaining === null ? "unlimited" : k.credits.remaining],
+    ["OWNER", (k) => k.identity?.externalId],
+    ["EXPIRES", (k) => k.expires === undefined ? undefined : new Date(k.expires).toISOString()],
+  ];
 }
 
 /** Runs `fn` on the key `keyId`; its not-found names the id and the workspace. */
@@ -98,7 +105,7 @@ function listStep(rest: string[], actor: Actor, io: CliIo): Step {
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = await chosenApi(services, principal, apiFlag);
     const nowMs = Date.now();
-    printList(io, values.json === true, await matchingKeys(services, principal, api.id, values.search as string | undefined, limit), (k) => keyColumns(k, nowMs));
+    printList(io, values.json === true, await matchingKeys(services, principal, api.id, values.search as string | undefined, limit), keyColumns(nowMs));
     return EXIT.ok;
   };
 }
@@ -109,7 +116,7 @@ function getStep(rest: string[], actor: Actor, io: CliIo): Step {
   return async (services) => {
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const nowMs = Date.now();
-    printOne(io, values.json === true, await onKey(keyId, principal, services, () => services.keys.getKey(principal, { keyId })), (k) => keyColumns(k, nowMs));
+    printOne(io, values.json === true, await onKey(keyId, principal, services, () => services.keys.getKey(principal, { keyId })), keyColumns(nowMs));
     return EXIT.ok;
   };
 }
@@ -140,7 +147,7 @@ function creditsStep(rest: string[], actor: Actor, io: CliIo): Step {
   return async (services) => {
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const credits = await onKey(keyId, principal, services, () => services.keys.updateCredits(principal, { keyId, operation, value }));
-    printOne(io, values.json === true, credits, (c) => [c.remaining ?? "unlimited"]);
+    printValue(io, values.json === true, credits, (c) => c.remaining ?? "unlimited");
     return EXIT.ok;
   };
 }

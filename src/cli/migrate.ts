@@ -6,12 +6,13 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { MASTER_KEY_FILE } from "../bootstrap.ts";
 import { migratePostgres } from "../storage/pg/migrate.ts";
-import { copyDataDirToPostgres } from "../storage/pg/copy-from-sqlite.ts";
+import { copyDataDirToPostgres, TargetNotEmptyError } from "../storage/pg/copy-from-sqlite.ts";
+import { masterKeyFingerprint } from "../lib/key-fingerprint.ts";
 import { parse } from "./args.ts";
 import { EXIT, UsageError, type CliIo } from "./io.ts";
 
 export const MIGRATE_HELP = `tollgate migrate
-  Applies pending database migrations in TOLLGATE_DATA_DIR (in the cluster mode, in PostgreSQL too) and exits.`;
+  Applies pending database migrations in TOLLGATE_DATA_DIR (in the cluster mode, in PostgreSQL only) and exits.`;
 
 export const MIGRATE_TO_CLUSTER_HELP = `tollgate migrate-to-cluster --from <data dir> [--replace]
   Copies the records of a single box (<data dir>/tollgate.db: workspaces, root keys, APIs, keys,
@@ -19,13 +20,16 @@ export const MIGRATE_TO_CLUSTER_HELP = `tollgate migrate-to-cluster --from <data
   verification events, rollups, totals, rate-limit decision counts) into the cluster's PostgreSQL
   (TOLLGATE_DATABASE_URL), in one transaction, while no serve uses <data dir>. Refuses a database
   that holds records or analytics unless --replace. The box's master key must be the cluster's
-  TOLLGATE_MASTER_KEY, so that recoverable keys still decrypt.`;
+  TOLLGATE_MASTER_KEY, so that recoverable keys still decrypt; its fingerprint is recorded as the
+  cluster's, which initialises the cluster as cluster-init would.`;
 
 export async function migrateCommand(config: Config, logger: Logger, io: CliIo): Promise<number> {
-  openDataDir(config, logger).close();
   if (config.cluster) {
+    // The records are in PostgreSQL: no SQLite file is created in the CLI's data dir.
     const applied = await migratePostgres(config.cluster.databaseUrl);
     if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
+  } else {
+    openDataDir(config, logger).close();
   }
   io.stdout("database is up to date");
   return EXIT.ok;
@@ -42,12 +46,19 @@ export async function migrateToClusterCommand(args: string[], config: Config, lo
   }
   const keyFile = join(from, MASTER_KEY_FILE);
   if (existsSync(keyFile) && !sameKey(readFileSync(keyFile, "utf8"), config.masterKey!)) {
-    io.stderr(`error: ${keyFile} is not TOLLGATE_MASTER_KEY: the cluster could not decrypt this box's recoverable keys; give the nodes the box's key (its content) and copy again. Nothing was copied`);
-    return EXIT.failure;
+    io.stderr(`error: ${keyFile} is not TOLLGATE_MASTER_KEY: the cluster could not decrypt this box's recoverable keys; give the nodes the box's key (its content) as TOLLGATE_MASTER_KEY and copy again. Nothing was copied`);
+    return EXIT.config;
   }
   const applied = await migratePostgres(config.cluster.databaseUrl);
   if (applied.length > 0) logger.info("applied PostgreSQL migrations", { migrations: applied });
-  const copied = await copyDataDirToPostgres(from, config.cluster.databaseUrl, { replace: values.replace === true });
+  let copied: Record<string, number>;
+  try {
+    copied = await copyDataDirToPostgres(from, config.cluster.databaseUrl, { replace: values.replace === true, fingerprint: masterKeyFingerprint(config.masterKey!) });
+  } catch (error) {
+    if (!(error instanceof TargetNotEmptyError)) throw error;
+    io.stderr(`error: the PostgreSQL database already holds records (in ${error.tables.join(", ")}); nothing was copied. Copy into an empty database, or run again with --replace to delete its records and analytics first.`);
+    return EXIT.config;
+  }
   for (const [table, rows] of Object.entries(copied)) io.stdout(`${table}\t${rows}`);
   io.stderr(`copied the records and analytics of ${from} into PostgreSQL`);
   return EXIT.ok;

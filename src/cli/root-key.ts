@@ -8,7 +8,7 @@ import type { ServicesCommand } from "./scope.ts";
 export const ROOT_KEY_HELP = `tollgate root-key create --workspace <id|name> --name <name> --permission <p> [--permission <p> ...] [--expires <when>]
                                       prints the root key (shown only once); --expires takes 30d, 12h,
                                       an ISO date or Unix ms
-tollgate root-key list --workspace <id|name> [--json]   one key a line: id, name, start, state, permissions
+tollgate root-key list --workspace <id|name> [--json]   a header, then one key a line: id, name, start, state, permissions
 tollgate root-key revoke <root key id>`;
 
 /** `<resource>.<action>` pairs that exist; a typo in either would create a key that silently lacks the permission. */
@@ -56,7 +56,9 @@ export function rootKeyCommand(args: string[], actor: Actor, io: CliIo): Service
       const keys = (await services.workspaces.listRootKeys(workspace)).map((k) => ({
         ...k, state: k.revokedAt !== null ? "revoked" : k.expiresAt !== null && k.expiresAt <= nowMs ? "expired" : "active",
       }));
-      printList(io, values.json === true, keys, (k) => [k.id, k.name, `${k.start}…`, k.state, k.permissions.join(",")]);
+      printList(io, values.json === true, keys, [
+        ["ID", (k) => k.id], ["NAME", (k) => k.name], ["START", (k) => `${k.start}…`], ["STATE", (k) => k.state], ["PERMISSIONS", (k) => k.permissions.join(",")],
+      ]);
       return EXIT.ok;
     };
   }

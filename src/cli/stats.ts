@@ -11,7 +11,9 @@ export const STATS_HELP = `tollgate stats [--workspace <id|name>] [--since <when
                                       verifications since --since (30d, 12h, an ISO date or Unix ms;
                                       default 7d), one count a line: 'total' <n>, then 'outcome' <outcome> <n>,
                                       then 'api' <api id> <name> <outcome> <n>, the busiest API first. Events a
-                                      running serve has not written yet (TOLLGATE_ANALYTICS_FLUSH_MS) are not counted.`;
+                                      running serve has not written yet (TOLLGATE_ANALYTICS_FLUSH_MS) are not counted.
+                                      Then the workspace's use of each quota: 'quota' <name> <used> <limit> <variable>
+                                      (storage in bytes); --json adds them as 'quotas'.`;
 
 const DEFAULT_SINCE = "7d";
 
@@ -34,8 +36,9 @@ export function statsCommand(args: string[], config: Config, actor: Actor, io: C
     const principal = await principalIn(services, values.workspace as string | undefined, actor);
     const api = typeof values.api === "string" ? await chosenApi(services, principal, values.api) : undefined;
     const summary = await totals.since(principal, { sinceMs, ...(api ? { apiId: api.id } : {}) });
+    const quotas = await services.quotas.usage(principal.workspaceId);
     if (values.json === true) {
-      io.stdout(JSON.stringify(summary));
+      io.stdout(JSON.stringify({ ...summary, quotas }));
       return EXIT.ok;
     }
     io.stdout(`total\t${summary.total}`);
@@ -43,6 +46,7 @@ export function statsCommand(args: string[], config: Config, actor: Actor, io: C
     for (const a of summary.apis) {
       for (const [outcome, count] of Object.entries(a.outcomes)) io.stdout(`api\t${a.apiId ?? "-"}\t${a.name ?? "-"}\t${outcome}\t${count}`);
     }
+    for (const q of quotas) io.stdout(`quota\t${q.quota}\t${q.used}\t${q.limit}\t${q.variable}`);
     return EXIT.ok;
   };
 }

@@ -14,6 +14,7 @@ import type { LogFields, Logger } from "../lib/logger.ts";
 import { toMicroseconds } from "../lib/clock.ts";
 import { UNMATCHED_ROUTE, type MetricsRegistry } from "./metrics.ts";
 import type { RequestContexts, RequestInfo } from "./request-context.ts";
+import { pathOf } from "./request-host.ts";
 
 export interface AccessLogOptions {
   logger: Logger;
@@ -29,11 +30,6 @@ function statusOf(set: { status?: unknown }): number {
   return typeof set.status === "number" ? set.status : 200;
 }
 
-function unmatchedPath(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const end = url.indexOf("?", start);
-  return url.slice(start, end === -1 ? undefined : end).slice(0, MAX_LOGGED_PATH);
-}
 
 /** The error's code and who asked (ids only: never a key string or hash). */
 function errorFields(opts: AccessLogOptions, request: Request, info: RequestInfo): LogFields {
@@ -66,7 +62,7 @@ export function requestLogger(opts: AccessLogOptions): (answered: AnsweredReques
       requestId: info.requestId,
       method: request.method,
       route,
-      ...(route === UNMATCHED_ROUTE ? { path: unmatchedPath(request.url) } : {}),
+      ...(route === UNMATCHED_ROUTE ? { path: pathOf(request.url).slice(0, MAX_LOGGED_PATH) } : {}),
       status,
       durationMs: toMicroseconds(durationMs),
       ...(status >= 400 ? errorFields(opts, request, info) : {}),

@@ -1,9 +1,9 @@
 /**
  * Reading a request body within its bounds: the route's limit (413), whether the size is declared
  * or found while reading a chunked body; the body deadline, counted from the request's start
- * (408); a byte budget for all bodies being read together (503 with Retry-After). A body larger
- * than EARLY_AUTH_BODY_BYTES (declared, or once read past that) is read only after the root key
- * in the header has been checked, so an unknown key never makes the service buffer megabytes.
+ * (408); a byte budget for all bodies being read together (503 with Retry-After). A body is read
+ * only once the root key in its header checked out (pipeline.ts); for a request refused for its
+ * key, `arrivedText` gives what already arrived, at most EARLY_AUTH_BODY_BYTES, without waiting.
  *
  * A declared body is read by Bun in one piece (`text()`, bounded by its Content-Length, its share
  * of the budget reserved up front); a chunked one as a stream counted chunk by chunk, which costs
@@ -17,10 +17,9 @@
  * what it sends.
  */
 import { AppError } from "../errors/app-error.ts";
-import type { Principal } from "../services/auth/index.ts";
 import type { RequestInfo } from "./request-context.ts";
 
-/** A body larger than this is read only after its root key has been checked. */
+/** The largest body a request refused for its root key may still have read, when it is already there (its 400 comes first). */
 export const EARLY_AUTH_BODY_BYTES = 64 * 1024;
 
 export interface BodyBounds {
@@ -30,7 +29,7 @@ export interface BodyBounds {
   bufferBudgetBytes: number;
 }
 
-/** One body to read: its route's limit, and its request's facts (its start; where the principal found before a large body is kept). */
+/** One body to read: its route's limit, and its request's facts (its start). */
 export interface BodyRead {
   limitBytes: number;
   info: RequestInfo;
@@ -71,14 +70,12 @@ export class BodyReader {
   private readonly decoder = new TextDecoder();
   private turnEnd: Promise<typeof NOT_YET> | undefined;
 
-  /** `authenticate` throws the root key's 400/401/403 AppError; it runs before a large body is read, and its principal is the route's. */
-  constructor(private readonly bounds: BodyBounds, private readonly authenticate: (request: Request, info: RequestInfo) => Principal) {}
+  constructor(private readonly bounds: BodyBounds) {}
 
-  /** The body as text (empty when there is none), or a 408/413/499/503 AppError, or the root key's error. */
+  /** The body as text (empty when there is none), or a 408/413/499/503 AppError. */
   async text(request: Request, read: BodyRead): Promise<string> {
     const declared = declaredLength(request);
     if (declared !== undefined && declared > read.limitBytes) throw tooLarge(read.limitBytes);
-    if (declared !== undefined && declared > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request, read.info);
     if (declared === 0) return "";
     const reserved = { bytes: 0 };
     try {
@@ -91,6 +88,28 @@ export class BodyReader {
       return body === null ? "" : this.decode(await this.readChunks(request, body, read, reserved));
     } finally {
       this.bufferedBytes -= reserved.bytes;
+    }
+  }
+
+  /**
+   * For a request refused before its body was read (its root key failed): the body when it is
+   * declared, at most EARLY_AUTH_BODY_BYTES and all there by the end of this turn; otherwise
+   * undefined, never waiting longer. 413 for a declared body over the route's limit, as `text`.
+   * Its answer closes the connection either way.
+   */
+  async arrivedText(request: Request, read: BodyRead): Promise<string | undefined> {
+    this.cutShort.add(request);
+    const declared = declaredLength(request);
+    if (declared !== undefined && declared > read.limitBytes) throw tooLarge(read.limitBytes);
+    if (declared === undefined) return hasBody(request) ? undefined : "";
+    if (declared === 0) return "";
+    if (declared > EARLY_AUTH_BODY_BYTES || this.bufferedBytes + declared > this.bounds.bufferBudgetBytes) return undefined;
+    this.bufferedBytes += declared;
+    try {
+      const early = await Promise.race([request.text(), this.endOfTurn()]).catch(() => NOT_YET);
+      return typeof early === "string" ? early : undefined;
+    } finally {
+      this.bufferedBytes -= declared;
     }
   }
 
@@ -149,10 +168,8 @@ export class BodyReader {
         const next = await reader.read().catch((cause: unknown) => { throw clientClosed(cause); });
         if (expired) throw timedOut(this.bounds.timeoutMs);
         if (next.done) return chunks;
-        const before = total;
         total += next.value.byteLength;
         if (total > read.limitBytes) throw tooLarge(read.limitBytes);
-        if (before <= EARLY_AUTH_BODY_BYTES && total > EARLY_AUTH_BODY_BYTES) read.info.principal = this.authenticate(request, read.info);
         this.reserve(reserved, next.value.byteLength);
         chunks.push(next.value);
         if (timer === undefined) {

@@ -11,7 +11,7 @@ import type { BodyRead, BodyReader } from "./body-reader.ts";
 export const MAX_BODY_DEPTH = 100;
 
 /** Parses a body read as text; an empty body parses as undefined (the schema then says what is missing). */
-function parseJsonText(text: string): unknown {
+export function parseJsonText(text: string): unknown {
   if (text.length === 0) return undefined;
   let body: unknown;
   try {

@@ -10,6 +10,7 @@ import { Elysia } from "elysia";
 import { AppError } from "../errors/app-error.ts";
 import { AddressAllowList, type AddressRange } from "../lib/cidr.ts";
 import { Ok } from "./envelope.ts";
+import { requireAllowedHost } from "./request-host.ts";
 
 /** Latency buckets in seconds: sub-millisecond resolution where the hot paths live. */
 const BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const;
@@ -41,10 +42,16 @@ export interface MetricsSources {
   analyticsDatabaseSizeBytes?(): number;
   /** Requests received and not yet answered, the scrape itself left out. */
   requestsInFlight(): number;
+  /** v2 operations holding a slot of the in-flight cap, by whether their root key is known yet (http/in-flight.ts). */
+  operationsInFlight?(): { authenticated: number; unauthenticated: number };
   /** Verifications of keys of an API: API id (or `other` beyond the cap), code, count. */
   verificationsByApi(): Iterable<[apiId: string, code: string, count: number]>;
   /** What `tollgate version` prints, and the commit the binary was built from. */
   build: { version: string; commit: string };
+  /** A cluster node's shared servers: up or down, and the requests their absence made fail open or closed. */
+  dependencies?(): Array<{ name: string; up: boolean; failedOpen: number; failedClosed: number }>;
+  /** A cluster node's credit-spend statements given up on: still to settle, and how the others were settled. */
+  creditSettlement?(): { unsettled: number; cancelled: number; refunded: number; dropped: number };
 }
 
 export class MetricsRegistry {
@@ -120,10 +127,16 @@ export class MetricsRegistry {
       family(out, "tollgate_analytics_database_size_bytes", "gauge", "Size of analytics.db (verification events and rollups; pages in use and free), without the WAL.");
       out.push(`tollgate_analytics_database_size_bytes ${sources.analyticsDatabaseSizeBytes()}`);
     }
-    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (TOLLGATE_MAX_REQUESTS_IN_FLIGHT caps them), this scrape left out.");
+    family(out, "tollgate_http_requests_in_flight", "gauge", "Requests received and not yet answered (those refused at once included), this scrape left out.");
     out.push(`tollgate_http_requests_in_flight ${sources.requestsInFlight()}`);
+    if (sources.operationsInFlight) {
+      const held = sources.operationsInFlight();
+      family(out, "tollgate_http_operations_in_flight", "gauge", "v2 operations holding a slot of TOLLGATE_MAX_REQUESTS_IN_FLIGHT, by whether their root key is known yet (a cluster node's lookup).");
+      out.push(`tollgate_http_operations_in_flight{class="authenticated"} ${held.authenticated}`, `tollgate_http_operations_in_flight{class="unauthenticated"} ${held.unauthenticated}`);
+    }
     family(out, "tollgate_process_resident_memory_bytes", "gauge", "Resident memory of the process.");
     out.push(`tollgate_process_resident_memory_bytes ${process.memoryUsage.rss()}`);
+    renderCluster(out, sources);
     renderProcess(out, sources.build);
     return out.join("\n") + "\n";
   }
@@ -188,12 +201,38 @@ function label(value: string): string {
 }
 
 /** GET /metrics for clients in `allow` (the socket's address, never X-Forwarded-For, which a client can forge). */
-export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources) => {
+export const metricsRoute = (registry: MetricsRegistry, allow: readonly AddressRange[], sources: MetricsSources, allowedHosts: ReadonlySet<string>) => {
   const allowList = new AddressAllowList(allow);
   return new Elysia().get("/metrics", ({ request, server }) => {
     if (!allowList.allows(server?.requestIP(request)?.address)) {
       throw new AppError("route_not_found", { detail: "No route answers this method and path." });
     }
+    // After the address: to a client outside the allow-list the route must look like none at all.
+    requireAllowedHost(request, allowedHosts);
     return new Response(registry.render(sources), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
   }, { detail: { hide: true } });
 };
+
+/** A cluster node's dependencies and credit settlement; nothing on a box. */
+function renderCluster(out: string[], sources: MetricsSources): void {
+  const dependencies = sources.dependencies?.();
+  if (dependencies) {
+    family(out, "tollgate_dependency_up", "gauge", "1 while the shared server answers (probed every second and seen by requests), 0 during an outage.");
+    for (const d of dependencies) out.push(`tollgate_dependency_up{dependency="${label(d.name)}"} ${d.up ? 1 : 0}`);
+    family(out, "tollgate_dependency_failed_requests_total", "counter", "Requests the server's absence made fail open (let through, TOLLGATE_REDIS_UNREACHABLE=open) or closed (refused, or service_unavailable).");
+    for (const d of dependencies) {
+      out.push(`tollgate_dependency_failed_requests_total{dependency="${label(d.name)}",mode="open"} ${d.failedOpen}`);
+      out.push(`tollgate_dependency_failed_requests_total{dependency="${label(d.name)}",mode="closed"} ${d.failedClosed}`);
+    }
+  }
+  const settlement = sources.creditSettlement?.();
+  if (settlement) {
+    family(out, "tollgate_credit_spends_unsettled", "gauge", "Credit-spend statements given up on (their requests answered with an error) not settled yet; settled once PostgreSQL answers.");
+    out.push(`tollgate_credit_spends_unsettled ${settlement.unsettled}`);
+    family(out, "tollgate_credit_spends_settled_total", "counter", "Credit-spend statements given up on, by how they were settled: cancelled (never committed) or refunded (committed, given back).");
+    out.push(`tollgate_credit_spends_settled_total{outcome="cancelled"} ${settlement.cancelled}`);
+    out.push(`tollgate_credit_spends_settled_total{outcome="refunded"} ${settlement.refunded}`);
+    family(out, "tollgate_credit_spends_unsettled_dropped_total", "counter", "Statements dropped unsettled past the bound on those waiting (100,000).");
+    out.push(`tollgate_credit_spends_unsettled_dropped_total ${settlement.dropped}`);
+  }
+}

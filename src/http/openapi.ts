@@ -3,11 +3,15 @@
  * declarations, http/operation.ts; Elysia's own routes' from their `detail`) and the Scalar
  * reference UI, both served by tollgate itself. The UI's script is imported as a file, so
  * `bun build --compile` embeds it and the page renders with no internet. The document's `servers`
- * names the origin it was fetched from, so it is added per request.
+ * names the origin it was fetched from, so it is added per request. Everything here carries the
+ * console's protective headers; the UI's CSP also allows inline styles, which Scalar writes as it
+ * renders (its scripts still come only from this origin).
  */
 import { Elysia, type AnyElysia } from "elysia";
 import type { AddressAllowList } from "../lib/cidr.ts";
 import { requestOrigin } from "../lib/request-origin.ts";
+import { pathOf } from "./request-host.ts";
+import { PROTECTIVE_HEADERS } from "./protective-headers.ts";
 import { swagger } from "@elysiajs/swagger";
 // The package's exports map does not expose its self-contained browser bundle, hence the path.
 import scalarBundlePath from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
@@ -49,15 +53,20 @@ const TAGS = [
   { name: "apis", description: "APIs: containers of keys, one per product or environment. Deleting one makes its keys verify as `NOT_FOUND`." },
   { name: "keys", description: "The keys you hand to your users: create, verify, update, reroll and delete them, and manage their credits, permissions and roles." },
   { name: "identities", description: "The owners of keys (your users or organisations, by `externalId`): meta and rate limits shared by all their keys." },
-  { name: "ratelimit", description: "Rate limiting on any namespace and identifier, independent of keys, at the singular `/v2/ratelimit.*` paths the upstream v2 API and its SDK call. "
-    + "These include `multiLimit`; `listOverrides` and `listNamespaces` (a tollgate addition) answer a list page with `pagination`. The same operations at `/v2/ratelimits.*` share the same namespaces and overrides." },
-  { name: "ratelimits", description: "The same rate limiting at the plural `/v2/ratelimits.*` paths the service's own specification names; kept beside `ratelimit.*` so clients of either work unchanged. "
-    + "Responses are the same except `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows, and `listNamespaces`, which answers `data: {namespaces, cursor?}` alike; there is no plural `multiLimit`." },
+  { name: "ratelimits", description: "Rate limiting on any namespace and identifier, independent of keys. Each operation is served at two paths that share the same namespaces and overrides: "
+    + "the singular `/v2/ratelimit.*` that the upstream v2 API and its SDK call (with `multiLimit`; `listOverrides` and `listNamespaces`, a tollgate addition, answer a list page with `pagination`), "
+    + "and the plural `/v2/ratelimits.*` that the service's own specification names (marked \"plural path\"), kept so clients of either work unchanged. "
+    + "Responses are the same except the plural `listOverrides`, which answers `data: {overrides, cursor?}` as the specification shows, and `listNamespaces`, which answers `data: {namespaces, cursor?}` alike; there is no plural `multiLimit`." },
   { name: "permissions", description: "Permissions and roles of the workspace, which keys hold and verifications check with a permission query." },
   { name: "audit", description: "The workspace's audit log: who changed what, when and from where, kept for the retention period." },
   { name: "analytics", description: "Verification and rate-limit analytics queried with SQL: needs the workspace's analytics opt-in and `read_analytics`." },
   { name: "rootKeys", description: "A tollgate addition: what the calling root key is and may do, as the web console reads it. Root keys themselves are made and revoked with the command line (`tollgate root-key`)." },
 ];
+
+const DOCS_HEADERS: Readonly<Record<string, string>> = {
+  ...PROTECTIVE_HEADERS,
+  "content-security-policy": PROTECTIVE_HEADERS["content-security-policy"]!.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+};
 
 /** Typed as AnyElysia: the app needs none of these routes' types (see app.ts). */
 export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: Record<string, unknown>): AnyElysia => {
@@ -65,8 +74,10 @@ export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: 
   let script: Promise<string> | undefined;
   return new Elysia()
     // Registered before the plugin so that it wraps the plugin's document route.
-    .onAfterHandle(({ request, response, server }) => {
-      if (new URL(request.url).pathname !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
+    .onAfterHandle(({ request, response, server, set }) => {
+      if (response instanceof Response) for (const [name, value] of Object.entries(DOCS_HEADERS)) response.headers.set(name, value);
+      else Object.assign(set.headers, DOCS_HEADERS);
+      if (pathOf(request.url) !== OPENAPI_PATH || typeof response !== "object" || response === null) return;
       const origin = requestOrigin(request, server?.requestIP(request)?.address, trustedProxies);
       return { ...response, servers: [{ url: origin, description: "This tollgate, as the document was fetched" }] };
     })
@@ -79,7 +90,7 @@ export const openApiRoutes = (trustedProxies: AddressAllowList, operationPaths: 
       scalarConfig: scalarConfig as Record<string, unknown>,
       // Not the default: it drops every path with a dot, which is every /v2/<resource>.<operation>.
       excludeStaticFile: false,
-      exclude: [/^\/docs\//, "/metrics"],
+      exclude: [/^\/docs(\/|$)/, "/metrics"],
       documentation: {
         info: { title: "tollgate", version: pkg.version, description: DESCRIPTION },
         // The plugin types `paths` as its own OpenAPI type, which the operations' TypeBox schemas do not match.

@@ -26,6 +26,11 @@ export interface Operation<S extends TSchema = TSchema> {
   /** `POST` path, e.g. `/v2/keys.verifyKey`. */
   path: string;
   body: S;
+  /**
+   * A body that passes `body`, shown in the API document as the request's example: the reference
+   * UI fills "Send" with it, and a schema alone would give `""` for a name that needs 3 characters.
+   */
+  example: Static<S>;
   /** The largest body the operation reads (default DEFAULT_BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number;
   /** The OpenAPI operation's fields (summary, tags, description, responses). */
@@ -62,7 +67,7 @@ export function documentedPaths(ops: readonly Operation[]): Record<string, { pos
         operationId: operationId(op.path),
         ...op.detail,
         ...(limitBytes === DEFAULT_BODY_LIMIT_BYTES ? {} : { "x-max-body-bytes": limitBytes }),
-        requestBody: { required: true, content: Object.fromEntries(BODY_CONTENT_TYPES.map((type) => [type, { schema: op.body }])) },
+        requestBody: { required: true, content: Object.fromEntries(BODY_CONTENT_TYPES.map((type) => [type, { schema: op.body, ...(type === "application/json" ? { example: op.example } : {}) }])) },
       },
     };
   }

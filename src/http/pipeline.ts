@@ -1,14 +1,16 @@
 /**
- * The one request pipeline every v2 operation runs through: request id → in-flight cap → JSON
- * body within its bounds (a large body only once the root key checks out, body-reader.ts) →
- * schema validation → handler (which authenticates) → envelope, or the one error renderer →
- * metrics → access log. It is served straight from Bun's router (`routes`): Elysia's per-request
+ * The one request pipeline every v2 operation runs through: request id → root key from the header
+ * (a cluster node's lookup holding a slot of the unauthenticated share) → in-flight cap and shares
+ * (in-flight.ts) → JSON body within its bounds (body-reader.ts) → schema validation → handler →
+ * envelope, or the one error renderer → metrics → access log. A request whose root key fails is
+ * answered at once, its body not waited for, and its connection closed: it holds nothing. Its 400
+ * for the body still comes first when the body is already there, as when keys were checked last. It is served straight from Bun's router (`routes`): Elysia's per-request
  * hook chain costs a large share of a bare Bun.serve's throughput, and the operations need none
  * of it. Answers leave together at the end of the event-loop turn (see TurnEnd).
  */
-import { parseJsonBody } from "./body.ts";
-import type { BodyReader } from "./body-reader.ts";
-import { admitRequest, type PendingRequests } from "./in-flight.ts";
+import { parseJsonBody, parseJsonText } from "./body.ts";
+import type { BodyRead, BodyReader } from "./body-reader.ts";
+import type { InFlight, InFlightSlot } from "./in-flight.ts";
 import { BodyValidator } from "./validation.ts";
 import type { Ok } from "./envelope.ts";
 import type { ErrorRenderer } from "./errors.ts";
@@ -18,18 +20,26 @@ import type { MetricsRegistry } from "./metrics.ts";
 import type { AnsweredRequest } from "./access-log.ts";
 import { newRequestInfo, type RequestInfo } from "./request-context.ts";
 import { bodyLimitOf, type Operation } from "./operation.ts";
+import type { Principal } from "../services/auth/index.ts";
 
 export interface PipelineParts {
   errors: ErrorRenderer;
   metrics: MetricsRegistry;
   log(answered: AnsweredRequest): void;
   bodies: BodyReader;
-  maxRequestsInFlight: number;
+  inFlight: InFlight<Server>;
   /** Work to wait for before a request is read (the cluster mode's root-key lookup); undefined when there is none. */
   prepare?(request: Request, info: RequestInfo): Promise<void> | undefined;
+  /** The request's principal from its Authorization header, or the root key's 400/401/403 AppError. */
+  authenticate(request: Request, info: RequestInfo): Principal;
 }
 
-type Handler = (request: Request, server: PendingRequests) => Promise<Response>;
+/** What the pipeline asks of Bun's server: the client's address (in-flight.ts). */
+export interface Server {
+  requestIP(request: Request): { address: string } | null;
+}
+
+type Handler = (request: Request, server: Server) => Promise<Response>;
 
 /** The `routes` table of Bun.serve: POST of each operation; other methods fall through to Elysia. */
 export type BunRoutes = Record<string, { POST: Handler }>;
@@ -84,26 +94,49 @@ export class Pipeline {
     // Compiled on the operation's first body: a start need not compile every schema.
     let validator: BodyValidator | undefined;
     const limitBytes = bodyLimitOf(op);
-    const { errors, metrics, bodies, maxRequestsInFlight } = this.parts;
+    const { errors, metrics, bodies, inFlight } = this.parts;
+    const validate = (body: unknown) => (validator ??= new BodyValidator(op.body, op.path)).check(body);
     return async (request, server) => {
       const info = newRequestInfo();
       let response: Response;
+      let slot: InFlightSlot | undefined;
       try {
-        admitRequest(server, maxRequestsInFlight);
         const preparing = this.parts.prepare?.(request, info);
-        if (preparing !== undefined) await preparing;
+        if (preparing !== undefined) {
+          slot = inFlight.admit(request, server, false);
+          await preparing;
+        }
+        try {
+          info.principal = this.parts.authenticate(request, info);
+        } catch (failure) {
+          await refuse(this.parts.bodies, failure, request, { limitBytes, info }, validate);
+        }
+        if (slot === undefined) slot = inFlight.admit(request, server, true);
+        else inFlight.authenticated(slot);
         // The answer waits for the end of the turn anyway: an await more or less costs nothing.
         const body = await parseJsonBody(bodies, request, { limitBytes, info });
-        (validator ??= new BodyValidator(op.body)).check(body);
+        validate(body);
         const result = await op.handle(body, request, info);
         metrics.observeResult(op.path, result);
         response = jsonTextResponse(envelopeJson(info.requestId, result), 200, info.requestId);
       } catch (error) {
         response = errors.render(error, "UNKNOWN", request, info.requestId);
+      } finally {
+        if (slot !== undefined) inFlight.release(slot);
       }
       await this.turnEnd.next();
       this.parts.log({ request, route: op.path, status: response.status, info });
       return response;
     };
   }
+}
+
+/**
+ * Throws the root key's `failure` without waiting for the body: the body's 400 comes first only
+ * when the body is already there (body-reader.ts `arrivedText`).
+ */
+export async function refuse(bodies: BodyReader, failure: unknown, request: Request, read: BodyRead, validate: (body: unknown) => void): Promise<never> {
+  const text = await bodies.arrivedText(request, read);
+  if (text !== undefined) validate(parseJsonText(text));
+  throw failure;
 }

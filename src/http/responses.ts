@@ -13,7 +13,7 @@ import { ERROR_CATALOGUE, errorTypePath, type ErrorCode } from "../errors/catalo
 const TRANSPORT_ERRORS: readonly ErrorCode[] = ["invalid_input", "request_body_unreadable", "request_timeout", "request_body_too_large", "overloaded", "service_unavailable", "unexpected_error"];
 
 /** What authenticating the root key can answer (services/auth). */
-const ROOT_KEY_ERRORS: readonly ErrorCode[] = ["authentication_missing", "authentication_malformed", "root_key_not_found", "forbidden", "key_disabled", "workspace_disabled"];
+const ROOT_KEY_ERRORS: readonly ErrorCode[] = ["invalid_input", "authentication_malformed", "root_key_not_found", "forbidden", "key_disabled", "workspace_disabled"];
 
 /** The extension on each error response listing the catalogue codes behind its status. */
 const ERROR_CODES_EXTENSION = "x-error-codes";

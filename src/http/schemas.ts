@@ -1,7 +1,7 @@
 /** Request-schema pieces shared by several routes. Every object rejects unknown fields. */
 import { t } from "elysia";
 import { Type, type IntegerOptions, type TProperties } from "@sinclair/typebox";
-import { AppError } from "../errors/app-error.ts";
+import { failedValidation } from "./validation.ts";
 import { MAX_DURATION_MS, MIN_DURATION_MS } from "../services/ratelimit/index.ts";
 
 /** An object schema that rejects unknown fields (400 naming the field). */
@@ -13,13 +13,10 @@ export const strictObject = <P extends TProperties>(props: P, description?: stri
  * not an object (a string, a number, `true`, `[]`, `null`) and hands it to the handler. The handler
  * calls this first, so such a body is the same 400 a failed validation is; no body lists as `{}`.
  */
-export function optionalObjectBody<T extends object>(body: T | null | undefined): T | Record<string, never> {
+export function optionalObjectBody<T extends object>(body: T | null | undefined, path: string): T | Record<string, never> {
   if (body === undefined) return {};
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new AppError("invalid_input", {
-      detail: "The request failed validation; see `errors` for each field.",
-      errors: [{ location: "body", message: "Expected an object, or no body at all" }],
-    });
+    throw failedValidation(path, [{ location: "body", message: "Expected an object, or no body at all" }]);
   }
   return body;
 }

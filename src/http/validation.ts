@@ -37,9 +37,14 @@ export function fieldErrors(type: string, errors: Iterable<MappedError>): FieldE
   return out;
 }
 
-/** The 400 for a value that failed its schema. */
-function failedValidation(errors: FieldError[]): AppError {
-  return new AppError("invalid_input", { detail: "The request failed validation; see `errors` for each field.", errors });
+/** The detail of a body that fails its operation's schema, in upstream's words; `errors` names each field. */
+export function schemaFailureDetail(path: string): string {
+  return `POST request body for '${path}' failed to validate schema`;
+}
+
+/** The 400 for a body of the operation at `path` that failed its schema. */
+export function failedValidation(path: string, errors: FieldError[]): AppError {
+  return new AppError("invalid_input", { detail: schemaFailureDetail(path), errors });
 }
 
 function mapped(errors: Iterable<ValueError>): MappedError[] {
@@ -52,19 +57,19 @@ function mapped(errors: Iterable<ValueError>): MappedError[] {
   return out;
 }
 
-/** Checks bodies against one schema; `check` throws the 400 for a body that fails it. */
+/** Checks the bodies of the operation at `path` against its schema; `check` throws the 400 for a body that fails it. */
 export class BodyValidator {
   private readonly compiled: TypeCheck<TSchema>;
   /** A `t.Optional` schema: the body may be left out (the list operations). */
   private readonly mayBeAbsent: boolean;
 
-  constructor(schema: TSchema) {
+  constructor(schema: TSchema, private readonly path: string) {
     this.compiled = TypeCompiler.Compile(schema);
     this.mayBeAbsent = (schema as { [OptionalKind]?: unknown })[OptionalKind] === "Optional";
   }
 
   check(body: unknown): void {
     if (body === undefined && this.mayBeAbsent) return;
-    if (!this.compiled.Check(body)) throw failedValidation(fieldErrors("body", mapped(this.compiled.Errors(body))));
+    if (!this.compiled.Check(body)) throw failedValidation(this.path, fieldErrors("body", mapped(this.compiled.Errors(body))));
   }
 }

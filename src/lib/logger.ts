@@ -6,6 +6,8 @@
  */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "json" | "text";
+/** What TOLLGATE_LOG_FORMAT says: a format, or `auto`, text for a person at a terminal and JSON for a collector. */
+export type LogFormatSetting = LogFormat | "auto";
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -36,6 +38,12 @@ export function formatTextLine(time: string, level: LogLevel, msg: string, field
   let line = `${time} ${level.toUpperCase()} ${BARE_MESSAGE.test(msg) ? msg : JSON.stringify(msg)}`;
   if (fields) for (const key in fields) if (fields[key] !== undefined) line += ` ${key}=${textValue(fields[key])}`;
   return line;
+}
+
+/** The format `setting` means when the log goes to a terminal or not. */
+export function resolveLogFormat(setting: LogFormatSetting, toTerminal: boolean): LogFormat {
+  if (setting !== "auto") return setting;
+  return toTerminal ? "text" : "json";
 }
 
 /** A logger that writes lines at `level` or above, in `format`, to `write` (stderr by default). */

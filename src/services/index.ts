@@ -11,6 +11,7 @@ import type { WorkspaceService } from "./workspaces/index.ts";
 import type { AuditService } from "./audit/index.ts";
 import type { AnalyticsQueryService, RatelimitDecisionAggregator, VerificationEventSink, VerificationTotalsReader } from "./analytics/index.ts";
 import type { CreditAccounts } from "./credits/index.ts";
+import type { QuotaService } from "./quotas/index.ts";
 
 export interface Services {
   auth: RootKeyAuthenticator;
@@ -22,6 +23,8 @@ export interface Services {
   verification: VerificationService;
   ratelimits: RatelimitService;
   audit: AuditService;
+  /** The workspace quotas in force and each workspace's use of them (`tollgate stats`, rootKeys.whoami). */
+  quotas: QuotaService;
   /** analytics.getVerifications: callers' SQL, run off the main thread. */
   analytics: AnalyticsQueryService;
   /** Verification counts by API and outcome, from the totals tables (the embedded mode's, for `tollgate stats`). */

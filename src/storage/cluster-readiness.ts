@@ -1,7 +1,7 @@
 /**
- * The readiness checks of a cluster node's servers, each answered within `timeoutMs`: PostgreSQL
- * answers one read of its migrations table (a round trip that also says they are this version's),
- * Redis answers PING. A server that stops answering without closing its connections (a frozen
+ * The probes of a cluster node's servers, for its outage watch and readiness's migrations check,
+ * each answered within `timeoutMs`: PostgreSQL answers one read of its migrations table (a round
+ * trip that also says they are this version's), Redis answers PING. A server that stops answering without closing its connections (a frozen
  * host, a dropped network) can leave a connect or a query hanging far longer: the probe then
  * answers "not ready" at its bound and leaves the hanging query to finish alone, and later probes
  * wait for that same query rather than sending more, so the probes keep at most one query per
@@ -15,7 +15,7 @@ import type { EmbeddedMigration } from "./migrations.ts";
 import { migrationsVerdict } from "./readiness.ts";
 import { unreachableStore } from "./unreachable.ts";
 
-/** Why a server is not ready, or undefined when it is; never rejects. */
+/** Why a server is down (or, PostgreSQL, of another version), or undefined when it answers; never rejects. */
 export type ServerProbe = () => Promise<string | undefined>;
 
 /** `ask`, at most one at a time, each caller answered within `timeoutMs`. */
@@ -37,9 +37,15 @@ function codesOf(error: unknown): string {
   return [code, errno].filter((part) => typeof part === "string" && part !== "").join(" ") || (error as Error)?.name || "unknown error";
 }
 
-/** The probe of PostgreSQL at `url`, over a connection of its own; `close` ends it. */
-export function postgresProbe(url: string, migrations: readonly EmbeddedMigration[], timeoutMs: number): { probe: ServerProbe; close(): Promise<void> } {
+/**
+ * The probe of PostgreSQL at `url`, over a connection of its own; `close` ends it. `versionVerdict`
+ * is what the last answered probe said of the migrations (undefined when they are this version's,
+ * or before any answer): unlike an outage, which every node shares, migrations this node's version
+ * does not know make this node unfit to serve.
+ */
+export function postgresProbe(url: string, migrations: readonly EmbeddedMigration[], timeoutMs: number): { probe: ServerProbe; versionVerdict(): string | undefined; close(): Promise<void> } {
   const sql = new SQL(url, { max: 1, connectionTimeout: Math.max(1, Math.ceil(timeoutMs / 1000)) });
+  const last: { verdict?: string } = {};
   const ask = async () => {
     let latest: number;
     try {
@@ -49,9 +55,10 @@ export function postgresProbe(url: string, migrations: readonly EmbeddedMigratio
       const away = unreachableStore(error);
       return away ? `PostgreSQL cannot be reached (${away.code}).` : `PostgreSQL: its migrations cannot be read (${codesOf(error)}).`;
     }
-    return migrationsVerdict("PostgreSQL", latest, migrations);
+    last.verdict = migrationsVerdict("PostgreSQL", latest, migrations);
+    return last.verdict;
   };
-  return { probe: singleFlight("PostgreSQL", timeoutMs, ask), close: () => sql.close() };
+  return { probe: singleFlight("PostgreSQL", timeoutMs, ask), versionVerdict: () => last.verdict, close: () => sql.close() };
 }
 
 /**

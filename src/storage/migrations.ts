@@ -16,6 +16,8 @@ import m0007 from "../../migrations/0007_raw_events_in_batches.sql" with { type:
 import m0008 from "../../migrations/0008_rollups_folded_from_minutes.sql" with { type: "text" };
 import m0009 from "../../migrations/0009_analytics_own_file.sql" with { type: "text" };
 import m0010 from "../../migrations/0010_override_wildcard_index.sql" with { type: "text" };
+import m0011 from "../../migrations/0011_workspace_usage.sql" with { type: "text" };
+import m0012 from "../../migrations/0012_workspace_usage_triggers.sql" with { type: "text" };
 import a0000 from "../../migrations/analytics/0000_analytics.sql" with { type: "text" };
 import a0001 from "../../migrations/analytics/0001_raw_events_slim.sql" with { type: "text" };
 import a0002 from "../../migrations/analytics/0002_ratelimit_decisions.sql" with { type: "text" };
@@ -39,6 +41,8 @@ const SQL_BY_TAG: Record<string, string> = {
   "0008_rollups_folded_from_minutes": m0008,
   "0009_analytics_own_file": m0009,
   "0010_override_wildcard_index": m0010,
+  "0011_workspace_usage": m0011,
+  "0012_workspace_usage_triggers": m0012,
 };
 
 const ANALYTICS_SQL_BY_TAG: Record<string, string> = {

@@ -32,7 +32,7 @@ describe("api create", () => {
     const r = await run("create", "acme-api", "--workspace", "acme");
     expect(r.code).toBe(0);
     expect((await server().post("/v2/apis.getApi", { apiId: r.stdout.trim() }, file.rootKey)).status).toBe(404);
-    expect((await run("list", "--workspace", ws.stdout.trim())).stdout).toBe(`${r.stdout.trim()}\tacme-api\n`);
+    expect((await run("list", "--workspace", ws.stdout.trim())).stdout).toBe(`ID\tNAME\n${r.stdout.trim()}\tacme-api\n`);
   });
 
   test.each([
@@ -55,12 +55,12 @@ describe("api create", () => {
 });
 
 describe("api list", () => {
-  test("one API a line: id, name, by id (the default workspace without --workspace)", async () => {
+  test("a header, then one API a line: id, name, by id (the default workspace without --workspace)", async () => {
     const api = await server().post("/v2/apis.createApi", { name: "from-http" }, file.rootKey);
     const r = await run("list");
     expect(r.code).toBe(0);
     const lines = [`${shopId}\tshop`, `${api.body.data.apiId}\tfrom-http`].toSorted();
-    expect(r.stdout).toBe(`${lines.join("\n")}\n`);
+    expect(r.stdout).toBe(`ID\tNAME\n${lines.join("\n")}\n`);
   });
 
   test("--json: an array of {id, name, keySpaceId}, as apis.listApis answers, by id", async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, startServe, tempDataDir } from "../support/cli.ts";
+import { runCli, startServe, tableRows, tempDataDir } from "../support/cli.ts";
 import { perTest } from "../support/cli-slots.ts";
 
 const t = perTest();
@@ -46,7 +46,7 @@ describe("first serve on an empty data dir", () => {
     // A second start bootstraps nothing: the same one root key, the same file.
     const list = await runCli(["root-key", "list", "--workspace", "default"], { dataDir: dir });
     expect(list.code).toBe(0);
-    expect(list.stdout.trim().split("\n").map((line) => line.split("\t")[1])).toEqual(["bootstrap"]);
+    expect(tableRows(list.stdout, ["ID", "NAME", "START", "STATE", "PERMISSIONS"]).map((row) => row[1])).toEqual(["bootstrap"]);
     expect(list.stdout).not.toContain(key);
     expect(readFileSync(keyFile, "utf8").trim()).toBe(key);
   });

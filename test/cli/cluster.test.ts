@@ -54,7 +54,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the CLI in t
 
   test("a master key the box did not use is refused, and nothing is copied", async () => {
     const r = await runCli(["migrate-to-cluster", "--from", box.dir], { dataDir: node.dir, env: { ...clusterEnv, TOLLGATE_MASTER_KEY: Buffer.alloc(32, 1).toString("base64") } });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(78);
     expect(r.stderr).toContain("is not TOLLGATE_MASTER_KEY");
     const copied = await clusterCli("migrate-to-cluster", "--from", box.dir);
     expect(copied.code).toBe(0);
@@ -63,8 +63,9 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the CLI in t
 
   test("a second copy into the same database is refused: it holds records", async () => {
     const r = await clusterCli("migrate-to-cluster", "--from", box.dir);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(78);
     expect(r.stderr).toContain("already holds records");
+    expect(r.stderr).toContain("--replace");
   });
 
   test("a node verifies the box's key with its plaintext, with its credits, and decrypts it", async () => {

@@ -5,7 +5,7 @@
  * takes a share of the first's connections; the CLI keeps working beside a running serve.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { lockDataDir } from "../../src/storage/instance-lock.ts";
 import { runCli, startServe, tempDataDir, type Served } from "../support/cli.ts";
@@ -94,14 +94,17 @@ function sizeAndTime(path: string): { size: number; mtimeMs: number } {
 }
 
 describe("one serve per port", () => {
-  test("exit 1: a second serve on the first's port says 'address in use' and the address; every request still reaches the first", async () => {
+  test("exit 1: a second serve on the first's port says 'address in use' and the address, having created nothing; every request still reaches the first", async () => {
     const dir = freshDataDir();
     const first = await serve(dir);
     const port = new URL(first.url).port;
-    const second = await runCli(["serve"], { dataDir: freshDataDir(), env: { TOLLGATE_PORT: port } });
+    const secondDir = freshDataDir();
+    const second = await runCli(["serve"], { dataDir: secondDir, env: { TOLLGATE_PORT: port } });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`error: cannot listen on 127.0.0.1:${port}: address in use`);
     expect(second.stderr).not.toMatch(/^\s+at /m);
+    // Checked before the data dir, its databases and a bootstrap root key were made.
+    expect(existsSync(secondDir)).toBe(false);
     // The second data dir's root key would be 401 here: each answer comes from the first.
     const key = rootKeyOf(dir);
     const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => first.post("/v2/apis.createApi", { name: `first-${i}` }, key).then((r) => r.status)));

@@ -3,7 +3,7 @@
  * (no server: test/cli/key-serve.test.ts runs them beside `serve`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runCli, tempDataDir } from "../support/cli.ts";
+import { runCli, tableRows, tempDataDir } from "../support/cli.ts";
 
 let data: ReturnType<typeof tempDataDir>;
 let apiId = "";
@@ -16,12 +16,13 @@ afterAll(() => data.cleanup());
 
 const run = (...args: string[]) => runCli(["key", ...args], { dataDir: data.dir });
 const DAY_MS = 86_400_000;
+const KEY_HEADER = ["ID", "NAME", "START", "STATE", "CREDITS", "OWNER", "EXPIRES"];
 
 /** `key list --api shop [flags]` as rows: [id, name, start, state, credits, external id, expires]. */
 async function listRows(...flags: string[]): Promise<string[][]> {
   const r = await run("list", "--api", "shop", ...flags);
   expect(r.code).toBe(0);
-  return r.stdout.split("\n").filter(Boolean).map((line) => line.split("\t"));
+  return tableRows(r.stdout, KEY_HEADER);
 }
 
 let aliceId = "";
@@ -88,13 +89,24 @@ describe("key create", () => {
   });
 });
 
+describe("key create past the workspace's key quota", () => {
+  test("exits 1 with the service's reason, naming the variable; no key is made", async () => {
+    const before = await listRows();
+    const r = await runCli(["key", "create", "--api", "shop"], { dataDir: data.dir, env: { TOLLGATE_WORKSPACE_MAX_KEYS: String(before.length) } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("TOLLGATE_WORKSPACE_MAX_KEYS");
+    expect(await listRows()).toEqual(before);
+  });
+});
+
 describe("key list and get", () => {
   test("one key a line: id, name, start, state, credits, external id, expires; '-' for none", async () => {
     const rows = await listRows();
     const alice = rows.find((k) => k[0] === aliceId);
     expect(alice?.slice(0, 6)).toEqual([aliceId, "alice", aliceKey.slice(0, 7), "enabled", "5", "user_1"]);
     expect(rows.find((k) => k[1] === "bob")?.slice(3, 6)).toEqual(["enabled", "unlimited", "-"]);
-    expect((await run("get", aliceId)).stdout).toBe(`${alice!.join("\t")}\n`);
+    expect((await run("get", aliceId)).stdout).toBe(`${KEY_HEADER.join("\t")}\n${alice!.join("\t")}\n`);
   });
 
   test("--search matches the name, the external id or the start, case-insensitively", async () => {

@@ -5,18 +5,20 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, type Served } from "../support/cli.ts";
+import { runCli, tableRows, type Served } from "../support/cli.ts";
 import { perFile } from "../support/cli-slots.ts";
 
 const file = perFile();
 const server = (): Served => file.server;
 const run = (...args: string[]) => runCli(["root-key", ...args], { dataDir: file.dir });
 
+const ROOT_KEY_HEADER = ["ID", "NAME", "START", "STATE", "PERMISSIONS"];
+
 /** `root-key list --workspace <ws>` as rows: [id, name, start…, state, permissions]. */
 async function listRows(workspace: string): Promise<string[][]> {
   const r = await run("list", "--workspace", workspace);
   expect(r.code).toBe(0);
-  return r.stdout.trim().split("\n").filter(Boolean).map((line) => line.split("\t"));
+  return tableRows(r.stdout, ROOT_KEY_HEADER);
 }
 
 let ciKey = "";
@@ -133,7 +135,7 @@ describe("root-key list", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(ciKey);
     expect(r.stdout).not.toContain(file.rootKey);
-    const rows = r.stdout.trim().split("\n").map((line) => line.split("\t"));
+    const rows = tableRows(r.stdout, ROOT_KEY_HEADER);
     const ci = rows.find((k) => k[1] === "ci");
     expect(ci).toEqual([expect.stringMatching(/^rk_/), "ci", `${ciKey.slice(0, 12)}…`, "active", "api.*.create_api"]);
     expect(rows.find((k) => k[1] === "bootstrap")?.[3]).toBe("active");

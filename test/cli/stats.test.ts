@@ -65,7 +65,21 @@ describe("stats", () => {
 
   test("another workspace has its own counts", async () => {
     expect((await runCli(["workspace", "create", "--name", "quiet"], { dataDir: data.dir })).code).toBe(0);
-    expect((await stats("--workspace", "quiet")).stdout).toBe("total\t0\n");
+    expect((await stats("--workspace", "quiet")).stdout.split("\n")[0]).toBe("total\t0");
+  });
+
+  test("then the workspace's use of each quota, one a line, and as 'quotas' in --json", async () => {
+    const lines = (await stats()).stdout.trim().split("\n").filter((l) => l.startsWith("quota\t"));
+    expect(lines).toEqual([
+      "quota\tkeys\t2\t1000000\tTOLLGATE_WORKSPACE_MAX_KEYS",
+      "quota\tidentities\t0\t1000000\tTOLLGATE_WORKSPACE_MAX_IDENTITIES",
+      "quota\tpermissions\t0\t10000\tTOLLGATE_WORKSPACE_MAX_PERMISSIONS",
+      "quota\troles\t0\t1000\tTOLLGATE_WORKSPACE_MAX_ROLES",
+      "quota\tnamespaces\t0\t10000\tTOLLGATE_WORKSPACE_MAX_NAMESPACES",
+      expect.stringMatching(/^quota\tstorage\t\d+\t1073741824\tTOLLGATE_WORKSPACE_STORAGE_MB$/),
+    ]);
+    const json = await runCli(["stats", "--json"], { dataDir: data.dir, env: { TOLLGATE_WORKSPACE_MAX_KEYS: "7" } });
+    expect(JSON.parse(json.stdout).quotas[0]).toEqual({ quota: "keys", variable: "TOLLGATE_WORKSPACE_MAX_KEYS", used: 2, limit: 7 });
   });
 
   test.each([

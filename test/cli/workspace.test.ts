@@ -1,6 +1,6 @@
 /** `tollgate workspace create|list|update` as a child process, over one data dir for this file. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runCli, tempDataDir } from "../support/cli.ts";
+import { runCli, tableRows, tempDataDir } from "../support/cli.ts";
 
 let data: ReturnType<typeof tempDataDir>;
 beforeAll(() => { data = tempDataDir(); });
@@ -8,11 +8,13 @@ afterAll(() => data.cleanup());
 
 const run = (...args: string[]) => runCli(["workspace", ...args], { dataDir: data.dir });
 
-/** `workspace list` as rows: [id, name, analytics=on|off]. */
+const WORKSPACE_HEADER = ["ID", "NAME", "ANALYTICS"];
+
+/** `workspace list` as rows: [id, name, on|off]. */
 async function listRows(): Promise<string[][]> {
   const r = await run("list");
   expect(r.code).toBe(0);
-  return r.stdout.trim().split("\n").map((line) => line.split("\t"));
+  return tableRows(r.stdout, WORKSPACE_HEADER);
 }
 
 let acmeId = "";
@@ -35,7 +37,7 @@ describe("workspace create", () => {
   test("--analytics creates the workspace with analytics on", async () => {
     const r = await run("create", "--name", "beta", "--analytics");
     expect(r.code).toBe(0);
-    expect((await listRows()).find((row) => row[1] === "beta")).toEqual([r.stdout.trim(), "beta", "analytics=on"]);
+    expect((await listRows()).find((row) => row[1] === "beta")).toEqual([r.stdout.trim(), "beta", "on"]);
   });
 
   test("an invalid name exits non-zero with a message and creates nothing", async () => {
@@ -55,7 +57,7 @@ describe("workspace create", () => {
 describe("workspace list", () => {
   test("shows every workspace, one a line: id, name, analytics (default bootstrapped on first use)", async () => {
     const rows = await listRows();
-    expect(rows.find((row) => row[1] === "acme")).toEqual([acmeId, "acme", "analytics=off"]);
+    expect(rows.find((row) => row[1] === "acme")).toEqual([acmeId, "acme", "off"]);
     expect(rows.map((row) => row[1])).toEqual(["default", "acme", "beta"]);
   });
 
@@ -72,12 +74,12 @@ describe("workspace update", () => {
   test("--analytics on by name, then off by id", async () => {
     const on = await run("update", "acme", "--analytics", "on");
     expect(on.code).toBe(0);
-    expect(on.stdout).toBe(`${acmeId}\tacme\tanalytics=on\n`);
-    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("analytics=on");
+    expect(tableRows(on.stdout, WORKSPACE_HEADER)).toEqual([[acmeId, "acme", "on"]]);
+    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("on");
 
     const off = await run("update", acmeId, "--analytics", "off");
     expect(off.code).toBe(0);
-    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("analytics=off");
+    expect((await listRows()).find((row) => row[0] === acmeId)?.[2]).toBe("off");
   });
 
   test.each([

@@ -1,14 +1,17 @@
 /**
  * Change notices across nodes (src/storage/pg/changes.ts) against a real PostgreSQL: watchers on
  * connections of their own see what another connection committed, never what it rolled back; a
- * lost notice is caught by the poll; no version is delivered twice; stop leaves nothing running.
+ * lost notice is caught by the poll, also when transactions commit out of the order they recorded
+ * their changes in; no change is delivered twice; concurrent changes of one workspace each insert a
+ * notice of their own and wait for no other; the prune keeps each workspace's latest notice, so a
+ * poll behind it still delivers every changed workspace; stop leaves nothing running.
  * Most polls are run by hand through an injected timer; the latency and the dropped-listener
  * checks run on real timers. One server for the file; a fresh database per test.
  */
 import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { CHANGE_ORDER_LOCK_KEY, ChangeWatcher, MAX_POLL_MS, MIN_POLL_MS, recordChange, type After } from "../../src/storage/pg/changes.ts";
+import { ChangeWatcher, MAX_POLL_MS, MIN_POLL_MS, pruneSupersededChanges, recordChange, type After } from "../../src/storage/pg/changes.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 import { eventually, postgresForFile } from "./pg-database.ts";
 
@@ -55,16 +58,14 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
     return w;
   }
 
-  /** Commits a change to `workspaceId` through a node's drizzle client; its version. */
+  /** Commits a change to `workspaceId` through a node's drizzle client; its stamp. */
   const commitChange = (db: ReturnType<typeof drizzle>, workspaceId: string) => db.transaction((tx) => recordChange(tx, workspaceId));
 
-  /** Bumps a workspace's version as recordChange does, without the notice: a change whose notice was lost. */
+  /** Inserts workspaces' notice rows as recordChange does, in one transaction, without the NOTIFY: changes whose notices were lost. */
   async function commitWithoutNotice(sql: SQL, workspaceIds: string[]): Promise<void> {
     await sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${CHANGE_ORDER_LOCK_KEY}::int8)`;
       for (const id of workspaceIds) {
-        await tx`INSERT INTO cluster_changes (workspace_id, version) VALUES (${id}, nextval('cluster_change_version'))
-          ON CONFLICT (workspace_id) DO UPDATE SET version = excluded.version`;
+        await tx`INSERT INTO cluster_change_notices (workspace_id, version, tx_id) VALUES (${id}, nextval('cluster_change_version'), pg_current_xact_id()::text::int8)`;
       }
     });
   }
@@ -173,14 +174,14 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
     const timers = new ManualTimers();
     const w = await watch(url, { after: timers.after });
     const sql = client(url);
-    const version = await commitChange(drizzle({ client: sql }), "ws_notified");
+    const stamp = await commitChange(drizzle({ client: sql }), "ws_notified");
     await eventually(async () => w.seen.length === 1, 5000, "the notice delivered");
     await commitWithoutNotice(sql, ["ws_polled"]);
     await w.watcher.poll();
     expect(seenIds(w)).toEqual(["ws_notified", "ws_polled"]);
-    const [{ polledVersion }] = await sql`SELECT version::int8::text AS "polledVersion" FROM cluster_changes WHERE workspace_id = 'ws_polled'`;
-    await sql.notify("tollgate_changes", JSON.stringify({ workspaceId: "ws_notified", version }));
-    await sql.notify("tollgate_changes", JSON.stringify({ workspaceId: "ws_polled", version: Number(polledVersion) }));
+    const [polled] = await sql`SELECT version::int8 AS version, tx_id::int8 AS "txId" FROM cluster_change_notices WHERE workspace_id = 'ws_polled'`;
+    await sql.notify("tollgate_changes", JSON.stringify({ workspaceId: "ws_notified", ...stamp }));
+    await sql.notify("tollgate_changes", JSON.stringify({ workspaceId: "ws_polled", version: Number(polled.version), txId: Number(polled.txId) }));
     await commitChange(drizzle({ client: sql }), "ws_marker");
     await eventually(async () => seenIds(w).includes("ws_marker"), 5000, "the marker seen");
     expect(seenIds(w)).toEqual(["ws_notified", "ws_polled", "ws_marker"]);
@@ -209,6 +210,64 @@ describe.skipIf(skipWithout(missing.postgres(), "the cluster change notices"))("
     await commitWithoutNotice(client(url), ids);
     await w.watcher.poll();
     expect(seenIds(w)).toEqual(ids);
+  });
+
+  test("changes of one workspace in concurrent transactions each insert a notice; one poll delivers the workspace once", async () => {
+    const url = await pg.freshDatabase();
+    const timers = new ManualTimers();
+    const w = await watch(url, { after: timers.after });
+    const sql = client(url);
+    const db = drizzle({ client: sql });
+    // READ COMMITTED, as the record stores run: no transaction waits on a row of another.
+    const stamps = await Promise.all(Array.from({ length: 8 }, () => db.transaction((tx) => recordChange(tx, "ws_hot"), { isolationLevel: "read committed" })));
+    expect(new Set(stamps.map((s) => s.version)).size).toBe(8);
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM cluster_change_notices WHERE workspace_id = 'ws_hot'`;
+    expect(n).toBe(8);
+    await w.watcher.stop();
+    const behind = await watch(url, { after: timers.after });
+    await commitWithoutNotice(sql, ["ws_hot", "ws_hot", "ws_cold", "ws_hot"]);
+    await behind.watcher.poll();
+    expect(seenIds(behind)).toEqual(["ws_hot", "ws_cold"]);
+  });
+
+  test("a change committed after a later-started one, its notice lost, is still delivered by the next poll", async () => {
+    const url = await pg.freshDatabase();
+    const timers = new ManualTimers();
+    const w = await watch(url, { after: timers.after });
+    const sql = client(url);
+    let commitSlow!: () => void;
+    const slowHeld = new Promise<void>((resolve) => { commitSlow = resolve; });
+    let recorded!: () => void;
+    const slowRecorded = new Promise<void>((resolve) => { recorded = resolve; });
+    // The slow transaction takes the smaller version and transaction id, then waits to commit.
+    const slow = sql.begin(async (tx) => {
+      await tx`INSERT INTO cluster_change_notices (workspace_id, version, tx_id) VALUES ('ws_slow', nextval('cluster_change_version'), pg_current_xact_id()::text::int8)`;
+      recorded();
+      await slowHeld;
+    });
+    await slowRecorded;
+    await commitWithoutNotice(sql, ["ws_fast"]);
+    await w.watcher.poll();
+    expect(seenIds(w)).toEqual(["ws_fast"]);
+    commitSlow();
+    await slow;
+    await w.watcher.poll();
+    await w.watcher.poll();
+    expect(seenIds(w)).toEqual(["ws_fast", "ws_slow"]);
+  });
+
+  test("the prune keeps each workspace's latest notice, and a poll behind it still delivers every changed workspace", async () => {
+    const url = await pg.freshDatabase();
+    const timers = new ManualTimers();
+    const w = await watch(url, { after: timers.after });
+    const sql = client(url);
+    for (const id of ["ws_a", "ws_b", "ws_a", "ws_c", "ws_a", "ws_b"]) await commitWithoutNotice(sql, [id]);
+    expect(await pruneSupersededChanges(sql)).toBe(3);
+    const rows = await sql`SELECT workspace_id, version::text AS v FROM cluster_change_notices ORDER BY version`;
+    expect(rows.map((r: { workspace_id: string }) => r.workspace_id)).toEqual(["ws_c", "ws_a", "ws_b"]);
+    expect(await pruneSupersededChanges(sql)).toBe(0);
+    await w.watcher.poll();
+    expect(seenIds(w).sort()).toEqual(["ws_a", "ws_b", "ws_c"]);
   });
 
   test("stop ends the listening connection and the timer", async () => {

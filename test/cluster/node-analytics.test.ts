@@ -32,6 +32,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "cluster node
       const dataDir = mkdtempSync(join(tmpdir(), "tollgate-node-"));
       dirs.push(dataDir);
       const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: ROOT_KEY, ...servers.env });
+      await servers.initialise({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: ROOT_KEY });
       nodes.push(await boot({ config, logger: silentLogger, clock }));
     }
   }, 60_000);

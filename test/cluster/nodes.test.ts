@@ -39,9 +39,12 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the three-no
     await admin.unsafe(`CREATE DATABASE nodes`);
     await admin.close();
     databaseUrl = postgres.url.replace(/\/postgres$/, "/nodes");
-    // The first node migrates and bootstraps; the others find both done.
-    nodes.push(await startNode());
-    nodes.push(...await Promise.all([startNode(), startNode()]));
+    // Initialised once, as an operator does; then the nodes start together.
+    const init = tempDataDir();
+    dirs.push(init);
+    const initialised = await runCli(["cluster-init"], { dataDir: init.dir, env: env() });
+    if (initialised.code !== 0) throw new Error(`cluster-init: ${initialised.code} ${initialised.stderr}`);
+    nodes.push(...await Promise.all([startNode(), startNode(), startNode()]));
   }, SERVER_START_TIMEOUT_MS + 3 * NODE_START_TIMEOUT_MS);
 
   afterAll(async () => {

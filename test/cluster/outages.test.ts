@@ -2,9 +2,11 @@
  * A cluster node while PostgreSQL or Redis is away, on servers of this file's own (stopping the
  * process's shared PostgreSQL would break the other files' harnesses): a request that needs the
  * missing store answers `service_unavailable` naming it, never `unexpected_error` and never its
- * URL; readiness answers 503 `not_ready` naming it, within its bound even while the server hangs;
- * rate-limit checks answer by TOLLGATE_REDIS_UNREACHABLE; and all of it recovers once the server
- * is back, without restarting the node. Waiting on a server's state polls with a deadline.
+ * URL; readiness stays 200 (every node shares the servers: their outage takes no node out of a
+ * balancer) and answers within its bound even while a server hangs; the outage is one warning
+ * when it starts (not one a request); rate-limit checks answer by TOLLGATE_REDIS_UNREACHABLE; and
+ * all of it recovers once the server is back, without restarting the node. Waiting on a server's
+ * state polls with a deadline.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHarness, type ApiResponse, type Harness } from "../support/harness.ts";
@@ -14,7 +16,6 @@ import { SERVER_START_TIMEOUT_MS } from "../support/servers.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 
 const SERVICE_UNAVAILABLE = "service/application/service_unavailable";
-const NOT_READY = "service/application/not_ready";
 /** In the database URL; PostgreSQL's trust authentication ignores it. */
 const PASSWORD = "pw-outage-5e1d";
 /** How long an answer may take while a server is away: the probe's bound (1 s), with room for a loaded machine. */
@@ -24,8 +25,8 @@ const RECOVERY_BOUND_MS = 15_000;
 const TEST_TIMEOUT_MS = 60_000;
 /** How long `node`'s requests wait for PostgreSQL (TOLLGATE_DATABASE_TIMEOUT_MS). */
 const DATABASE_TIMEOUT_MS = 1000;
-/** How long a credit spend waits for PostgreSQL (twice the spender's statement timeout). */
-const SPEND_BOUND_MS = 4000;
+/** How long a credit spend waits for PostgreSQL: min(4 s, TOLLGATE_DATABASE_TIMEOUT_MS). */
+const SPEND_BOUND_MS = Math.min(4000, DATABASE_TIMEOUT_MS);
 
 describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage checks of a cluster node"))("a cluster node while a server is away", () => {
   let servers: OwnClusterServers;
@@ -71,11 +72,9 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
     for (const secret of [PASSWORD, "postgres://", "redis://", new URL(servers.postgres.url).port, new URL(servers.redis.url).port]) expect(text).not.toContain(secret);
   }
 
-  function expectNotReady(on: Harness, res: Awaited<ReturnType<typeof readiness>>, store: string): void {
-    expectError(on, res, 503, NOT_READY);
-    expect(res.body.error.detail).toContain(store);
-    expectNothingOfTheUrls(res);
-    expect(res.elapsedMs).toBeLessThan(ANSWER_BOUND_MS);
+  /** Ready, within the bound, whatever the shared servers do. */
+  function expectReady(res: Awaited<ReturnType<typeof readiness>>): void {
+    expect({ status: res.status, inTime: res.elapsedMs < ANSWER_BOUND_MS }).toEqual({ status: 200, inTime: true });
   }
 
   const limit = (on: Harness, identifier: string) =>
@@ -89,14 +88,14 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
     expect((await readiness(closedNode)).status).toBe(200);
   });
 
-  test("Redis stopped: checks pass (open, the node stays ready) or are refused (closed, readiness names Redis); Redis back: ready, and checks count again", async () => {
+  test("Redis stopped: checks pass (open) or are refused (closed), both nodes stay ready; Redis back: checks count again", async () => {
     // The namespace is created and cached on both nodes before Redis goes.
     expect(await limit(node, "before-a")).toBe(true);
     expect(await limit(closedNode, "before-b")).toBe(true);
     await servers.redis.halt();
     try {
-      expect((await readiness(node)).status).toBe(200);
-      expectNotReady(closedNode, await readiness(closedNode), "Redis");
+      expectReady(await readiness(node));
+      expectReady(await readiness(closedNode));
       expect(await limit(node, "during")).toBe(true);
       expect(await limit(closedNode, "during")).toBe(false);
       // Records do not need Redis.
@@ -111,25 +110,26 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
       await limit(node, identifier);
       return !(await limit(node, identifier));
     });
-    await eventually("closed node ready again", async () => (await readiness(closedNode)).status === 200);
+    await eventually("closed node counting again", async () => limit(closedNode, `probe-${++probe}`));
     expect(await limit(node, "after")).toBe(true);
     expect(await limit(closedNode, "after")).toBe(false);
   }, TEST_TIMEOUT_MS);
 
-  test("Redis frozen (SIGSTOP, commands hang): readiness (closed) and checks answer within their bounds, by the setting; thawed: ready again", async () => {
+  test("Redis frozen (SIGSTOP, commands hang): readiness and checks answer within their bounds, checks by the setting; thawed: counting again", async () => {
     process.kill(servers.redis.pid, "SIGSTOP");
     try {
-      for (let i = 0; i < 2; i++) expectNotReady(closedNode, await readiness(closedNode), "Redis");
-      expect((await readiness(node)).status).toBe(200);
+      for (let i = 0; i < 2; i++) expectReady(await readiness(closedNode));
+      expectReady(await readiness(node));
       expect(await limit(node, "frozen")).toBe(true);
       expect(await limit(closedNode, "frozen")).toBe(false);
     } finally {
       process.kill(servers.redis.pid, "SIGCONT");
     }
-    await eventually("ready again", async () => (await readiness(closedNode)).status === 200);
+    let probe = 0;
+    await eventually("closed node counting again", async () => limit(closedNode, `thawed-${++probe}`));
   }, TEST_TIMEOUT_MS);
 
-  test("PostgreSQL stopped: records routes and cold verifications answer service_unavailable naming it, readiness too; it back: both recover", async () => {
+  test("PostgreSQL stopped: records routes and cold verifications answer service_unavailable naming it, the node stays ready; it back: they recover", async () => {
     const { apiId } = (await post(node, "/v2/apis.createApi", { name: "before-pg-outage" })).body.data;
     const cached = (await post(node, "/v2/keys.createKey", { apiId })).body.data;
     const cold = (await post(node, "/v2/keys.createKey", { apiId })).body.data;
@@ -151,23 +151,27 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
         expect(res.body.error.detail).toContain("PostgreSQL");
         expect(res.body.error.detail).toContain("try again");
         expectNothingOfTheUrls(res);
-        // Logged as a warning with the client's code, nothing of the address either.
-        const logged = logLines.map((line) => JSON.parse(line)).find((l) => l.requestId === res.body.meta.requestId && l.msg === "a server is unreachable");
-        expect({ path, logged }).toMatchObject({ path, logged: { level: "warn", server: "PostgreSQL", code: expect.stringMatching(/^ERR_POSTGRES_|^StoreUnreachable$/) } });
-        expectNothingOfTheUrls({ ...res, body: logged });
       }
+      // One warning for the outage, with the client's code and nothing of the address; none a request.
+      const warnings = logLines.map((line) => JSON.parse(line)).filter((l) => l.level === "warn" && l.dependency === "PostgreSQL");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ msg: "PostgreSQL is unreachable", reason: expect.stringMatching(/ERR_POSTGRES_|StoreUnreachable|PostgreSQL/) });
+      expectNothingOfTheUrls({ status: 0, headers: new Headers(), body: warnings });
+      expect(logLines.map((line) => JSON.parse(line)).filter((l) => l.msg === "a server is unreachable" && l.level === "warn")).toEqual([]);
       // A key already cached answers from the cache, as before.
       expect((await post(node, "/v2/keys.verifyKey", { key: cached.key })).body.data.code).toBe("VALID");
-      expectNotReady(node, await readiness(node), "PostgreSQL");
+      expectReady(await readiness(node));
     } finally {
       await servers.postgres.resume();
     }
-    await eventually("ready again", async () => (await readiness(node)).status === 200);
-    expect((await post(node, "/v2/apis.createApi", { name: "after-pg-outage" })).status).toBe(200);
+    await eventually("PostgreSQL reachable again", async () => logLines.some((line) => JSON.parse(line).msg === "PostgreSQL is reachable again"));
+    // A pooled connection the restart broke may fail one request more; then they succeed.
+    let attempt = 0;
+    await eventually("records again", async () => (await post(node, "/v2/apis.createApi", { name: `after-pg-outage-${++attempt}` })).status === 200);
     expect((await post(node, "/v2/keys.verifyKey", { key: cold.key })).body.data.code).toBe("VALID");
   }, TEST_TIMEOUT_MS);
 
-  test("PostgreSQL frozen (SIGSTOP, connections hang): readiness answers within its bound, a spend within its own, naming it; thawed: ready again", async () => {
+  test("PostgreSQL frozen (SIGSTOP, connections hang): readiness answers ready within its bound, a spend within its own, naming it; thawed: spends again", async () => {
     const { apiId } = (await post(node, "/v2/apis.createApi", { name: "before-pg-freeze" })).body.data;
     const metered = (await post(node, "/v2/keys.createKey", { apiId, credits: { remaining: 10 } })).body.data;
     expect((await post(node, "/v2/keys.verifyKey", { key: metered.key })).body.data.code).toBe("VALID");
@@ -175,7 +179,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
     for (const pid of pids) process.kill(pid, "SIGSTOP");
     try {
       // Twice: a probe still hanging from the first must not hold up the second.
-      for (let i = 0; i < 2; i++) expectNotReady(node, await readiness(node), "PostgreSQL");
+      for (let i = 0; i < 2; i++) expectReady(await readiness(node));
       const startedMs = performance.now();
       const spent = await post(node, "/v2/keys.verifyKey", { key: metered.key });
       expect(performance.now() - startedMs).toBeLessThan(SPEND_BOUND_MS + ANSWER_BOUND_MS);
@@ -192,7 +196,7 @@ describe.skipIf(skipWithout(missing.postgres() ?? missing.redis(), "the outage c
     } finally {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }
-    await eventually("ready again", async () => (await readiness(node)).status === 200);
+    await eventually("spending again", async () => (await post(node, "/v2/keys.verifyKey", { key: metered.key })).body.data?.code === "VALID");
   }, TEST_TIMEOUT_MS);
 });
 

@@ -70,6 +70,13 @@ const QUERIES = [
   `SELECT latency * 2 AS doubled, key_id FROM ${RAW} WHERE doubled > 4 ORDER BY key_id`,
   `SELECT if(outcome = 'VALID', 'ok', 'no') AS kind, count() AS n FROM ${RAW} GROUP BY if(outcome = 'VALID', 'ok', 'no') ORDER BY kind`,
   `SELECT toDate('2026-03-01') AS d, count() AS n FROM ${RAW} WHERE outcome <> '2026-03-01' GROUP BY d`,
+  // Positions in GROUP BY and ORDER BY, as SQLite and ClickHouse read them; NULLs first as in SQLite.
+  `SELECT outcome, count() AS n FROM ${RAW} GROUP BY 1 ORDER BY 1`,
+  `SELECT key_id, outcome, SUM(spent_credits) AS s FROM ${RAW} GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2`,
+  `SELECT identity_id, count() AS n FROM ${RAW} GROUP BY 1 ORDER BY 1`,
+  `SELECT CASE WHEN outcome = 'VALID' THEN key_id END AS k, time FROM ${RAW} ORDER BY 1 DESC, 2`,
+  `SELECT toStartOfMonth(time) AS m, count() AS n FROM ${RAW} GROUP BY 1 ORDER BY 2 DESC, 1 NULLS LAST`,
+  `SELECT key_id FROM ${RAW} WHERE latency > 3 UNION ALL SELECT outcome FROM ${RAW} ORDER BY 1`,
 ];
 
 describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL analytics dialect"))("the same answers from SQLite and PostgreSQL", () => {

@@ -62,8 +62,11 @@ export const SAMPLE_ROWS: readonly SampleRow[] = [
     resources: [{ type: "key", id: "key_1", name: NON_ASCII }], description: NON_ASCII, remoteIp: "::1", userAgent: null,
   }),
   row(pg.creditJournal, { entries: JSON.stringify([["key_1", 2 ** 40]]) }),
-  row(pg.clusterChanges, { workspaceId, version: BIG_COUNT }),
+  row(pg.clusterChangeNotices, { workspaceId, version: BIG_COUNT, txId: BIG_COUNT }),
   row(pg.jobRuns, { job: "credit-refill", tickMs: LATE_MS, owner: NON_ASCII, leaseUntilMs: LATE_MS + 1, finishedAtMs: null }),
+  row(pg.creditSpends, { id: "spend_1", charges: JSON.stringify({ key_1: BIG_COUNT }), state: "refunded", createdAt: new Date(LATE_MS) }),
+  row(pg.clusterSettings, { name: "master_key_fingerprint", value: NON_ASCII, setAtMs: LATE_MS }),
+  row(pg.workspaceUsage, { workspaceId, keys: BIG_COUNT, identities: 1, permissions: 2, roles: 3, namespaces: 4, bytes: BIG_COUNT }),
   row(pg.pgVerificationEvents, {
     requestId: "req_1", time: LATE_MS, workspaceId, keySpaceId: "ks_1", keyId: "key_1", identityId: "id_1", externalId: NON_ASCII,
     outcome: "VALID", tags: JSON.stringify([NON_ASCII]), spentCredits: BIG_COUNT, latencyMs: 0.25,

@@ -15,6 +15,7 @@ import { RawJson } from "../../src/lib/raw-json.ts";
 import { ALL_GRANTS } from "../../src/services/auth/permissions.ts";
 import { PgSnapshotLoader } from "../../src/services/verification/pg-snapshot.ts";
 import { SnapshotLoader, type KeySnapshot } from "../../src/services/verification/snapshot.ts";
+import { SLICED_LOAD_MIN_ROWS } from "../../src/services/verification/many-permissions.ts";
 import { DATABASE_FILE } from "../../src/storage/data-dir.ts";
 import { openStorage, type Storage } from "../../src/storage/db.ts";
 import { copyDataDirToPostgres } from "../../src/storage/pg/copy-from-sqlite.ts";
@@ -59,6 +60,12 @@ async function addSnapshotCases(set: EmbeddedDataSet): Promise<void> {
   await createKey({ name: "large meta", meta: LARGE_META, externalId: "user_large", roles: LOCALE_SORTED_NAMES.slice(0, 4), ratelimits: localeLimits });
   await createKey({ name: NON_ASCII, meta: { text: NON_ASCII, [NON_ASCII]: [NON_ASCII] }, permissions: LOCALE_SORTED_NAMES.map((n) => `p${n}`), roles: LOCALE_SORTED_NAMES.slice(3) });
   await createKey({ name: "identity gone", externalId: "user_gone", credits: { remaining: 0 } });
+  // More permission rows than one statement gathers in SQLite (loaded in slices there), some held through two roles, in an order bytes and locale disagree on.
+  const heavyRoles = ["heavy-a", "heavy-b", "heavy-c"];
+  for (const [r, name] of heavyRoles.entries()) {
+    await call("/v2/permissions.createRole", { name, permissions: Array.from({ length: 1000 }, (_, p) => `${(p + r) % 2 === 0 ? "B" : "a"}${(p + r * 500) % 1500}.read-write-heavy`) });
+  }
+  await createKey({ name: "heavy", roles: heavyRoles, permissions: ["a1.*", "palpha"] });
   const deleted = await createKey({ name: "deleted", roles: ["alpha"] });
   await call("/v2/keys.deleteKey", { keyId: deleted });
   await call("/v2/identities.deleteIdentity", { identity: "user_gone" });
@@ -107,14 +114,16 @@ describe.skipIf(skipWithout(missing.postgres(), "loading key snapshots from Post
   test("every key's snapshot from PostgreSQL equals SQLite's, RawJson texts, permission index and size estimate included", async () => {
     expect(hashes.length).toBe(set!.plaintexts.size);
     for (const hash of hashes) {
-      const fromSqlite = sqliteLoader.load(hash);
+      const fromSqlite = await sqliteLoader.load(hash);
       expect(fromSqlite).toBeDefined();
       expect({ hash, snapshot: comparable(await pgLoader.load(hash)) }).toStrictEqual({ hash, snapshot: comparable(fromSqlite) });
     }
   });
 
-  test("the data set covers RawJson metas, locale-ordered lists, identities with limits, a deleted key and identity", () => {
-    const snaps = hashes.map((hash) => sqliteLoader.load(hash)!);
+  test("the data set covers RawJson metas, locale-ordered lists, identities with limits, a deleted key and identity, a key loaded in slices", async () => {
+    const snaps = await Promise.all(hashes.map(async (hash) => (await sqliteLoader.load(hash))!));
+    // Long enough for PostgreSQL's list to be indexed in slices too (pg-snapshot.ts).
+    expect(snaps.some((s) => s.answer.permissions instanceof RawJson && s.permissions.length >= SLICED_LOAD_MIN_ROWS && JSON.stringify(s.permissions).length >= 32_768)).toBe(true);
     expect(snaps.some((s) => s.meta instanceof RawJson)).toBe(true);
     expect(snaps.some((s) => s.identity?.meta instanceof RawJson && s.identity.ratelimits.length > 1)).toBe(true);
     const byLocale = (list: readonly string[]) => [...list].sort((a, b) => a.localeCompare(b, "en-US"));

@@ -2,62 +2,22 @@
  * Credit spends decided by PostgreSQL (src/services/credits/pg-spender.ts) against a real server:
  * never overspent by concurrent spenders with pools of their own, first come first served per key
  * within a statement, committed before answered, nothing spent by a statement that failed, and a
- * row changed by another transaction while a spend waits for it decided on its newest state.
- * One server for the file; a fresh, migrated database per test.
+ * row changed by another transaction while a spend waits for it decided on its newest state
+ * (statements given up on: pg-spend-settlement.test.ts). One server for the file; a fresh,
+ * migrated database per test.
  */
 import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { CreditSpendFailed, PgCreditSpender, type SpendResult } from "../../src/services/credits/index.ts";
 import { postgresForFile } from "./pg-database.ts";
+import { withDatabase as withSpendDatabase, type Database } from "./pg-spend-database.ts";
 import { missing, skipWithout } from "../support/tools.ts";
 
-interface Database {
-  /** A client of the database apart from every spender's pool. */
-  sql: SQL;
-  /** Inserts a key with this balance (null: unlimited). */
-  addKey(id: string, remaining: number | null): Promise<void>;
-  /** The key's balance read over a new connection. */
-  balanceOf(id: string): Promise<number | null>;
-  /** A spender on the database; closed with it. */
-  spender(options?: { timeoutMs?: number }): PgCreditSpender;
-}
 
 describe.skipIf(skipWithout(missing.postgres(), "the PostgreSQL credit spends"))("credit spends in PostgreSQL", () => {
   const pg = postgresForFile();
 
-  /** Runs `use` with a new migrated database holding one workspace and key space. */
-  async function withDatabase(use: (db: Database) => Promise<void>): Promise<void> {
-    const url = new URL(await pg.freshDatabase());
-    const sql = pg.client(url.href);
-    const spenders: PgCreditSpender[] = [];
-    try {
-      await sql`INSERT INTO workspaces (id, name, created_at) VALUES ('ws_1', 'acme', 1)`;
-      await sql`INSERT INTO key_spaces (id, workspace_id, created_at) VALUES ('ks_1', 'ws_1', 1)`;
-      await use({
-        sql,
-        addKey: async (id, remaining) => {
-          await sql`INSERT INTO keys (id, workspace_id, key_space_id, hash, start, remaining, created_at)
-            VALUES (${id}, 'ws_1', 'ks_1', ${`hash_${id}`}, 'sk_', ${remaining}, 1)`;
-        },
-        balanceOf: async (id) => {
-          const fresh = new SQL(url.href, { max: 1 });
-          try {
-            const [row] = await fresh`SELECT remaining FROM keys WHERE id = ${id}`;
-            return row.remaining === null ? null : Number(row.remaining);
-          } finally {
-            await fresh.close();
-          }
-        },
-        spender: (options) => {
-          const spender = new PgCreditSpender({ url: url.href, ...options });
-          spenders.push(spender);
-          return spender;
-        },
-      });
-    } finally {
-      await Promise.all(spenders.map((s) => s.close()));
-    }
-  }
+  const withDatabase = (use: (db: Database) => Promise<void>) => withSpendDatabase(pg, use);
 
   /** Waits until at least (or at most) `count` statements of the database wait for a row lock (another process's progress, polled). */
   async function untilWaitingForLocks(sql: SQL, count: number, bound: "at least" | "at most" = "at least"): Promise<void> {

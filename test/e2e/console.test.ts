@@ -49,6 +49,21 @@ describe.skipIf(skipWithout(chromium, "the console in Chromium"))("the console i
     }
   });
 
+  test("the overview shows the workspace's use of each quota, with the variable that sets it", async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      await signedIn(page, h.url, h.rootKey);
+      await page.getByRole("heading", { name: "Quotas" }).waitFor();
+      const row = page.getByRole("row", { name: /TOLLGATE_WORKSPACE_MAX_KEYS/ });
+      await row.waitFor();
+      expect(await row.textContent()).toContain("1,000,000");
+      expect(await page.getByRole("row", { name: /TOLLGATE_WORKSPACE_STORAGE_MB/ }).textContent()).toContain("1024 MiB");
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   test("a wrong root key: the API's 401 is shown in plain words and nothing is kept", async () => {
     const { page, close } = await openPage(browser);
     try {

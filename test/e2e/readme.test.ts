@@ -1,7 +1,8 @@
 /**
- * The README's "Try it" block, run by bash as a reader pastes it: in a directory laid out like a
- * checkout (the sources linked in), beside `serve` on its default data dir `./data`. Only the port
- * differs: the block's `localhost:8080` becomes the server's port, since tests use no fixed port.
+ * The README's "Try it" block, run by bash as a reader pastes it, to the letter: in a directory
+ * laid out like a checkout (the sources linked in), beside `serve` on its default data dir
+ * `./data`. Tests use no fixed port, so the server's is given as TOLLGATE_PORT, which the block
+ * reads as the reader's own shell would hold it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -27,11 +28,11 @@ describe("README: Try it", () => {
 
   test("the block runs as written: the key verifies VALID with a credit spent, and the bootstrap key lists it", () => {
     const block = readmeBlock("## Try it");
-    expect(block).toContain("localhost:8080");
+    expect(block).toContain("${TOLLGATE_PORT:-8080}");
     const port = new URL(served.url).port;
     // Each command's output on its own line, so the two answers can be told apart.
-    const script = `set -euo pipefail\n${block.replaceAll("localhost:8080", `localhost:${port}`).replace(/^(curl .*)$/gm, "$1; echo")}`;
-    const run = Bun.spawnSync(["bash", "-c", script], { cwd: checkout, env: environWithoutSettings(), stdout: "pipe", stderr: "pipe" });
+    const script = `set -euo pipefail\n${block.replace(/^(curl .*)$/gm, "$1; echo")}`;
+    const run = Bun.spawnSync(["bash", "-c", script], { cwd: checkout, env: { ...environWithoutSettings(), TOLLGATE_PORT: port }, stdout: "pipe", stderr: "pipe" });
     const stderr = run.stderr.toString();
     expect(run.exitCode, stderr).toBe(0);
     const [verified, listed] = run.stdout.toString().trim().split("\n").map((line) => JSON.parse(line));

@@ -1,7 +1,8 @@
 /**
  * What the transport campaign (transport.ts) expects of an answer, from the shape of the request
  * that got it: its framing, its size against the route's limit and EARLY_AUTH_BODY_BYTES, its
- * caller, and whether its body was valid, trickled or part of a burst. The size rules come from
+ * caller, and whether its body was valid, trickled or part of a burst. A caller whose root key
+ * fails is answered from its header, never after waiting for its body. The size rules come from
  * the service's own constants, so a limit that changes moves the expectations with it.
  */
 import { EARLY_AUTH_BODY_BYTES } from "../../src/http/body-reader.ts";
@@ -15,7 +16,9 @@ export const TYPES = {
   timeout: errorTypePath("request_timeout"),
   overloaded: errorTypePath("overloaded"),
   unknownKey: errorTypePath("root_key_not_found"),
-  missingKey: errorTypePath("authentication_missing"),
+  // A missing Authorization header is upstream's schema failure: `invalid_input`.
+  missingKey: errorTypePath("invalid_input"),
+  malformedKey: errorTypePath("authentication_malformed"),
 } as const;
 
 /** Answers only the transport gives: a well-formed request within its bounds, in time and alone, gets none of them. */
@@ -32,7 +35,7 @@ export interface Caller {
   authError?: string;
 }
 
-export type Kind = "random size" | "near the limit" | "cut short" | "slow" | "early auth" | "burst" | "malformed framing";
+export type Kind = "random size" | "near the limit" | "cut short" | "slow" | "keyless" | "burst" | "malformed framing" | "odd request";
 
 export interface Shape {
   kind: Kind;
@@ -57,9 +60,12 @@ export function expectation(s: Shape, limitBytes: number): Expectation {
   // A trickled chunked body never gets near either size bound: only what has arrived is counted.
   const trickled = s.kind === "slow" && s.framing === "chunked";
   if (!trickled && s.bytes > limitBytes) return s.framing === "declared" || !auth ? oneOf(TYPES.tooLarge) : oneOf(TYPES.tooLarge, auth);
-  if (auth && !trickled && s.bytes > EARLY_AUTH_BODY_BYTES) return oneOf(auth);
+  if (auth) {
+    // The body's 400 comes first only for a whole declared body of at most EARLY_AUTH_BODY_BYTES that was already there.
+    const mayHaveArrived = s.framing === "declared" && s.bytes <= EARLY_AUTH_BODY_BYTES && s.kind !== "slow" && s.kind !== "keyless" && s.kind !== "cut short";
+    return s.valid || !mayHaveArrived ? oneOf(auth) : { describe: `${auth} or a 400`, accepts: (status, type) => type === auth || status === 400 };
+  }
   if (s.kind === "slow") return oneOf(TYPES.timeout);
-  if (auth) return s.valid ? oneOf(auth) : { describe: `${auth} or a 400`, accepts: (status, type) => type === auth || status === 400 };
   if (s.valid) return { describe: "200", accepts: (status) => status === 200 };
   return { describe: "the route's own answer", accepts: (_, type) => type === undefined || !TRANSPORT_ONLY.has(type) };
 }

@@ -1,21 +1,22 @@
 /**
  * The transport campaign: every POST route of the route table gets request bodies of random
- * shapes, from the all-powerful root key, one holding only the route's grants, none, and an
- * unknown one. Shapes: chunked at random chunk sizes, within and over the route's limit (read
- * from the API document, as a caller would); declared just under, at and over it; a declared
- * length the client never sends before it closes; a body trickled past the body deadline; an
- * unauthenticated body past EARLY_AUTH_BODY_BYTES, which must be refused before it is all sent;
- * bursts of large bodies held open together, which the in-flight cap and the body budget must
- * refuse in part (503 with Retry-After) while the rest are answered as usual (transport-burst.ts);
- * and malformed framing (transport-framing.ts). Chunks carry extensions now and then. The bodies are
- * the route's valid one and the hostile ones of mutate.ts, padded with whitespace to size.
+ * shapes, from the all-powerful root key, one holding only the route's grants, none, a malformed
+ * header and an unknown key. Shapes: chunked at random chunk sizes, within and over the route's
+ * limit (read from the API document, as a caller would); declared just under, at and over it; a
+ * declared length the client never sends before it closes; a body trickled past the body
+ * deadline; a keyless body of any size trickled, which must be answered from its header before
+ * it is all sent, with Connection: close (so must every answer to a keyless caller); bursts of
+ * large bodies held open together, which the in-flight cap and the body budget must refuse in part
+ * (503 with Retry-After) while the rest are answered as usual (transport-burst.ts); malformed
+ * framing (transport-framing.ts); and odd request lines and Host headers (transport-odd.ts).
+ * Chunks carry extensions now and then. The bodies are the route's valid one and the hostile ones
+ * of mutate.ts, padded with whitespace to size.
  *
  * After every shape: the answer is judged (transport-judge.ts); a hang is a finding; a refusal
  * changed no table (digest.ts); no request stays in flight. At the end the service still
  * verifies a new key VALID. The harness must run with the short bounds of `transportHarnessEnv`.
  */
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../src/http/operation.ts";
-import { EARLY_AUTH_BODY_BYTES } from "../../src/http/body-reader.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { createKey } from "../support/contract.ts";
 import type { Harness } from "../support/harness.ts";
@@ -28,6 +29,7 @@ import { Exchange, logBetween, padded, pieceSizes, type Framing, type Result } f
 import { expectation, replyProblems, TYPES, type Caller, type Kind, type Shape } from "./transport-judge.ts";
 import { runBurst } from "./transport-burst.ts";
 import { runMalformed } from "./transport-framing.ts";
+import { runOdd } from "./transport-odd.ts";
 
 const MiB = 1024 * 1024;
 
@@ -48,7 +50,7 @@ export interface TransportSummary extends FuzzSummary {
   shapes: Record<string, number>;
 }
 
-const KINDS: readonly Kind[] = ["random size", "random size", "near the limit", "near the limit", "cut short", "slow", "early auth", "burst", "malformed framing"];
+const KINDS: readonly Kind[] = ["random size", "random size", "near the limit", "near the limit", "cut short", "slow", "keyless", "burst", "malformed framing", "odd request"];
 
 /** Everything a shape needs to know about its route. */
 export interface RouteContext {
@@ -79,7 +81,8 @@ export class TransportCampaign {
   readonly summary: TransportSummary = { requests: 0, byStatus: {}, problems: [], shapes: {} };
   readonly exchangeLimitMs: number;
 
-  constructor(readonly h: Harness, readonly next: Rng, readonly bounds: typeof TRANSPORT_BOUNDS) {
+  /** `logLines`: the harness's log, when it keeps one, to find each odd request's access line in. */
+  constructor(readonly h: Harness, readonly next: Rng, readonly bounds: typeof TRANSPORT_BOUNDS, readonly logLines?: readonly string[]) {
     this.exchangeLimitMs = bounds.bodyTimeoutMs + 5000;
   }
 
@@ -126,7 +129,7 @@ export class TransportCampaign {
     if (kind === "random size") return r < 0.4 ? natural : r < 0.8 ? logBetween(this.next, natural, limitBytes) : limitBytes + intBetween(this.next, 1, 256 * 1024);
     if (kind === "near the limit") return r < 0.25 ? natural : r < 0.5 ? limitBytes - intBetween(this.next, 1, 1024) : r < 0.75 ? limitBytes : limitBytes + intBetween(this.next, 1, 1024);
     if (kind === "cut short") return r < 0.5 ? natural : logBetween(this.next, natural, limitBytes);
-    if (kind === "early auth") return logBetween(this.next, 2 * EARLY_AUTH_BODY_BYTES, limitBytes);
+    if (kind === "keyless") return logBetween(this.next, Math.max(natural, 2), limitBytes);
     // A trickled body needs a byte to send and one to hold back.
     return Math.max(natural, 2);
   }
@@ -136,11 +139,12 @@ export class TransportCampaign {
     this.summary.shapes[kind] = (this.summary.shapes[kind] ?? 0) + 1;
     if (kind === "burst") return runBurst(this, ctx);
     if (kind === "malformed framing") return runMalformed(this, ctx);
+    if (kind === "odd request") return runOdd(this, ctx);
     const next = this.next;
     const unauthenticated = ctx.callers.filter((c) => c.authError !== undefined);
-    const caller = pick(next, kind === "early auth" ? unauthenticated : ctx.callers);
+    const caller = pick(next, kind === "keyless" ? unauthenticated : ctx.callers);
     const framing: Framing = pick(next, ["declared", "chunked"] as const);
-    const body = await this.body(ctx, kind === "early auth");
+    const body = await this.body(ctx, kind === "keyless");
     const data = padded(body.text, this.size(kind, Buffer.byteLength(body.text), ctx.limitBytes));
     const declaredBytes = kind === "cut short" ? data.byteLength + intBetween(next, 1, 64 * 1024) : data.byteLength;
     const shape: Shape = { kind, caller, framing, valid: body.valid, bytes: framing === "declared" ? declaredBytes : data.byteLength };
@@ -162,16 +166,13 @@ export class TransportCampaign {
   /** Writes the body as `kind` says and waits (bounded) for what comes back. */
   private async send(ex: Exchange, kind: Kind): Promise<Result> {
     const total = ex.body.byteLength;
-    if (kind === "slow") {
+    if (kind === "slow" || kind === "keyless") {
       // Small pieces at intervals, but never the end (a declared body's last byte, a chunked one's last chunk), so it
       // cannot be complete before the deadline. A chunked body gets at least one piece: one that sends nothing at all
       // is idle, which the idle timeout bounds instead (body-reader.ts).
       const sizes: number[] = [];
       for (let left = ex.head.framing === "chunked" ? total : total - 1; left > 0 && sizes.length < 400;) left -= sizes[sizes.push(Math.min(left, intBetween(this.next, 1, 16))) - 1]!;
       void ex.write(sizes, { gapMs: intBetween(this.next, 15, 60) });
-    } else if (kind === "early auth") {
-      // Declared: nothing of the body; chunked: just past the size at which the root key is checked.
-      if (ex.head.framing === "chunked") await ex.write(pieceSizes(this.next, intBetween(this.next, EARLY_AUTH_BODY_BYTES + 1, 2 * EARLY_AUTH_BODY_BYTES)));
     } else {
       await ex.write(pieceSizes(this.next, total));
       if (kind !== "cut short") await ex.finish();
@@ -190,7 +191,8 @@ export class TransportCampaign {
       if (shape.kind !== "cut short" && !result.hung) p.push(`${what}: the connection closed without an answer (expected ${expected.describe})`);
       return;
     }
-    if (shape.kind === "early auth" && !unsent) p.push(`${what}: answered only once the whole body was sent`);
+    if (shape.kind === "keyless" && !unsent) p.push(`${what}: answered only once the whole body was sent`);
+    if (shape.caller.authError !== undefined && result.reply.headers.get("connection") !== "close") p.push(`${what}: ${result.reply.status} to a caller without a valid root key, without Connection: close`);
     p.push(...replyProblems(this.h, what, result.reply, expected, {
       elapsedMs: result.elapsedMs,
       bodyTimeoutMs: this.bounds.bodyTimeoutMs,
@@ -214,6 +216,7 @@ async function callersFor(h: Harness, route: Route): Promise<Caller[]> {
     { label: "root", rootKey: h.rootKey },
     { label: `only ${route.needs.join("+")}`, rootKey: await h.rootKeyWith(route.needs) },
     { label: "no root key", rootKey: null, authError: TYPES.missingKey },
+    { label: "malformed root key", rootKey: "not a root key", authError: TYPES.malformedKey },
     { label: "unknown root key", rootKey: `tg_root_${randomKeyPart(24)}`, authError: TYPES.unknownKey },
   ];
 }
@@ -222,13 +225,13 @@ async function callersFor(h: Harness, route: Route): Promise<Caller[]> {
  * Runs the campaign: `perRoute` shapes per route, their kinds drawn at random. Problems are
  * collected, not thrown, so one run reports all of them.
  */
-export async function runTransportCampaign(h: Harness, opts: { seed: number; perRoute: number; log?: (line: string) => void }): Promise<TransportSummary> {
+export async function runTransportCampaign(h: Harness, opts: { seed: number; perRoute: number; log?: (line: string) => void; logLines?: readonly string[] }): Promise<TransportSummary> {
   const next = rng(opts.seed);
   const table = routeTable(() => h);
   const fixtures = await table.setUp();
   const schemas = await bodySchemas(h);
   const limits = await bodyLimits(h);
-  const c = new TransportCampaign(h, next, TRANSPORT_BOUNDS);
+  const c = new TransportCampaign(h, next, TRANSPORT_BOUNDS, opts.logLines);
   for (const route of table.routes) {
     const ctx: RouteContext = {
       route,

@@ -75,11 +75,22 @@ describe("assets", () => {
 });
 
 describe("the rest of the service is unchanged", () => {
-  test("liveness, metrics, the docs and the OpenAPI document answer as before, without the console's CSP", async () => {
-    for (const path of ["/v2/liveness", "/metrics", "/docs/api/openapi.json", "/docs/api-reference/errors-v2"]) {
+  test("liveness and metrics answer as before, without the console's CSP; the docs and the OpenAPI document with its protective headers", async () => {
+    for (const path of ["/v2/liveness", "/metrics"]) {
       const res = await get(path);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-security-policy")).toBeNull();
+    }
+    for (const path of ["/docs/api", "/docs/api/openapi.json", "/docs/api-reference/errors-v2", "/docs/api-reference/errors-v2/user/not_found/route_not_found", "/docs/api-reference/errors-v2/nope"]) {
+      const res = await get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: path.endsWith("nope") ? 404 : 200 });
+      // The console's CSP, but for the styles: the error pages' one inline style by its hash, Scalar's as it renders.
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const withoutStyle = (policy: string) => policy.replace(/style-src [^;]*; /, "");
+      expect(withoutStyle(csp)).toBe(withoutStyle(CSP));
+      expect(csp).toMatch(path.startsWith("/docs/api-reference") ? /style-src 'sha256-[A-Za-z0-9+/]+=*';/ : /style-src 'self' 'unsafe-inline';/);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     }
     expect(((await (await get("/v2/liveness")).json()) as { data: unknown }).data).toEqual({ message: "we're cooking" });
   });

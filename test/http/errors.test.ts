@@ -150,7 +150,7 @@ describe("type URLs", () => {
   test("are <base>/docs/api-reference/errors-v2/<system>/<category>/<specific> and answer 200 HTML", async () => {
     const bodies = [
       await h.post("/v2/apis.createApi", {}),
-      await h.post("/v2/apis.createApi", { name: "abc" }, { key: null }),
+      await h.post("/v2/apis.createApi", { name: "abc" }, { key: null, headers: { authorization: "Basic x" } }),
       await h.post("/v2/apis.createApi", { name: "abc" }, { key: "tg_root_unknown" }),
       await h.post("/v2/apis.getApi", { apiId: "api_missing" }),
       await h.post("/v2/apis.createApi", { name: "abc" }, { key: await h.rootKeyWith(["api.*.read_api"]) }),
@@ -160,7 +160,7 @@ describe("type URLs", () => {
     const types = bodies.map((r) => r.body.error.type as string);
     expect(types.map((t) => t.slice(`${h.url}/docs/api-reference/errors-v2/`.length))).toEqual([
       "service/application/invalid_input",
-      "service/authentication/missing",
+      "service/authentication/malformed",
       "service/authentication/key_not_found",
       "service/data/api_not_found",
       "service/authorization/insufficient_permissions",

@@ -11,7 +11,7 @@ import { VerificationCountsByApi } from "../../src/services/verification/index.t
 import pkg from "../../package.json";
 
 const sources = {
-  keyCache: () => ({ hits: 3, misses: 1, size: 2, sizeBytes: 2048 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2,
+  keyCache: () => ({ hits: 3, misses: 1, size: 2, sizeBytes: 2048 }), databaseSizeBytes: () => 4096, analyticsDatabaseSizeBytes: () => 8192, requestsInFlight: () => 2, operationsInFlight: () => ({ authenticated: 3, unauthenticated: 1 }),
   ratelimitWindows: () => ({ windows: 5, bytes: 1200, evicted: 2, unkept: 1 }),
   ratelimitNamespaces: () => ({ entries: 3, bytes: 2100 }),
   verificationsByApi: (): Array<[string, string, number]> => [["api_1", "VALID", 4], ["other", "EXPIRED", 1]],
@@ -67,6 +67,8 @@ describe("MetricsRegistry", () => {
     expect(sample(text, "tollgate_database_size_bytes")).toBe(4096);
     expect(sample(text, "tollgate_analytics_database_size_bytes")).toBe(8192);
     expect(sample(text, "tollgate_http_requests_in_flight")).toBe(2);
+    expect(sample(text, `tollgate_http_operations_in_flight{class="authenticated"}`)).toBe(3);
+    expect(sample(text, `tollgate_http_operations_in_flight{class="unauthenticated"}`)).toBe(1);
     expect(sample(text, "tollgate_ratelimit_windows")).toBe(5);
     expect(sample(text, "tollgate_ratelimit_window_bytes")).toBe(1200);
     expect(sample(text, "tollgate_ratelimit_windows_evicted_total")).toBe(2);

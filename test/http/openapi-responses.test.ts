@@ -145,7 +145,7 @@ describe("the document against the service", () => {
     declared("/v2/keys.createKey", await h.post("/v2/keys.createKey", { apiId, roles: ["no-such-role"] }));
     expect(declared("/v2/keys.verifyKey", await h.post("/v2/keys.verifyKey", { key, permissions: "a AND (" }))).toBe("permissions_query_syntax_error");
     expect(declared("/v2/keys.verifyKey", await h.post("/v2/keys.verifyKey", { key, ratelimits: [{ name: "undefined-limit" }] }))).toBe("precondition_failed");
-    expect(declared("/v2/keys.verifyKey", await h.post("/v2/keys.verifyKey", { key }, { key: null }))).toBe("authentication_missing");
+    expect(declared("/v2/keys.verifyKey", await h.post("/v2/keys.verifyKey", { key }, { key: null }))).toBe("invalid_input");
     expect(declared("/v2/apis.listKeys", await h.post("/v2/apis.listKeys", { apiId }, { key: "tg_root_unknown" }))).toBe("root_key_not_found");
     expect(declared("/v2/apis.createApi", await h.post("/v2/apis.createApi", { name: "denied" }, { key: await h.rootKeyWith(["api.*.read_api"]) }))).toBe("insufficient_permissions");
     expect(declared("/v2/analytics.getVerifications", await h.post("/v2/analytics.getVerifications", { query: "SELECT 1" }, { key: await otherWorkspaceRootKey(h, "no-analytics") }))).toBe("analytics_not_configured");

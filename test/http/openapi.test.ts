@@ -32,11 +32,11 @@ interface Operation {
   summary?: string;
   tags?: string[];
   security?: unknown[];
-  requestBody?: { content: Record<string, { schema: Schema }> };
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
 }
 
 /** Served, but not API operations: the metrics endpoint and the documentation itself. */
-const NOT_OPERATIONS = (path: string) => path === "/metrics" || path.startsWith("/docs/") || path === "/" || path === "/console" || path.startsWith("/console/");
+const NOT_OPERATIONS = (path: string) => path === "/metrics" || path === "/docs" || path.startsWith("/docs/") || path === "/" || path === "/console" || path.startsWith("/console/");
 
 /**
  * Fields whose bound is not one a schema can state, so their descriptions state it. The analytics
@@ -107,6 +107,27 @@ describe("the OpenAPI document", () => {
     expect(documented.length).toBeGreaterThan(40);
   });
 
+  test("every operation's request example passes its own schema, and sent as it is, is never a 400; those that name no record succeed", async () => {
+    const succeed = ["/v2/apis.createApi", "/v2/apis.listApis", "/v2/keys.verifyKey", "/v2/identities.createIdentity", "/v2/identities.listIdentities",
+      "/v2/ratelimit.limit", "/v2/ratelimits.limit", "/v2/ratelimit.multiLimit", "/v2/permissions.createPermission", "/v2/permissions.listPermissions",
+      "/v2/permissions.listRoles", "/v2/ratelimit.listNamespaces", "/v2/ratelimits.listNamespaces", "/v2/audit.listLogs", "/v2/rootKeys.whoami"];
+    for (const { path, method, op } of operations()) {
+      if (method !== "post") continue;
+      const example = op.requestBody?.content["application/json"]?.example;
+      expect({ path, hasExample: example !== undefined }).toEqual({ path, hasExample: true });
+      const res = await h.post(path, example);
+      expect({ path, status: res.status === 400 ? 400 : "not 400" }).toEqual({ path, status: "not 400" });
+      if (succeed.includes(path)) expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
+  });
+
+  test("GET /docs leads to the API reference", async () => {
+    const res = await fetch(`${h.url}/docs`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/docs/api");
+    expect((await fetch(`${h.url}/docs`)).url).toBe(`${h.url}/docs/api`);
+  });
+
   test("the start log line names the console's and the API reference's URLs, which answer", async () => {
     const started = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "tollgate listening");
     expect(started).toMatchObject({ url: h.url, console: `${h.url}/`, docs: `${h.url}/docs/api` });
@@ -124,13 +145,16 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  test("every tag an operation uses is described, and only those; ratelimit and ratelimits each say why the other exists", () => {
+  test("every tag an operation uses is described, and only those; one group holds both rate-limit path families and says why both exist", () => {
     const used = [...new Set(operations().flatMap(({ op }) => op.tags ?? []))].toSorted();
     expect(tags.map((t) => t.name).toSorted()).toEqual(used);
     for (const tag of tags) expect({ tag: tag.name, described: (tag.description?.length ?? 0) > 20 }).toEqual({ tag: tag.name, described: true });
     const described = (name: string) => tags.find((t) => t.name === name)?.description ?? "";
-    expect(described("ratelimit")).toContain("`/v2/ratelimits.*`");
-    expect(described("ratelimits")).toContain("`ratelimit.*`");
+    expect(described("ratelimit")).toBe("");
+    expect(described("ratelimits")).toContain("`/v2/ratelimits.*`");
+    expect(described("ratelimits")).toContain("`/v2/ratelimit.*`");
+    const rateLimitPaths = operations().filter(({ path }) => path.startsWith("/v2/ratelimit"));
+    for (const { path, op } of rateLimitPaths) expect({ path, tags: op.tags, plural: op.summary?.endsWith("(plural path)") }).toEqual({ path, tags: ["ratelimits"], plural: path.startsWith("/v2/ratelimits.") });
   });
 
   test("every request field has a description", () => {

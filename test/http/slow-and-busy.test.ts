@@ -61,7 +61,11 @@ describe("408: a body slower than TOLLGATE_BODY_TIMEOUT_MS", () => {
 
 describe("503: more requests in flight than TOLLGATE_MAX_REQUESTS_IN_FLIGHT", () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ env: { TOLLGATE_MAX_REQUESTS_IN_FLIGHT: "2" } }); });
+  // Every request comes from this one address, and a cluster node looks the root key up for both held ones at once:
+  // the shares are the whole cap here (keyless.test.ts and in-flight.test.ts test them).
+  beforeAll(async () => {
+    h = await startHarness({ env: { TOLLGATE_MAX_REQUESTS_IN_FLIGHT: "2", TOLLGATE_PER_ADDRESS_IN_FLIGHT_PERCENT: "100", TOLLGATE_UNAUTHENTICATED_IN_FLIGHT_PERCENT: "100" } });
+  });
   afterAll(async () => { await h.stop(); });
 
   test("with two requests held open, the next gets 503 with Retry-After on both lanes; once they finish, requests pass again", async () => {

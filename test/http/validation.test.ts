@@ -25,7 +25,7 @@ async function rendered(error: unknown): Promise<{ status: number; errors: unkno
 
 function thrownBy(body: unknown): unknown {
   try {
-    new BodyValidator(schema).check(body);
+    new BodyValidator(schema, "/v2/test.op").check(body);
   } catch (error) {
     return error;
   }

@@ -14,7 +14,7 @@ import { silentLogger } from "../../src/lib/logger.ts";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi } from "../support/contract.ts";
-import { runCli, tempDataDir } from "../support/cli.ts";
+import { runCli, tableRows, tempDataDir } from "../support/cli.ts";
 import { auditMutations, READ_ONLY, type MutationWorld } from "./audit-mutations.ts";
 
 const IP = "198.51.100.23";
@@ -84,7 +84,7 @@ describe("CLI changes: actor type cli", () => {
       const wsId = await cli("workspace", "create", "--name", "cli-made");
       await cli("workspace", "update", "cli-made", "--analytics", "on");
       const rootKey = await cli("root-key", "create", "--workspace", wsId, "--name", "ops", "--permission", "api.*.read_api");
-      const rkId = (await cli("root-key", "list", "--workspace", wsId)).split("\t")[0]!;
+      const rkId = tableRows(await cli("root-key", "list", "--workspace", wsId), ["ID", "NAME", "START", "STATE", "PERMISSIONS"])[0]![0]!;
       await cli("root-key", "revoke", rkId);
       const db = new Database(join(data.dir, "tollgate.db"), { readonly: true });
       try {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import { startHarness, type ApiResponse, type Harness } from "../support/harness.ts";
-import { INSUFFICIENT, ROOT_KEY_NOT_FOUND, TEST_ACTOR, createApi, expectError } from "../support/contract.ts";
+import { INSUFFICIENT, INVALID_INPUT, ROOT_KEY_NOT_FOUND, TEST_ACTOR, createApi, expectError } from "../support/contract.ts";
 import { DENIED, expectEveryRoute, expectRouteOutcome, routeTable, type Fixtures, type Outcome, type Route } from "../support/route-table.ts";
 
 let h: Harness;
@@ -17,6 +17,10 @@ const post = async (r: Route, key: string | null, headers?: Record<string, strin
   h.post(r.path, await r.body(f), { key, ...(headers ? { headers } : {}) });
 
 const expectOutcome = (res: ApiResponse, outcome: Outcome) => expectRouteOutcome(h, res, outcome);
+
+// Upstream's words for a missing and for a malformed header (DECISIONS fixes only their status, 400).
+const MISSING_HEADER = "Authorization header for 'bearer' scheme";
+const MALFORMED_HEADER = "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'. Your authorization header is missing the 'Bearer ' prefix.";
 
 beforeAll(async () => {
   h = await startHarness();
@@ -51,21 +55,21 @@ describe("200", () => {
 
 describe("400", () => {
   for (const r of ROUTES) {
-    test(`${r.path}: no Authorization header → authentication_missing`, async () => {
-      expectError(h, await post(r, null), 400, "service/authentication/missing");
+    test(`${r.path}: 400 'Authorization header for 'bearer' scheme' (upstream v2_identities_get_identity 400_test 'missing Authorization header')`, async () => {
+      expectError(h, await post(r, null), 400, INVALID_INPUT, MISSING_HEADER);
     });
 
-    test(`${r.path}: malformed headers ('Basic x', 'Bearer', '') → 400`, async () => {
-      expectError(h, await post(r, null, { authorization: "Basic x" }), 400, "service/authentication/malformed");
-      expectError(h, await post(r, null, { authorization: "Bearer" }), 400, "service/authentication/malformed");
-      expectError(h, await post(r, null, { authorization: "" }), 400, "service/authentication/missing");
+    test(`${r.path}: malformed headers ('Basic x', 'Bearer', '') → 400 (upstream v2_apis_delete_api 401_test 'malformed authorization header')`, async () => {
+      expectError(h, await post(r, null, { authorization: "Basic x" }), 400, "service/authentication/malformed", MALFORMED_HEADER);
+      expectError(h, await post(r, null, { authorization: "Bearer" }), 400, "service/authentication/malformed", MALFORMED_HEADER);
+      expectError(h, await post(r, null, { authorization: "" }), 400, INVALID_INPUT, MISSING_HEADER);
     });
 
-    test(`${r.path}: validation runs before authentication`, async () => {
+    test(`${r.path}: validation runs before authentication; 400 'POST request body for '${r.path}' failed to validate schema' (upstream v2_apis_delete_api 400_test 'missing apiId')`, async () => {
       const body = await r.body(f);
       const bad = Array.isArray(body) ? [{ ...(body[0] as object), notAField: true }] : { ...body, notAField: true };
       const res = await h.post(r.path, bad, { key: null });
-      expectError(h, res, 400, "service/application/invalid_input");
+      expectError(h, res, 400, INVALID_INPUT, `POST request body for '${r.path}' failed to validate schema`);
       expect(res.body.error.errors.map((e: { location: string }) => e.location)).toContain(Array.isArray(body) ? "body[0].notAField" : "body.notAField");
     });
   }
@@ -80,7 +84,7 @@ describe("401", () => {
   });
 
   for (const r of ROUTES) {
-    test(`${r.path}: unknown root key`, async () => {
+    test(`${r.path}: unknown root key (upstream v2_apis_delete_api 401_test 'invalid authorization token')`, async () => {
       expectError(h, await post(r, "tg_root_doesnotexist"), 401, ROOT_KEY_NOT_FOUND, "The provided root key is invalid. We could not find the requested key.");
     });
 

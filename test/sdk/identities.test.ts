@@ -81,7 +81,8 @@ describe("identities.* through @unkey/api", () => {
     const limited = sdkClient(h, await h.rootKeyWith(["identity.*.create_identity"]));
     const error = await limited.identities.getIdentity({ identity: "sdk_user" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenErrorResponse);
-    expect((error as ForbiddenErrorResponse).data$.error.detail).toBe("Missing permission: 'identity.*.read_identity'");
+    expect((error as ForbiddenErrorResponse).data$.error.detail)
+      .toBe("Missing one of these permissions: ['identity.*.read_identity', 'identity.sdk_user.read_identity'], have: ['identity.*.create_identity']");
   });
 
   // The SDK matches deleteIdentity's errors only as application/problem+json (though it asks for

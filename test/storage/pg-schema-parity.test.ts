@@ -22,8 +22,8 @@ const pgToSqliteFolding = (text: string) => text.replace(/\blower\((\w+) COLLATE
 /** The integer columns that stay int4 in PostgreSQL: small by construction. Every other one is int8. */
 const INT4_COLUMNS = new Set(["key_spaces.default_bytes", "keys.refill_day", "ratelimit_log.windows"]);
 
-/** The PostgreSQL tables with no SQLite twin (pg/schema/cluster.ts): every other one must mirror SQLite's. */
-const CLUSTER_ONLY_TABLES = ["cluster_changes", "job_runs"];
+/** The PostgreSQL tables with no SQLite twin (pg/schema/cluster.ts, credit-spends.ts, cluster-settings.ts): every other one must mirror SQLite's. */
+const CLUSTER_ONLY_TABLES = ["cluster_change_notices", "credit_spends", "job_runs", "cluster_settings"];
 
 const exported = (schema: object): unknown[] => Object.values(schema);
 const analyticsTables = new Set(exported(sqliteAnalytics).filter((v) => is(v, SQLiteTable)));

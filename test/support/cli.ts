@@ -18,6 +18,13 @@ const RUN_TIMEOUT_MS = 15_000;
 const START_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 10_000;
 
+/** A CLI table's rows (tab-separated cells), after checking that it opens with the header row `header`. */
+export function tableRows(stdout: string, header: readonly string[]): string[][] {
+  const [first, ...lines] = stdout.split("\n").filter(Boolean);
+  if (first !== header.join("\t")) throw new Error(`expected the header row ${JSON.stringify(header.join("\t"))}, got ${JSON.stringify(first)}`);
+  return lines.map((line) => line.split("\t"));
+}
+
 export interface CliResult {
   code: number;
   stdout: string;

@@ -7,6 +7,10 @@
  */
 import { SQL } from "bun";
 import { test } from "bun:test";
+import { initialiseCluster } from "../../src/cli/cluster-init.ts";
+import { loadConfig } from "../../src/config.ts";
+import { systemClock } from "../../src/lib/clock.ts";
+import { silentLogger } from "../../src/lib/logger.ts";
 import { startPostgres, startRedis, type RestartableServer, type TestServer } from "./servers.ts";
 import { missing, requireTool } from "./tools.ts";
 
@@ -54,6 +58,23 @@ export interface ClusterServers {
   env: Record<string, string>;
   /** Stops the harness's Redis and drops its database. */
   stop(): Promise<void>;
+  /**
+   * Initialises the database as `tollgate cluster-init` does (the same code), with `env` beside
+   * `env` above (the data dir, TOLLGATE_ROOT_KEY); once: later calls find it done and do nothing.
+   */
+  initialise(env: Record<string, string>): Promise<void>;
+}
+
+/** `initialise` of ClusterServers: the first call's initialisation, shared by the later ones. */
+function initialiser(serverEnv: () => Record<string, string>): (env: Record<string, string>) => Promise<void> {
+  let done: Promise<void> | undefined;
+  return (env) => {
+    done ??= (async () => {
+      const config = loadConfig({ ...serverEnv(), ...env });
+      await initialiseCluster(config, config.cluster!, systemClock, silentLogger);
+    })();
+    return done;
+  };
 }
 
 /** The environment of a cluster node on these servers, with a new master key. */
@@ -70,8 +91,10 @@ export async function clusterServers(): Promise<ClusterServers> {
   const url = new URL(server.url);
   url.pathname = `/${name}`;
   const redis = await startRedis();
+  const env = clusterEnv(url.href, redis.url);
   return {
-    env: clusterEnv(url.href, redis.url),
+    env,
+    initialise: initialiser(() => env),
     async stop() {
       await redis.stop();
       await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -99,9 +122,11 @@ export async function ownClusterServers(opts: { password?: string } = {}): Promi
   const url = new URL(postgres.url);
   url.pathname = "/own";
   if (opts.password !== undefined) url.password = opts.password;
+  const env = clusterEnv(url.href, redis.url);
   return {
     postgres, redis,
-    env: clusterEnv(url.href, redis.url),
+    env,
+    initialise: initialiser(() => env),
     async stop() {
       await redis.stop();
       await postgres.stop();

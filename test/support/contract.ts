@@ -19,6 +19,20 @@ export function expectError(h: Harness, res: ApiResponse, status: number, typePa
   if (detail !== undefined) expect(res.body.error.detail).toBe(detail);
 }
 
+/**
+ * Asserts the 403 for a choice of grants, in upstream's words: `Missing one of these permissions:
+ * ['<grant>', ...], have: ['<held>', ...]`; with `held`, the grants the root key holds, in any order.
+ */
+export function expectMissingOneOf(h: Harness, res: ApiResponse, grants: readonly string[], held?: readonly string[]): void {
+  expectError(h, res, 403, INSUFFICIENT);
+  const parts = /^Missing one of these permissions: \[(.*)\], have: \[(.*)\]$/.exec(res.body.error.detail as string);
+  expect(parts?.[1]).toBe(grants.map((g) => `'${g}'`).join(", "));
+  if (held !== undefined) {
+    const listed = parts?.[2] ? parts[2].slice(1, -1).split("', '") : [];
+    expect(listed.sort()).toEqual([...held].sort());
+  }
+}
+
 /** Asserts a 400 `invalid_input` whose `errors[]` names `location` (e.g. `body.credits.remaining`). */
 export function expectInvalid(h: Harness, res: ApiResponse, location: string): void {
   expectError(h, res, 400, "service/application/invalid_input");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { boot, type EmbeddedRunning, type Running } from "../../src/boot.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger, silentLogger, type Logger } from "../../src/lib/logger.ts";
+import { createLogger, resolveLogFormat, silentLogger, type Logger } from "../../src/lib/logger.ts";
 import { randomKeyPart } from "../../src/lib/ids.ts";
 import { TestClock } from "./test-clock.ts";
 import { clusterServers, TEST_BACKEND, type ClusterServers } from "./cluster-backend.ts";
@@ -62,7 +62,9 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
   const rootKey = `tg_test_${randomKeyPart(24)}`;
   const servers: ClusterServers | undefined = opts.servers ?? (TEST_BACKEND === "cluster" ? await clusterServers() : undefined);
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...servers?.env, ...opts.env });
-  const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), config.logFormat) : silentLogger;
+  // A node never initialises its cluster: the first harness on these servers does, as `tollgate cluster-init` would.
+  await servers?.initialise({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
+  const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), resolveLogFormat(config.logFormat, false)) : silentLogger;
   const clock = new TestClock(opts.startMs);
   const actor = { type: "cli" as const, id: "test" };
   const h: Harness = {

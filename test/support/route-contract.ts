@@ -9,7 +9,7 @@
  * file whose tests need an instance of their own (counting every entry there is) asks for one.
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
-import { allGrantsExcept, expectError, INSUFFICIENT, otherWorkspaceRootKey, createApi } from "./contract.ts";
+import { allGrantsExcept, expectError, expectMissingOneOf, INSUFFICIENT, otherWorkspaceRootKey, createApi } from "./contract.ts";
 import { startHarness, type ApiResponse, type Harness } from "./harness.ts";
 
 export interface RouteContractOptions<F> extends Omit<ServerOptions, "onStart"> {
@@ -35,9 +35,9 @@ export interface RouteContract<F = unknown> extends Harness {
   expectHiddenFromOtherWorkspace(body: unknown, typePath: string, detail?: string): Promise<ApiResponse>;
 }
 
-/** The 403 detail that names the grants a caller lacks, any one of which would do. */
-export function missingPermission(...grants: string[]): string {
-  return `Missing permission: ${grants.map((g) => `'${g}'`).join(" or ")}`;
+/** The 403 detail that names the one grant a caller lacks (a choice of grants: expectMissingOneOf). */
+export function missingPermission(grant: string): string {
+  return `Missing permission: '${grant}'`;
 }
 
 export interface ServerOptions {
@@ -113,9 +113,10 @@ export function routeContract<F = undefined>(path: string, opts: RouteContractOp
     },
     call,
     async expectDeniedWithout(grant: string, body: unknown, on?: string) {
-      const res = await call(body, await h.rootKeyWith(allGrantsExcept(grant)));
-      const detail = on === undefined ? missingPermission(grant) : missingPermission(grant, grant.replace("*", on));
-      expectError(h, res, 403, INSUFFICIENT, detail);
+      const held = allGrantsExcept(grant);
+      const res = await call(body, await h.rootKeyWith(held));
+      if (on === undefined) expectError(h, res, 403, INSUFFICIENT, missingPermission(grant));
+      else expectMissingOneOf(h, res, [grant, grant.replace("*", on)], held);
       return res;
     },
     async expectHiddenFromOtherWorkspace(body: unknown, typePath: string, detail?: string) {

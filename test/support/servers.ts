@@ -144,7 +144,8 @@ function restartable(url: string, first: Bun.Subprocess, launch: () => Promise<B
     stop: () => (stopped ??= halt().then(() => rmSync(dir, { recursive: true, force: true }))),
     halt,
     async resume() {
-      if (proc.exitCode === null) return;
+      // A process killed by a signal has no exit code: it is gone all the same.
+      if (proc.exitCode === null && proc.signalCode === null) return;
       proc = await launch();
       server.pid = proc.pid;
     },

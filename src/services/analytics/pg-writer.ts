@@ -20,13 +20,17 @@
  */
 import type { SQL } from "bun";
 import { PG_ANALYTICS, primaryKeySql, qualifiedName, type PgGranularity } from "../../storage/pg/analytics-tables.ts";
-import { DEFAULT_DATABASE_TIMEOUT_MS, retryingLostRaces } from "../../storage/pg/records/index.ts";
+import { DEFAULT_DATABASE_TIMEOUT_MS } from "../../storage/pg/records/index.ts";
+import { retryingLostRaces } from "../../storage/pg/retry.ts";
 import { within } from "../../lib/within.ts";
 import { unpackEvents, unpackRecords, type PackedEvents } from "./packed-events.ts";
 import { aggregate, bucketStartMs, GRANULARITIES, totalsOf, type RollupRow, type TotalRow } from "./rollups.ts";
 import type { DecisionRow, DecisionRowWriter } from "./ratelimit-decisions.ts";
 import type { StoredEvent } from "./types.ts";
 import { EventWriteError, type EventBatchWriter } from "./writers.ts";
+
+/** Attempts of one flush whose transaction keeps losing races (docs/cluster.md says five). */
+const WRITE_ATTEMPTS = 5;
 
 /** Held events at most: past this, held batches are written without waiting for one not held. */
 const MAX_HELD_EVENTS = 50_000;
@@ -191,7 +195,7 @@ export class PgEventWriter implements EventBatchWriter, DecisionRowWriter {
 
   /** Runs `statements` in one transaction, again from the start when PostgreSQL aborts it for racing another. */
   private transaction(statements: ReadonlyArray<[string, Params]>): Promise<void> {
-    return retryingLostRaces(() => this.attempt(statements), this.opts.attempts);
+    return retryingLostRaces(() => this.attempt(statements), { attempts: this.opts.attempts ?? WRITE_ATTEMPTS });
   }
 
   /**

@@ -15,14 +15,13 @@ import { DEFAULT_PAGE_BYTES } from "../pages/index.ts";
 
 export type { ApiRecord } from "../../storage/records/index.ts";
 
-function apiNotFound(): AppError {
-  return new AppError("api_not_found", { detail: "The requested API does not exist or has been deleted." });
-}
+/** The detail of a missing API, as upstream's apis routes word it; a route that words it otherwise passes its own. */
+export const API_MISSING = "The requested API does not exist or has been deleted.";
 
-/** The live API with this id in the workspace; 404 `api_not_found` when there is none. */
-export function* liveApi(records: Records, workspaceId: string, apiId: string): Work<ApiRecord> {
+/** The live API with this id in the workspace; 404 `api_not_found` (with `missingDetail`) when there is none. */
+export function* liveApi(records: Records, workspaceId: string, apiId: string, missingDetail = API_MISSING): Work<ApiRecord> {
   const api = yield* step(records.apis.findLive(workspaceId, apiId));
-  if (!api) throw apiNotFound();
+  if (!api) throw new AppError("api_not_found", { detail: missingDetail });
   return api;
 }
 
@@ -60,17 +59,20 @@ export class ApiService {
     return this.deps.records.read((r) => listApis(r, principal, input, this.deps.pageBytes ?? DEFAULT_PAGE_BYTES));
   }
 
-  /** Soft-deletes an API; 412 when it has delete protection. Needs `delete_api` on the API. */
+  /** Soft-deletes an API and its keys; 412 when it has delete protection. Needs `delete_api` on the API. */
   deleteApi(principal: Principal, input: { apiId: string }): Maybe<Record<string, never>> {
     requirePermission(principal, "api", input.apiId, "delete_api");
     const now = this.deps.clock.now();
     const workspaceId = principal.workspaceId;
     const deleted = this.deps.records.write(workspaceId, function* (r) {
+      yield r.locks.hold({ workspaceId, kind: "api", id: input.apiId });
       const api = yield* liveApi(r, workspaceId, input.apiId);
       if (api.deleteProtection) {
         throw new AppError("protected_resource", { detail: "This API has delete protection enabled. Disable it before attempting to delete." });
       }
       yield r.apis.markDeleted(api.id, now);
+      // Its keys go with it, as upstream's: none can be found again, and they stop counting against the quotas.
+      yield r.keys.markDeletedInKeySpace(api.keySpaceId, now);
       yield writeAudit(r, {
         workspaceId, event: "api.delete", actor: principal.actor, timeMs: now,
         resources: [{ type: "api", id: api.id, name: api.name }], description: `Deleted API ${api.name}`,

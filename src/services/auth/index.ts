@@ -9,7 +9,10 @@
  * on every request.
  * Where root keys are looked up is given (`RootKeyLookup`): SQLite answers at once; PostgreSQL (the
  * cluster mode) with a promise, which `prepare` awaits before the request is handled, so that
- * `authenticate` stays synchronous for the routes.
+ * `authenticate` stays synchronous for the routes. Hashes not found are remembered as unknown
+ * (unknown-root-keys.ts), and requests that look up one hash at once share one lookup; in the
+ * cluster mode at most a few lookups run at once (lookup-gate.ts), so made-up keys cost
+ * PostgreSQL neither a read per request nor the pool's connections.
  */
 import { LRUCache } from "lru-cache";
 import type { RecordBackend, RootKeyCredential } from "../../storage/records/index.ts";
@@ -19,10 +22,12 @@ import type { Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { normaliseGrants } from "./permissions.ts";
+import { UnknownRootKeys } from "./unknown-root-keys.ts";
+import { LookupGate } from "./lookup-gate.ts";
 import type { Actor, Principal } from "./principal.ts";
 
 export type { Actor, Principal } from "./principal.ts";
-export { can, grantedIds, permittedIds, requirePermission, ALL_GRANTS, isValidGrant } from "./permissions.ts";
+export { can, grantedIds, permittedIds, requirePermission, missingPermissions, ALL_GRANTS, isValidGrant } from "./permissions.ts";
 
 export interface RequestOrigin {
   remoteIp?: string;
@@ -50,20 +55,53 @@ export function recordsRootKeyLookup(records: RecordBackend): RootKeyLookup {
 
 const PRINCIPAL_CACHE_SIZE = 10_000;
 
+export interface AuthenticatorDeps {
+  lookup: RootKeyLookup;
+  /** The lookup answers with a promise (the cluster mode), so requests are prepared. */
+  lookupAnswersLater: boolean;
+  clock: Clock;
+  /** Calls invalidate() once another process committed (boot.ts). */
+  changesElsewhere: ChangesElsewhere;
+  /** Hashes not found remembered, and for how long (TOLLGATE_UNKNOWN_ROOT_KEYS, _TTL_MS). */
+  unknown: { size: number; ttlMs: number };
+  /** Lookups answered later that run at once (TOLLGATE_ROOT_KEY_LOOKUPS). */
+  concurrentLookups: number;
+}
+
 export class RootKeyAuthenticator {
   private readonly byHeader = new LRUCache<string, CachedRootKey>({ max: PRINCIPAL_CACHE_SIZE });
-  /** `changesElsewhere` calls invalidate() once another process committed (boot.ts). */
-  /** `lookupAnswersLater`: the lookup answers with a promise (the cluster mode), so requests are prepared. */
-  constructor(private readonly deps: { lookup: RootKeyLookup; lookupAnswersLater: boolean; clock: Clock; changesElsewhere: ChangesElsewhere }) {}
+  private readonly unknown: UnknownRootKeys;
+  private readonly gate: LookupGate;
+  /** Lookups in flight by hash, shared by the requests that name the same key meanwhile; at most the gate's running and waiting. */
+  private readonly inFlight = new Map<string, Promise<RootKeyCredential | undefined>>();
+  /** Counts invalidations: a lookup that began before one may have read what the change made stale. */
+  private generation = 0;
+  private lookupsSent = 0;
+
+  constructor(private readonly deps: AuthenticatorDeps) {
+    this.unknown = new UnknownRootKeys({ ...deps.unknown, clock: deps.clock });
+    this.gate = new LookupGate(deps.concurrentLookups);
+  }
 
   /** Principals cached, for tests. */
   get cachedPrincipals(): number {
     return this.byHeader.size;
   }
 
-  /** Root keys or workspaces changed (in this process, or in another one): forget every cached principal. */
+  /** Lookups sent to the records since start, and hashes remembered as unknown: for tests. */
+  get lookups(): { sent: number; unknownHashes: number } {
+    return { sent: this.lookupsSent, unknownHashes: this.unknown.size };
+  }
+
+  /**
+   * Root keys or workspaces changed (in this process, or in another one, another node included):
+   * forget every cached principal and every hash remembered as unknown.
+   */
   invalidate(): void {
+    this.generation++;
     this.byHeader.clear();
+    this.unknown.clear();
+    this.inFlight.clear();
   }
 
   /**
@@ -92,8 +130,12 @@ export class RootKeyAuthenticator {
     const hit = authorization ? this.byHeader.get(authorization) : undefined;
     if (hit) return hit;
     const token = parseBearer(authorization);
-    const row = this.deps.lookup(sha256Base64(token));
+    const hash = sha256Base64(token);
+    if (this.unknown.has(hash)) throw unknownRootKey();
+    this.lookupsSent++;
+    const row = this.deps.lookup(hash);
     if (row instanceof Promise) throw new Error("a root key looked up with a promise must be prepared before it authenticates");
+    if (!row) this.unknown.add(hash);
     return known(this.remember(authorization!, token, row));
   }
 
@@ -107,9 +149,27 @@ export class RootKeyAuthenticator {
     this.deps.changesElsewhere.look();
     const token = BEARER.exec(authorization)?.[1];
     if (!token) return undefined;
-    const row = this.deps.lookup(sha256Base64(token));
-    if (!(row instanceof Promise)) return undefined;
-    return row.then((found) => ({ authorization, entry: this.remember(authorization, token, found) }));
+    const hash = sha256Base64(token);
+    // Remembered as unknown: authenticate answers 401 from the same set, with no lookup.
+    if (this.unknown.has(hash)) return undefined;
+    const found = this.inFlight.get(hash) ?? this.lookUpLater(hash);
+    return found.then((row) => ({ authorization, entry: this.remember(authorization, token, row) }));
+  }
+
+  /** One lookup of `hash` through the gate, shared until it answers; a hash not found is remembered unless a change came meanwhile. */
+  private lookUpLater(hash: string): Promise<RootKeyCredential | undefined> {
+    const generation = this.generation;
+    const found = this.gate.run(() => {
+      this.lookupsSent++;
+      return this.deps.lookup(hash);
+    }).then((row) => {
+      if (!row && generation === this.generation) this.unknown.add(hash);
+      return row;
+    }).finally(() => {
+      if (this.inFlight.get(hash) === found) this.inFlight.delete(hash);
+    });
+    this.inFlight.set(hash, found);
+    return found;
   }
 
   /** The entry of a row found, cached by its header when that is the canonical one. */
@@ -147,19 +207,22 @@ function unknownRootKey(): AppError {
   return new AppError("root_key_not_found", { detail: "The provided root key is invalid. We could not find the requested key." });
 }
 
+const MISSING_HEADER = "Authorization header for 'bearer' scheme";
 const BEARER = /^\s*Bearer\s+(\S+)\s*$/;
 const CANONICAL_PREFIX = "Bearer ";
 
 function parseBearer(authorization: string | null | undefined): string {
   if (authorization === null || authorization === undefined || authorization.trim() === "") {
-    throw new AppError("authentication_missing", {
-      detail: "The Authorization header is missing. Send 'Authorization: Bearer <root key>'.",
+    // Upstream's words and kind: its schema validator reports the missing security scheme.
+    throw new AppError("invalid_input", {
+      detail: MISSING_HEADER,
+      errors: [{ location: "header.Authorization", message: MISSING_HEADER, fix: "Send 'Authorization: Bearer <root key>'." }],
     });
   }
   const match = BEARER.exec(authorization);
   if (!match?.[1]) {
     throw new AppError("authentication_malformed", {
-      detail: "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'.",
+      detail: "You must provide a valid root key in the Authorization header in the format 'Bearer ROOT_KEY'. Your authorization header is missing the 'Bearer ' prefix.",
     });
   }
   return match[1];

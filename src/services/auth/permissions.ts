@@ -13,11 +13,24 @@ export function can(principal: Principal, resource: string, id: string, action: 
   return grantsAllow(principal.permissions, resource, id, action);
 }
 
-/** Throws 403 `insufficient_permissions` naming the permission unless `can(...)`. */
+/**
+ * The 403 naming what the principal lacks, in upstream's words: one grant is `Missing permission:
+ * '<grant>'`; a choice of grants (the wildcard or the record's own) lists them and, as upstream
+ * does, the grants the root key holds: they are its holder's own, so nothing leaks.
+ */
+export function missingPermissions(principal: Principal, grants: readonly string[]): AppError {
+  const quoted = (list: Iterable<string>) => [...list].map((g) => `'${g}'`).join(", ");
+  const detail = grants.length === 1
+    ? `Missing permission: '${grants[0]}'`
+    : `Missing one of these permissions: [${quoted(grants)}], have: [${quoted(principal.permissions)}]`;
+  return new AppError("insufficient_permissions", { detail });
+}
+
+/** Throws 403 `insufficient_permissions` naming the permission (or the two that would do) unless `can(...)`. */
 export function requirePermission(principal: Principal, resource: string, id: string, action: string): void {
   if (!can(principal, resource, id, action)) {
-    const needed = id === "*" ? `'${resource}.*.${action}'` : `'${resource}.*.${action}' or '${resource}.${id}.${action}'`;
-    throw new AppError("insufficient_permissions", { detail: `Missing permission: ${needed}` });
+    const wildcard = `${resource}.*.${action}`;
+    throw missingPermissions(principal, id === "*" ? [wildcard] : [wildcard, `${resource}.${id}.${action}`]);
   }
 }
 

@@ -18,3 +18,4 @@
  */
 export { CreditLedger, NO_PENDING_CREDITS, type CreditAccounts, type CreditBalances } from "./ledger.ts";
 export { CreditSpendFailed, PgCreditSpender, type PgCreditSpenderOptions, type SpendResult } from "./pg-spender.ts";
+export type { SettlerStats } from "./pg-spend-settler.ts";

@@ -31,7 +31,8 @@ interface DecidedRow {
 /**
  * $1: the batch's keys (text[]), in the order of their first spend; $2: those of them charged
  * (a positive cost); $3: JSON, element i the runs `[cost, count]` of key i of $1 in the order they
- * came. `steps` walks each key's runs from its opening balance. The lock re-reads a row changed
+ * came; $4: the statement's id, under which what it took is journaled (credit_spends) when it
+ * took anything, so that a statement the node gave up on can be settled. `steps` walks each key's runs from its opening balance. The lock re-reads a row changed
  * since the statement's snapshot, and the UPDATE follows it to that same newest row.
  */
 const SPEND_SQL = `
@@ -73,6 +74,11 @@ written AS (
   FROM (SELECT DISTINCT ON (n) n, balance FROM steps ORDER BY n, run DESC) closing
     JOIN opening o ON o.n = closing.n
   WHERE keys.id = o.key_id AND o.mode = 'charge' AND closing.balance <> o.balance
+  RETURNING keys.id, o.balance - closing.balance AS spent
+),
+journal AS (
+  INSERT INTO credit_spends (id, charges)
+  SELECT $4::text, jsonb_object_agg(id, spent)::text FROM written HAVING count(*) > 0
 )
 SELECT o.mode, st.granted, st.balance
 FROM opening o LEFT JOIN steps st ON st.n = o.n AND st.run > 0
@@ -80,13 +86,19 @@ ORDER BY o.n, st.run`;
 
 /**
  * The short way for a batch of one spend of positive cost: one conditional decrement, $1 the key, $2
- * the cost. A row back means granted (the condition held on the newest row, under its lock); none
+ * the cost, $3 the statement's id (journaled with the charge). A row back means granted (the condition held on the newest row, under its lock); none
  * means anything else (denied, unlimited, missing), which SPEND_SQL then tells apart.
  */
 export const GRANT_ONE_SQL = `
-UPDATE keys SET remaining = remaining - $2
-WHERE id = $1 AND deleted_at IS NULL AND remaining >= $2
-RETURNING remaining`;
+WITH granted AS (
+  UPDATE keys SET remaining = remaining - $2
+  WHERE id = $1 AND deleted_at IS NULL AND remaining >= $2
+  RETURNING remaining
+),
+journal AS (
+  INSERT INTO credit_spends (id, charges) SELECT $3::text, jsonb_build_object($1::text, $2::int8)::text FROM granted
+)
+SELECT remaining FROM granted`;
 
 interface Run<T> {
   cost: number;
@@ -108,12 +120,12 @@ export class SpendBatch<T extends { keyId: string; cost: number }> {
     }
   }
 
-  /** The statement and its parameters. */
-  statement(): [string, unknown[]] {
+  /** The statement and its parameters; `id` journals what it takes. */
+  statement(id: string): [string, unknown[]] {
     const keyIds = [...this.runsByKey.keys()];
     const charged = keyIds.filter((id) => this.runsByKey.get(id)!.some((run) => run.cost > 0));
     const runs = keyIds.map((id) => this.runsByKey.get(id)!.map((run) => [run.cost, run.spends.length]));
-    return [SPEND_SQL, [keyIds, charged, JSON.stringify(runs)]];
+    return [SPEND_SQL, [keyIds, charged, JSON.stringify(runs), id]];
   }
 
   /** Each spend's result, or `undefined` where its key is to be decided again by the next statement. */

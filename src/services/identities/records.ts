@@ -2,7 +2,7 @@
  * Identity and named-limit operations shared with keys, as units of work over the record stores
  * (storage/records), run inside the caller's unit.
  */
-import type { IdentitySummary, RatelimitOwner, Records } from "../../storage/records/index.ts";
+import { DuplicateRecord, LostRace, type IdentitySummary, type RatelimitOwner, type Records } from "../../storage/records/index.ts";
 import { step, type Work } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -21,7 +21,13 @@ export function* upsertIdentityIn(records: Records, workspaceId: string, externa
   const found = yield* step(records.identities.findByExternalId(workspaceId, externalId));
   if (found) return found;
   const row = { id: newId("id"), workspaceId, externalId, meta: {}, createdAt: nowMs };
-  yield records.identities.insert(row);
+  try {
+    yield records.identities.insert(row);
+  } catch (error) {
+    // Created by a unit that committed since this one looked (cluster): run again, which finds it.
+    if (error instanceof DuplicateRecord) throw new LostRace(`identity '${externalId}' created`, { cause: error });
+    throw error;
+  }
   return { id: row.id, externalId, meta: row.meta };
 }
 

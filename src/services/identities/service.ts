@@ -5,10 +5,11 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError, invalidInput } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import { assertMetaSize } from "../meta/index.ts";
 import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
 import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes, planPage } from "../pages/index.ts";
-import { can, requirePermission, type Principal } from "../auth/index.ts";
+import { can, missingPermissions, requirePermission, type Principal } from "../auth/index.ts";
 import type { KeyCacheInvalidator } from "../key-cache/index.ts";
 import { findLiveIdentityIn, replaceRatelimitsIn, type IdentitySummary, type RatelimitConfig, type RatelimitInput } from "./records.ts";
 
@@ -44,6 +45,8 @@ export interface IdentityDeps {
   pageBytes?: number;
   clock: Clock;
   cache: KeyCacheInvalidator;
+  /** What a workspace may hold; DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
 }
 
 /** Throws 400 when two limits of the request share a name. */
@@ -74,11 +77,18 @@ function* viewOf(records: Records, identity: IdentitySummary): Work<IdentityView
   return toView(identity, limits.get(identity.id) ?? []);
 }
 
-/** The live identity `ref` (id or externalId) of the workspace; 404 when there is none. */
+/**
+ * The live identity `ref` (id or externalId) of the workspace, 404 when there is none, locked for
+ * the rest of the unit: found, locked by id, and read again, since a unit that held the lock
+ * before may have changed or deleted it.
+ */
 function* liveIdentity(records: Records, workspaceId: string, ref: string): Work<IdentitySummary> {
   const found = yield* findLiveIdentityIn(records, workspaceId, ref);
   if (!found) throw identityNotFound();
-  return found;
+  yield records.locks.hold({ workspaceId, kind: "identity", id: found.id });
+  const locked = yield* step(records.identities.findInWorkspace(workspaceId, found.id));
+  if (!locked) throw identityNotFound();
+  return locked;
 }
 
 export class IdentityService {
@@ -91,7 +101,7 @@ export class IdentityService {
     assertUniqueNames(input.ratelimits);
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    return this.deps.records.write(ws, function* (r) {
+    return this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const identityId = newId("id");
       try {
         yield r.identities.insert({ id: identityId, workspaceId: ws, externalId: input.externalId, meta: input.meta ?? {}, createdAt: now });
@@ -105,7 +115,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: identityId, name: input.externalId }], description: `Created identity ${identityId}`,
       });
       return { identityId };
-    });
+    }));
   }
 
   /** One live identity by id or externalId. Needs `identity.*.read_identity` or `identity.<id>.read_identity`. */
@@ -113,9 +123,10 @@ export class IdentityService {
     const wildcard = can(principal, "identity", "*", "read_identity");
     return this.deps.records.read(function* (r) {
       const found = yield* findLiveIdentityIn(r, principal.workspaceId, input.identity);
-      // Without the wildcard grant, a missing identity is 403 too, so the answer leaks nothing.
+      // Without the wildcard grant, a missing identity is 403 too, naming the identity as asked for
+      // (not the id found), so the answer leaks nothing.
       if (!wildcard && (!found || !can(principal, "identity", found.id, "read_identity"))) {
-        requirePermission(principal, "identity", "*", "read_identity");
+        throw missingPermissions(principal, ["identity.*.read_identity", `identity.${input.identity}.read_identity`]);
       }
       if (!found) throw identityNotFound();
       return yield* viewOf(r, found);
@@ -138,9 +149,11 @@ export class IdentityService {
       const plan = planPage(yield* step(r.identities.listSizes({ ...query, limit: limit + 1 })), limit, budget);
       const rows = plan.until === undefined ? [] : yield* step(r.identities.list({ ...query, until: plan.until, limit }));
       if (!can(principal, "identity", "*", "read_identity")) {
-        if (rows.length === 0 || rows.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
-          requirePermission(principal, "identity", "*", "read_identity");
+        // The rows it may not read are not named: it learns no identity id it may not see.
+        if (rows.some((row) => !can(principal, "identity", row.id, "read_identity"))) {
+          throw missingPermissions(principal, ["identity.*.read_identity", "identity.<identityId>.read_identity"]);
         }
+        if (rows.length === 0) requirePermission(principal, "identity", "*", "read_identity");
       }
       const limits = yield* step(r.limits.loadForIdentities(rows.map((row) => row.id)));
       // The metas go into the answer as their stored text: no parse here, no serialisation in the pipeline.
@@ -162,7 +175,7 @@ export class IdentityService {
     assertUniqueNames(input.ratelimits);
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
-    const view = this.deps.records.write(ws, function* (r) {
+    const view = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const found = yield* liveIdentity(r, ws, input.identity);
       const meta = input.meta ?? found.meta;
       yield r.identities.update(found.id, { updatedAt: now, ...(input.meta !== undefined ? { meta: input.meta } : {}) });
@@ -172,7 +185,7 @@ export class IdentityService {
         resources: [{ type: "identity", id: found.id, name: found.externalId }], description: `Updated identity ${found.id}`,
       });
       return yield* viewOf(r, { ...found, meta });
-    });
+    }));
     return then(view, (changed) => {
       this.deps.cache.workspaceChanged(ws);
       return changed;

@@ -42,6 +42,7 @@ export function addPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
   return mutateKey(deps, principal, input.keyId, {
     missingDetail: KEY_NOT_FOUND,
     event: "key.add_permissions",
+    grows: true,
     authorize: authorizer(principal, ACCESS_GRANTS.addPermissions),
     *apply(t, now, r) {
       const ids = yield* permissionIdsForIn(r, principal, input.permissions, now);
@@ -72,6 +73,7 @@ export function setPermissions(deps: KeyDeps, principal: Principal, input: KeyPe
   return mutateKey(deps, principal, input.keyId, {
     missingDetail: KEY_NOT_FOUND,
     event: "key.set_permissions",
+    grows: true,
     authorize: authorizer(principal, ACCESS_GRANTS.setPermissions),
     *apply(t, now, r) {
       const ids = yield* permissionIdsForIn(r, principal, input.permissions, now);
@@ -87,6 +89,7 @@ export function addRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInp
   return mutateKey(deps, principal, input.keyId, {
     missingDetail: KEY_NOT_FOUND,
     event: "key.add_roles",
+    grows: true,
     authorize: authorizer(principal, ACCESS_GRANTS.addRoles),
     *apply(t, now, r) {
       const ids = yield* findRoleIdsIn(r, principal.workspaceId, input.roles);
@@ -117,6 +120,7 @@ export function setRoles(deps: KeyDeps, principal: Principal, input: KeyRolesInp
   return mutateKey(deps, principal, input.keyId, {
     missingDetail: KEY_NOT_FOUND,
     event: "key.set_roles",
+    grows: true,
     authorize: authorizer(principal, ACCESS_GRANTS.setRoles),
     *apply(t, now, r) {
       const ids = yield* findRoleIdsIn(r, principal.workspaceId, input.roles);

@@ -87,6 +87,7 @@ export function rerollKey(deps: KeyDeps, principal: Principal, input: RerollKeyI
     const created = mutateKey(deps, principal, input.keyId, {
       missingDetail: KEY_NOT_FOUND,
       event: "key.reroll",
+      grows: true,
       authorize,
       *apply(t, now, r) {
         const fresh = yield* insertCopyIn(r, deps.vault, t.row, space, now);

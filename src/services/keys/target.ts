@@ -11,6 +11,7 @@ import type { Principal } from "../auth/index.ts";
 import type { ApiRecord } from "../apis/index.ts";
 import type { KeyDeps } from "./create.ts";
 import type { KeyRow } from "./view.ts";
+import { withinQuotas } from "../quotas/index.ts";
 
 /** 404 detail for a missing key on getKey, whoami, updateKey, deleteKey and updateCredits (upstream's wording). */
 export const KEY_MISSING = "We could not find the requested key.";
@@ -52,6 +53,11 @@ export interface KeyMutation<T> {
   authorize(target: KeyTarget, records: Records): Work<void>;
   /** The writes, inside the unit; `updated_at` is already set to `nowMs`. */
   apply(target: KeyTarget, nowMs: number, records: Records): Work<T>;
+  /**
+   * Whether the change may create records or grow them (a new key, identity, permission, link or a
+   * bigger meta): such a change runs within the workspace quotas (services/quotas); others never wait for them.
+   */
+  grows?: boolean;
   /** Audit event, e.g. `key.update`. */
   event: string;
   describe(target: KeyTarget, result: T): string;
@@ -68,7 +74,9 @@ export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string,
   const now = deps.clock.now();
   // Any mutation may write or copy keys.remaining (credits, reroll), so it starts from the balance.
   deps.credits.settle([keyId]);
-  const result = deps.records.write(principal.workspaceId, function* (r) {
+  const unit = function* (r: Records): Work<T> {
+    // One change to a key at a time: it reads the key (deleted? its permissions, limits) and then writes it.
+    yield r.locks.hold({ workspaceId: principal.workspaceId, kind: "key", id: keyId });
     const target = yield* findKeyTargetIn(r, principal, keyId, mutation.missingDetail);
     yield* mutation.authorize(target, r);
     yield r.keys.update(target.row.id, { updatedAt: now });
@@ -79,7 +87,9 @@ export function mutateKey<T>(deps: KeyDeps, principal: Principal, keyId: string,
       description: mutation.describe(target, out),
     });
     return out;
-  });
+  };
+  const ws = principal.workspaceId;
+  const result = deps.records.write(ws, mutation.grows ? withinQuotas(deps.quotas, ws, unit) : unit);
   return then(result, (out) => {
     deps.cache.keyChanged(keyId);
     return out;

@@ -37,6 +37,7 @@ export function updateKey(deps: KeyDeps, principal: Principal, input: UpdateKeyI
   assertMetaSize(input.meta);
   const updated = mutateKey(deps, principal, input.keyId, {
     event: "key.update",
+    grows: true,
     *authorize(t) {
       requirePermission(principal, "api", t.api.id, "update_key");
       if (input.permissions) requireRbac(principal, ACCESS_GRANTS.setPermissions);

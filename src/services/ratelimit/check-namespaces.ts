@@ -8,6 +8,7 @@
 import type { RecordBackend } from "../../storage/records/index.ts";
 import { then, type Maybe } from "../../storage/work.ts";
 import type { Actor } from "../auth/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import type { CheckReads } from "./check-reads.ts";
 import { NamespaceCache, namespaceEntry, type NamespaceEntry } from "./namespace-cache.ts";
 import type { OverrideLoader } from "./override-loader.ts";
@@ -39,6 +40,7 @@ export class CheckNamespaces {
     private readonly reads: CheckReads,
     private readonly records: RecordBackend,
     private readonly loader: OverrideLoader,
+    private readonly quotas?: WorkspaceQuotas,
   ) {}
 
   /** A check's namespace for `ref`: the cached one, else the records' (then cached); deleted ones included. */
@@ -63,7 +65,7 @@ export class CheckNamespaces {
   create(workspaceId: string, actor: Actor, names: readonly string[], nowMs: number): Maybe<Map<string, NamespaceEntry>> {
     const shared = this.creations.size === 0 ? [] : names.filter((name) => this.creations.has(keyOf(workspaceId, name)));
     const fresh = shared.length === 0 ? names : names.filter((name) => !shared.includes(name));
-    const written = fresh.length === 0 ? [] : this.records.write(workspaceId, (r) => createNamespacesIn(r, workspaceId, actor, fresh, nowMs));
+    const written = fresh.length === 0 ? [] : this.records.write(workspaceId, withinQuotas(this.quotas, workspaceId, (r) => createNamespacesIn(r, workspaceId, actor, fresh, nowMs)));
     const cached = (pairs: Array<readonly [string, NamespaceRecord]>) => new Map(pairs.map(([name, ns]) => [name, this.cache.put(workspaceId, ns)]));
     if (!(written instanceof Promise) && shared.length === 0) return cached(written);
     const created = Promise.resolve(written).then(cached);

@@ -11,7 +11,8 @@
  *
  * One hash per counter, {s: windowStartMs, c: count, p: previousCount}, like the in-memory slot.
  * It expires (PEXPIRE, relative, so Redis's own clock does not matter) when the in-memory prune
- * would drop it: two durations after its window started. Nothing else bounds Redis's memory.
+ * would drop it: two durations after its window started. The windows are held within the same
+ * per-workspace and total caps as in memory, by the same rule (redis-window-script.ts).
  * Numbers: every value the script returns is an integer below 2^53 (counts never exceed the limit,
  * times are Unix ms), so the integer replies lose nothing.
  *
@@ -29,72 +30,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { within } from "../../lib/within.ts";
 import { StoreUnreachable } from "../../storage/unreachable.ts";
 import type { BatchResult, LimitRequest, LimitResult } from "./sliding-window.ts";
-
-/**
- * KEYS[i]: item i's counter. ARGV[1]: nowMs; then per item limit, durationMs, cost.
- * Returns {allPassed, then per item: passed, remaining, resetMs}, all integers.
- * The arithmetic is sliding-window.ts's, operation for operation: Lua's numbers are doubles too.
- */
-const SCRIPT = `
-local nowMs = tonumber(ARGV[1])
--- Integers written as such: PEXPIRE takes nothing else, and it keeps every digit.
-local function int(x) return string.format('%d', x) end
-
-local function windowsAt(key, durationMs)
-  local startMs = math.floor(nowMs / durationMs) * durationMs
-  local stored = redis.call('HMGET', key, 's', 'c', 'p')
-  if not stored[1] then return startMs, 0, 0 end
-  local storedStartMs = tonumber(stored[1])
-  local count = tonumber(stored[2])
-  if storedStartMs >= startMs then return storedStartMs, count, tonumber(stored[3]) end
-  if storedStartMs == startMs - durationMs then return startMs, 0, count end
-  return startMs, 0, 0
-end
-
-local n = #KEYS
-local pending = {}
-local usedBefore, resets, passed = {}, {}, {}
-local allPassed = true
-for i = 1, n do
-  local key = KEYS[i]
-  local limit, durationMs, cost = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local startMs, current, previous = windowsAt(key, durationMs)
-  local remainingMs = durationMs - math.max(0, nowMs - startMs)
-  local earlier = pending[key] or 0
-  usedBefore[i] = current + math.floor((previous * remainingMs) / durationMs) + earlier
-  pending[key] = earlier + cost
-  resets[i] = startMs + durationMs
-  passed[i] = usedBefore[i] + cost <= limit
-  allPassed = allPassed and passed[i]
-end
-
-local out = { allPassed and 1 or 0 }
-for i = 1, n do
-  local limit, cost = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i + 1])
-  if passed[i] then
-    local charged = allPassed and cost or 0
-    out[#out + 1] = 1
-    out[#out + 1] = math.max(0, math.floor(limit - usedBefore[i] - charged))
-  else
-    out[#out + 1] = 0
-    out[#out + 1] = 0
-  end
-  out[#out + 1] = resets[i]
-end
-
-if allPassed then
-  for i = 1, n do
-    local key, durationMs, cost = KEYS[i], tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-    if cost > 0 then
-      -- Re-read: an earlier item of the batch may have charged the same counter.
-      local startMs, current, previous = windowsAt(key, durationMs)
-      redis.call('HSET', key, 's', int(startMs), 'c', int(current + cost), 'p', int(previous))
-      redis.call('PEXPIRE', key, int(startMs + 2 * durationMs - nowMs))
-    end
-  end
-end
-return out
-`;
+import { WINDOW_SCRIPT } from "./redis-window-script.ts";
+import { UNCAPPED, type WindowCaps } from "./workspace-windows.ts";
 
 /** How long a check waits for Redis before it rejects, unless told otherwise. */
 export const DEFAULT_WINDOW_STORE_TIMEOUT_MS = 500;
@@ -115,6 +52,14 @@ export interface RedisWindowDeps {
   keyPrefix?: string;
   /** Bound on one check's wait for Redis, >= 1. */
   timeoutMs?: number;
+  /** What the windows may hold in Redis, in bytes as redis-window-script.ts charges them; uncapped by default. */
+  caps?: WindowCaps;
+}
+
+/** Windows given up to make room for a newer one of the same workspace, and new windows not kept, since start (this node's checks). */
+export interface RedisWindowStats {
+  evicted: number;
+  unkept: number;
 }
 
 /** A client as the limiter wants it (not connected yet): a command sent while Redis is away fails instead of waiting in a queue. */
@@ -142,6 +87,8 @@ export class RedisWindowLimiter {
   private readonly clock: Clock;
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
+  private readonly caps: WindowCaps;
+  private readonly counts: RedisWindowStats = { evicted: 0, unkept: 0 };
   /** The script's SHA once SCRIPT LOAD answered; forgotten when it failed, so the next check loads again. */
   private sha: Promise<string> | undefined;
 
@@ -150,6 +97,11 @@ export class RedisWindowLimiter {
     this.clock = deps.clock;
     this.keyPrefix = deps.keyPrefix ?? DEFAULT_WINDOW_KEY_PREFIX;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_WINDOW_STORE_TIMEOUT_MS;
+    this.caps = deps.caps ?? UNCAPPED;
+  }
+
+  stats(): RedisWindowStats {
+    return { ...this.counts };
   }
 
   /** Checks one limit and, if it passes, charges its cost. Rejects with WindowStoreUnavailable. */
@@ -165,10 +117,15 @@ export class RedisWindowLimiter {
    */
   async checkAll(reqs: readonly LimitRequest[]): Promise<BatchResult> {
     if (reqs.length === 0) return { success: true, results: [] };
+    // A batch is one workspace's (the verification's key limits, or one namespace's checks).
+    const stem = this.stemOf(reqs[0]!.workspace);
     const keys = reqs.map((req) => this.keyOf(req));
-    const args = [String(this.clock.now())];
+    keys.push(`${stem}#i`, `${stem}#b`, `${this.keyPrefix}#total`, `${this.keyPrefix}#expiring`);
+    const args = [String(this.clock.now()), capArg(this.caps.workspaceBytes), capArg(this.caps.totalBytes), stem];
     for (const req of reqs) args.push(String(req.limit), String(req.durationMs), String(req.cost));
     const reply = await this.bounded(this.run(keys, args));
+    this.counts.evicted += reply[1 + 3 * reqs.length]!;
+    this.counts.unkept += reply[2 + 3 * reqs.length]!;
     return {
       success: reply[0] === 1,
       results: reqs.map((req, i) => ({
@@ -190,7 +147,12 @@ export class RedisWindowLimiter {
    * the hash tag, so that a batch (one workspace's windows) stays in one slot of a Redis Cluster.
    */
   private keyOf(req: LimitRequest): string {
-    return `${this.keyPrefix}${req.workspace.length}{${req.workspace}}:${req.durationMs}:${req.scope.length}:${req.scope}:${req.identifier}`;
+    return `${this.stemOf(req.workspace)}:${req.durationMs}:${req.scope.length}:${req.scope}:${req.identifier}`;
+  }
+
+  /** The start every key of `workspace` shares; its index and byte count are the stem and `#i` / `#b` (never a counter: those go on with `:`). */
+  private stemOf(workspace: string): string {
+    return `${this.keyPrefix}${workspace.length}{${workspace}}`;
   }
 
   private async run(keys: string[], args: string[]): Promise<number[]> {
@@ -200,12 +162,12 @@ export class RedisWindowLimiter {
     } catch (error) {
       // Redis restarted or its script cache was flushed: EVAL runs the script and caches it again.
       if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      return await this.client.send("EVAL", [SCRIPT, String(keys.length), ...keys, ...args]);
+      return await this.client.send("EVAL", [WINDOW_SCRIPT, String(keys.length), ...keys, ...args]);
     }
   }
 
   private load(): Promise<string> {
-    return this.client.send("SCRIPT", ["LOAD", SCRIPT]).catch((error: unknown) => {
+    return this.client.send("SCRIPT", ["LOAD", WINDOW_SCRIPT]).catch((error: unknown) => {
       this.sha = undefined;
       throw error;
     });
@@ -222,6 +184,11 @@ export class RedisWindowLimiter {
       throw new WindowStoreUnavailable(`Redis failed the check: ${(error as Error)?.message ?? String(error)}`, { cause: error });
     }
   }
+}
+
+/** A cap as the script reads it: an integer (the largest exact one when there is none). */
+function capArg(bytes: number): string {
+  return String(Number.isFinite(bytes) ? Math.floor(bytes) : Number.MAX_SAFE_INTEGER);
 }
 
 function globEscape(text: string): string {

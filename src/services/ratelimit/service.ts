@@ -19,6 +19,7 @@ import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { requirePermission, type Principal } from "../auth/index.ts";
 import { DEFAULT_PAGE_BYTES, fitPage, jsonBytes } from "../pages/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
 import { RatelimitChecks, type MultiLimitOutcome } from "./checks.ts";
 import { NamespaceCache, type NamespaceCacheCaps, type NamespaceEntry } from "./namespace-cache.ts";
 import type { Found, NamespaceOverrides, OverrideRecord } from "./overrides.ts";
@@ -42,6 +43,8 @@ export interface RatelimitDeps {
   limiter: WindowLimiter;
   /** Memory of the namespaces (with their overrides) held in memory; default DEFAULT_NAMESPACE_CACHE_CAPS. */
   namespaceCacheCaps?: NamespaceCacheCaps;
+  /** What a workspace may hold (namespaces, and the bytes of overrides); DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
   /** Live wildcard overrides one namespace may hold; default DEFAULT_WILDCARD_OVERRIDES. */
   wildcardOverridesPerNamespace?: number;
   /** None when analytics recording is off. */
@@ -75,7 +78,7 @@ export class RatelimitService {
     const caps = deps.namespaceCacheCaps ?? DEFAULT_NAMESPACE_CACHE_CAPS;
     this.cache = new NamespaceCache(caps);
     const reads = deps.storage ? new SqliteCheckReads(deps.storage) : new RecordCheckReads(deps.records);
-    this.namespaces = new CheckNamespaces(this.cache, reads, deps.records, new OverrideLoader(reads, caps.workspaceBytes));
+    this.namespaces = new CheckNamespaces(this.cache, reads, deps.records, new OverrideLoader(reads, caps.workspaceBytes), deps.quotas);
     this.checks = new RatelimitChecks({ namespaces: this.namespaces, limiter: deps.limiter, clock: deps.clock, decisions: deps.decisions });
   }
 
@@ -112,7 +115,9 @@ export class RatelimitService {
     const ws = principal.workspaceId;
     const now = this.deps.clock.now();
     const checkWildcardRoom = () => this.checkWildcardRoom(index);
-    const record = this.deps.records.write(ws, function* (r) {
+    const record = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
+      // One change to an identifier's override at a time: whether it exists decides insert or update.
+      yield r.locks.hold({ workspaceId: ws, kind: "override", id: `${ns.id}/${input.identifier}` });
       const existing = yield* step(r.overrides.findLive(ns.id, input.identifier));
       if (!existing && input.identifier.includes("*")) checkWildcardRoom();
       const saved = yield* upsertOverrideIn(r, ws, ns.id, existing, input, now);
@@ -122,7 +127,7 @@ export class RatelimitService {
         description: `${existing ? "Updated" : "Created"} override ${saved.id} for '${input.identifier}': ${input.limit} per ${input.duration} ms`,
       });
       return saved;
-    });
+    }));
     return then(record, (saved) => {
       index.put(saved);
       this.cache.resized(ns);
@@ -177,6 +182,7 @@ export class RatelimitService {
       return thenMaybe(this.namespaces.overridesOf(ns), (index) => {
         const now = this.deps.clock.now();
         const deleted = this.deps.records.write(ws, function* (r) {
+          yield r.locks.hold({ workspaceId: ws, kind: "override", id: `${ns.id}/${input.identifier}` });
           const found = yield* step(r.overrides.findLive(ns.id, input.identifier));
           if (!found) throw overrideNotFound();
           yield r.overrides.markDeleted(found.id, now);

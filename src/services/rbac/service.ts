@@ -8,8 +8,9 @@
  * `onAccessChanged` is called after such a delete, and after a role's permissions are replaced, so
  * that cached key access can be dropped.
  */
-import { DuplicateRecord, type RecordBackend } from "../../storage/records/index.ts";
-import { step, then, type Maybe } from "../../storage/work.ts";
+import { DuplicateRecord, type RecordBackend, type Records, type RoleRecord } from "../../storage/records/index.ts";
+import { withinQuotas, type WorkspaceQuotas } from "../quotas/index.ts";
+import { step, then, type Maybe, type Work } from "../../storage/work.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
@@ -27,6 +28,8 @@ export type { ListInput, Page, PermissionView, RoleView } from "./views.ts";
 export interface RbacServiceDeps {
   records: RecordBackend;
   clock: Clock;
+  /** What a workspace may hold; DEFAULT_QUOTAS when left out. */
+  quotas?: WorkspaceQuotas;
   /** Called after a committed change that can alter which permissions the workspace's keys hold. */
   onAccessChanged?: (workspaceId: string) => void;
   /** Bytes of items one list page may hold (TOLLGATE_LIST_PAGE_BYTES); 4 MiB when left out. */
@@ -63,6 +66,25 @@ const permissionExists = (field: "name" | "slug", value: string) =>
 const roleExists = (name: string) =>
   new AppError("role_already_exists", { detail: `A role with name '${name}' already exists in this workspace.` });
 
+/**
+ * The role `ref` (id or name), locked for the rest of the unit: found, locked by id, and read again,
+ * since a unit that held the lock before may have changed or deleted it.
+ */
+function* lockedRoleIn(r: Records, workspaceId: string, ref: string): Work<RoleRecord | undefined> {
+  const found = yield* step(r.rbac.findRole(workspaceId, ref));
+  if (!found) return undefined;
+  yield r.locks.hold({ workspaceId, kind: "role", id: found.id });
+  return yield* step(r.rbac.findRole(workspaceId, found.id));
+}
+
+/** The permission `ref` (id or slug), locked for the rest of the unit, as lockedRoleIn. */
+function* lockedPermissionIn(r: Records, workspaceId: string, ref: string): Work<PermissionView | undefined> {
+  const found = yield* findPermissionIn(r, workspaceId, ref);
+  if (!found) return undefined;
+  yield r.locks.hold({ workspaceId, kind: "permission", id: found.id });
+  return yield* findPermissionIn(r, workspaceId, found.id);
+}
+
 const permissionNotFound = () => new AppError("permission_not_found", { detail: "The requested permission does not exist." });
 const roleNotFound = () => new AppError("role_not_found", { detail: "The requested role does not exist." });
 
@@ -75,7 +97,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const { records } = this.deps;
-    const created = () => records.write(ws, function* (r) {
+    const created = () => records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       const clash = yield* permissionClashIn(r, ws, input.name, input.slug);
       if (clash) throw permissionExists(clash, clash === "name" ? input.name : input.slug);
       const permissionId = newId("perm");
@@ -87,7 +109,7 @@ export class RbacService {
         resources: [{ type: "permission", id: permissionId, name: input.name }], description: `Created permission ${input.slug}`,
       });
       return { permissionId };
-    });
+    }));
     // A create that committed between the check and the insert: its row, read now, tells which of
     // the two clashed; when it is gone again, the name, checked first, is answered.
     return orElse(created, (error) => {
@@ -121,7 +143,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const deleted = this.deps.records.write(ws, function* (r) {
-      const found = yield* findPermissionIn(r, ws, input.permission);
+      const found = yield* lockedPermissionIn(r, ws, input.permission);
       if (!found) throw permissionNotFound();
       yield r.rbac.deletePermission(found.id);
       yield writeAudit(r, {
@@ -143,7 +165,7 @@ export class RbacService {
     if (slugs.length > 0) requirePermission(principal, "rbac", "*", "add_permission_to_role");
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
-    return this.deps.records.write(ws, function* (r) {
+    return this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
       if ((yield* missingPermissionSlugsIn(r, ws, slugs)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
       if (yield* roleNameTakenIn(r, ws, input.name)) throw roleExists(input.name);
       const roleId = newId("role");
@@ -161,7 +183,7 @@ export class RbacService {
         description: `Created role ${input.name}`,
       });
       return { roleId };
-    });
+    }));
   }
 
   /**
@@ -175,8 +197,8 @@ export class RbacService {
     requirePermission(principal, "rbac", "*", "remove_permission_from_role");
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
-    const result = this.deps.records.write(ws, function* (r) {
-      const found = yield* step(r.rbac.findRole(ws, input.role));
+    const result = this.deps.records.write(ws, withinQuotas(this.deps.quotas, ws, function* (r) {
+      const found = yield* lockedRoleIn(r, ws, input.role);
       if (!found) throw roleNotFound();
       if ((yield* missingPermissionSlugsIn(r, ws, input.permissions)).length > 0) requirePermission(principal, "rbac", "*", "create_permission");
       yield r.rbac.setRolePermissions(ws, found.id, yield* ensurePermissionsIn(r, ws, input.permissions, now), now);
@@ -188,7 +210,7 @@ export class RbacService {
         description: `Set the permissions of role ${found.name} to [${input.permissions.join(", ")}]`,
       });
       return perms;
-    });
+    }));
     return then(result, (perms) => {
       this.accessChanged(ws);
       return perms;
@@ -217,7 +239,7 @@ export class RbacService {
     const now = this.deps.clock.now();
     const ws = principal.workspaceId;
     const deleted = this.deps.records.write(ws, function* (r) {
-      const found = yield* step(r.rbac.findRole(ws, input.role));
+      const found = yield* lockedRoleIn(r, ws, input.role);
       if (!found) throw roleNotFound();
       yield r.rbac.deleteRole(found.id);
       yield writeAudit(r, {

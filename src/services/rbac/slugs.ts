@@ -5,7 +5,7 @@
  * would get already belongs to a permission with another slug, creating it is a 409, because
  * reusing that permission would grant something the caller did not name.
  */
-import type { Records } from "../../storage/records/index.ts";
+import { DuplicateRecord, LostRace, type Records } from "../../storage/records/index.ts";
 import { step, type Work } from "../../storage/work.ts";
 import { newId } from "../../lib/ids.ts";
 import { AppError } from "../../errors/app-error.ts";
@@ -41,7 +41,13 @@ export function* ensurePermissionsIn(records: Records, workspaceId: string, slug
     if (id === undefined) {
       yield* assertNameFree(records, workspaceId, slug);
       id = newId("perm");
-      yield records.rbac.insertPermission({ id, workspaceId, name: slug, slug, description: `Auto-created permission: ${slug}`, createdAt: nowMs });
+      try {
+        yield records.rbac.insertPermission({ id, workspaceId, name: slug, slug, description: `Auto-created permission: ${slug}`, createdAt: nowMs });
+      } catch (error) {
+        // Created by a unit that committed since this one looked (cluster): run again, which finds it.
+        if (error instanceof DuplicateRecord) throw new LostRace(`permission '${slug}' created`, { cause: error });
+        throw error;
+      }
     }
     ids.push(id);
   }

@@ -11,7 +11,7 @@ import { LRUCache } from "lru-cache";
 import type { ChangesElsewhere } from "../../storage/external-commits.ts";
 import { toMicroseconds, type Clock } from "../../lib/clock.ts";
 import { sha256Base64 } from "../../lib/hashing.ts";
-import { can, type Principal } from "../auth/index.ts";
+import { can, type Actor, type Principal } from "../auth/index.ts";
 import type { WindowLimiter } from "../ratelimit/index.ts";
 import type { Maybe } from "../../storage/work.ts";
 import { markHoldsRawJson, RawJson } from "../../lib/raw-json.ts";
@@ -51,6 +51,9 @@ export interface VerifyKeyInput {
   ratelimits?: RequestedLimit[];
 }
 
+/** v1's answer: v2's, plus upstream v1's FORBIDDEN for a key of another API than the `apiId` sent. */
+export type V1VerifyKeyResult = Omit<VerifyKeyResult, "code"> & { code: VerificationCode | "FORBIDDEN" };
+
 export interface VerifyKeyResult {
   valid: boolean;
   code: VerificationCode;
@@ -60,8 +63,9 @@ export interface VerifyKeyResult {
   expires?: number;
   credits?: number;
   enabled?: boolean;
-  permissions?: readonly string[];
-  roles?: readonly string[];
+  /** A long list is its JSON text (RawJson), as the snapshot keeps it for answers. */
+  permissions?: readonly string[] | RawJson;
+  roles?: readonly string[] | RawJson;
   identity?: { id: string; externalId: string; meta?: Meta };
   ratelimits?: RatelimitState[];
 }
@@ -91,11 +95,18 @@ export interface VerificationDeps {
 
 const NO_TAGS: readonly string[] = [];
 
+/** The actor of a verification by the key alone (v1): no root key acts. */
+const KEY_ITSELF: Actor = Object.freeze({ type: "system", id: "v1_verify_key" });
+
 /** Parsed permission queries by text: callers send the same few queries over and over. */
 const QUERY_CACHE_SIZE = 1000;
 
 export class VerificationService {
   private readonly queries = new LRUCache<string, PermissionQuery>({ max: QUERY_CACHE_SIZE });
+  /** What v1's verification may do in the key's own workspace (verifyKeyOfItsWorkspace). */
+  private readonly verifyEveryKey: ReadonlySet<string> = new Set(["api.*.verify_key"]);
+  /** Loads in flight by hash, with the cache's drop count when each began; at most one per request in flight. */
+  private readonly loading = new Map<string, { loaded: Promise<KeySnapshot | undefined>; drops: number }>();
   /** Verifications of keys of an API, by API and code (for /metrics). */
   readonly countsByApi: VerificationCountsByApi;
 
@@ -105,23 +116,33 @@ export class VerificationService {
 
   /**
    * The key's snapshot from the cache, else from its source (then cached, also when unknown). A
-   * load that a change overtook while it was in flight is used but not cached.
+   * load that a change overtook while it was in flight is used but not cached. Verifications of a
+   * key whose load is in flight wait for that load rather than start another: a key holding many
+   * permissions is loaded over many turns (embedded) or waits for PostgreSQL, and a burst of its
+   * verifications must not load it once each.
    */
   private snapshot(hash: string): Maybe<KeySnapshot | undefined> {
     this.deps.changesElsewhere.look();
     const { cache } = this.deps;
     const cached = cache.get(hash);
     if (cached !== undefined) return cached ?? undefined;
+    const drops = cache.drops;
+    const inFlight = this.loading.get(hash);
+    // A load begun before a change (a drop) must not answer a verification that came after it.
+    if (inFlight !== undefined && inFlight.drops === drops) return inFlight.loaded;
     const loaded = this.deps.snapshots.load(hash);
     if (!(loaded instanceof Promise)) {
       cache.set(hash, loaded);
       return loaded;
     }
-    const drops = cache.drops;
-    return loaded.then((snap) => {
+    const settled = loaded.then((snap) => {
       if (cache.drops === drops) cache.set(hash, snap);
       return snap;
+    }).finally(() => {
+      if (this.loading.get(hash)?.loaded === settled) this.loading.delete(hash);
     });
+    this.loading.set(hash, { loaded: settled, drops });
+    return settled;
   }
 
   /** The parsed query (400 `permissions_query_syntax_error` for a malformed one, which is not cached). */
@@ -142,6 +163,28 @@ export class VerificationService {
     const startedMs = performance.now();
     const snap = this.snapshot(sha256Base64(input.key));
     if (snap instanceof Promise) return snap.then((loaded) => this.verifySnapshot(principal, input, loaded, startedMs));
+    return this.verifySnapshot(principal, input, snap, startedMs);
+  }
+
+  /**
+   * v1's verification (routes/v1): no root key, so the key's own workspace, verified as by a
+   * principal that may verify every key of it; the same checks, limits and credits as verifyKey.
+   * `apiId`, when given and not the key's API, answers FORBIDDEN after DISABLED (upstream v1's
+   * place for it), recorded as upstream's v1 recorded it.
+   */
+  verifyKeyOfItsWorkspace(input: VerifyKeyInput, apiId?: string): Maybe<V1VerifyKeyResult> {
+    const startedMs = performance.now();
+    const snap = this.snapshot(sha256Base64(input.key));
+    if (snap instanceof Promise) return snap.then((loaded) => this.verifyOwnSnapshot(input, apiId, loaded, startedMs));
+    return this.verifyOwnSnapshot(input, apiId, snap, startedMs);
+  }
+
+  private verifyOwnSnapshot(input: VerifyKeyInput, apiId: string | undefined, snap: KeySnapshot | undefined, startedMs: number): Maybe<V1VerifyKeyResult> {
+    if (!snap) return { valid: false, code: "NOT_FOUND" };
+    if (apiId !== undefined && snap.apiId !== apiId && !snap.apiDeleted && snap.apiId !== null && !snap.deleted && snap.enabled) {
+      return this.recorded(snap, input, { ...describe(snap, "VALID"), valid: false, code: "FORBIDDEN" as const }, startedMs, 0);
+    }
+    const principal: Principal = { workspaceId: snap.workspaceId, rootKeyId: "", permissions: this.verifyEveryKey, actor: KEY_ITSELF };
     return this.verifySnapshot(principal, input, snap, startedMs);
   }
 
@@ -182,7 +225,7 @@ export class VerificationService {
   }
 
   /** Hands the verification to the event pipeline (a synchronous push) and returns `result`. */
-  private recorded(snap: KeySnapshot, input: VerifyKeyInput, result: VerifyKeyResult, startedMs: number, spentCredits: number): VerifyKeyResult {
+  private recorded<R extends { code: string }>(snap: KeySnapshot, input: VerifyKeyInput, result: R, startedMs: number, spentCredits: number): R {
     if (snap.apiId !== null) this.countsByApi.count(snap.apiId, result.code);
     this.deps.events?.record({
       timeMs: this.deps.clock.now(),
@@ -219,8 +262,8 @@ function describe(snap: KeySnapshot, code: VerificationCode, extra?: Pick<Verify
   if (snap.expiresAt !== null) result.expires = snap.expiresAt;
   if (snap.remaining !== null) result.credits = snap.remaining;
   result.enabled = snap.enabled;
-  if (snap.permissions.length > 0) result.permissions = snap.permissions;
-  if (snap.roles.length > 0) result.roles = snap.roles;
+  if (snap.permissions.length > 0) result.permissions = snap.answer.permissions;
+  if (snap.roles.length > 0) result.roles = snap.answer.roles;
   if (snap.identity) {
     result.identity = {
       id: snap.identity.id,

@@ -138,7 +138,7 @@ class Parser {
     this.index++;
     const first = this.peek();
     if (first.type === "rparen") {
-      throw syntaxError(`Empty parentheses found at position ${first.pos}. Parentheses must contain a permission or expression.`);
+      throw syntaxError(`Empty parentheses found at position ${first.pos}. Parentheses must contain at least one permission or expression.`);
     }
     this.depth++;
     const expr = this.parseOr();
@@ -146,7 +146,7 @@ class Parser {
     const close = this.peek();
     if (close.type !== "rparen") {
       throw syntaxError(
-        `Missing closing parenthesis ')' at position ${close.pos}. Every opening parenthesis needs a matching closing one.`,
+        `Missing closing parenthesis ')' at position ${close.pos}. Every opening parenthesis must have a matching closing parenthesis.`,
       );
     }
     this.index++;
@@ -171,16 +171,29 @@ export interface HeldPermissions {
   readonly all: boolean;
 }
 
-export function holdPermissions(names: Iterable<string>): HeldPermissions {
-  const exact = new Set<string>();
-  const prefixes = new Set<string>();
-  let all = false;
-  for (const name of names) {
-    exact.add(name);
-    if (name === "*") all = true;
-    else if (name.endsWith(".*")) prefixes.add(name.slice(0, -1));
+/** Indexes names as they come (a large set arrives in slices, services/verification/many-permissions.ts). */
+export class HeldBuilder {
+  private readonly exact = new Set<string>();
+  private readonly prefixes = new Set<string>();
+  private all = false;
+
+  add(names: Iterable<string>): void {
+    for (const name of names) {
+      this.exact.add(name);
+      if (name === "*") this.all = true;
+      else if (name.endsWith(".*")) this.prefixes.add(name.slice(0, -1));
+    }
   }
-  return { exact, prefixes, all };
+
+  build(): HeldPermissions {
+    return { exact: this.exact, prefixes: this.prefixes, all: this.all };
+  }
+}
+
+export function holdPermissions(names: Iterable<string>): HeldPermissions {
+  const builder = new HeldBuilder();
+  builder.add(names);
+  return builder.build();
 }
 
 /**

@@ -18,6 +18,10 @@
 import type { SQL } from "bun";
 import { toSnapshot, type KeySnapshot, type SnapshotRow } from "./snapshot.ts";
 import { SharedValues } from "./shared-values.ts";
+import { permissionSetInSlices } from "./permission-set.ts";
+
+/** Permission lists of at least this many characters (some thousands of names) are indexed in slices. */
+const SLICED_INDEX_MIN_CHARS = 32_768;
 import { DEFAULT_DATABASE_TIMEOUT_MS, withinPg } from "../../storage/pg/records/index.ts";
 
 /** `expr` (text) as a JSON string. */
@@ -65,6 +69,9 @@ export class PgSnapshotLoader {
   /** The snapshot of the key with this hash, or undefined when no key has it; `remaining` is PostgreSQL's balance. */
   async load(hash: string): Promise<KeySnapshot | undefined> {
     const [row] = await withinPg(this.sql.unsafe<SnapshotRow[]>(PG_SNAPSHOT_SQL, [hash]), this.timeoutMs);
-    return row === undefined ? undefined : toSnapshot(row, this.shared);
+    if (row === undefined) return undefined;
+    // A long list (thousands of names) is indexed over several turns, as SQLite's slices are (many-permissions.ts).
+    const many = row.permissions !== null && row.permissions.length >= SLICED_INDEX_MIN_CHARS ? await permissionSetInSlices(row.permissions) : undefined;
+    return toSnapshot(row, this.shared, many);
   }
 }

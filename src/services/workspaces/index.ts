@@ -12,6 +12,7 @@ import { sha256Base64 } from "../../lib/hashing.ts";
 import { AppError } from "../../errors/app-error.ts";
 import { writeAudit } from "../audit/index.ts";
 import { isValidGrant, type Actor, type Principal } from "../auth/index.ts";
+import { DEFAULT_QUOTAS, readQuotaUses, type QuotaUse, type WorkspaceQuotas } from "../quotas/index.ts";
 
 export type { RootKeyCredential, RootKeyRecord, WorkspaceRecord } from "../../storage/records/index.ts";
 
@@ -26,6 +27,8 @@ export interface RootKeyIdentity {
   permissions: string[];
   /** recording: verifications are recorded (TOLLGATE_ANALYTICS); querying: the workspace opted in to analytics queries. */
   analytics: { recording: boolean; querying: boolean };
+  /** The workspace's use of each quota against its limit (storage in bytes). */
+  quotas: QuotaUse[];
 }
 
 interface NewRootKeyInput {
@@ -92,17 +95,23 @@ function preparedRootKey(input: NewRootKeyInput): PreparedRootKey {
 export class WorkspaceService {
   /** `onChange` runs after every committed change, so cached root-key principals are dropped. */
   /** `recordsVerifications`: whether verifications are recorded for analytics at all (TOLLGATE_ANALYTICS; default on). */
-  constructor(private readonly deps: { records: RecordBackend; clock: Clock; onChange?: () => void; recordsVerifications?: boolean }) {}
+  constructor(private readonly deps: {
+    records: RecordBackend; clock: Clock; onChange?: () => void; recordsVerifications?: boolean;
+    /** The workspace quotas whoami shows use against; DEFAULT_QUOTAS when left out. */
+    quotas?: WorkspaceQuotas;
+  }) {}
 
   /** rootKeys.whoami: the calling root key, its workspace, its grants and whether analytics can show anything. */
   whoami(principal: Principal): Maybe<RootKeyIdentity> {
-    return then(this.get(principal.workspaceId), (ws) => ({
+    const quotas = readQuotaUses(this.deps.records, this.deps.quotas ?? DEFAULT_QUOTAS, principal.workspaceId);
+    return thenMaybe(this.get(principal.workspaceId), (ws) => then(quotas, (uses) => ({
       rootKeyId: principal.rootKeyId,
       name: principal.actor.name ?? "",
       workspace: { id: ws.id, name: ws.name },
       permissions: [...principal.permissions].sort(),
       analytics: { recording: this.deps.recordsVerifications ?? true, querying: ws.analyticsEnabled },
-    }));
+      quotas: uses,
+    })));
   }
 
   /** Runs a unit that changes workspaces or root keys; onChange once it committed. */
@@ -173,6 +182,8 @@ export class WorkspaceService {
     const workspace = { id: newId("ws"), name: "default", analyticsEnabled: false, createdAt: now };
     const rootKey = preparedRootKey({ workspace: "default", name: "bootstrap", ...input });
     return this.change(workspace.id, function* (r) {
+      // Nodes starting together on an empty database: the first bootstraps, the others then find its workspace.
+      yield r.locks.hold({ workspaceId: "", kind: "workspace", id: "bootstrap" });
       if (yield* step(r.workspaces.any())) return false;
       yield* createWorkspaceIn(r, workspace, actor);
       const { key } = yield* createRootKeyIn(r, rootKey, actor, now);
@@ -195,6 +206,7 @@ export class WorkspaceService {
     return thenMaybe(this.deps.records.read((r) => step(r.rootKeys.findUnrevoked(id))), (found) => {
       if (!found) throw missing();
       return this.change(found.workspaceId, function* (r) {
+        yield r.locks.hold({ workspaceId: found.workspaceId, kind: "rootKey", id });
         const row = yield* step(r.rootKeys.findUnrevoked(id));
         if (!row) throw missing();
         yield r.rootKeys.revoke(id, now);

@@ -4,25 +4,24 @@
  * caches of that workspace can be dropped.
  * Notices ride PostgreSQL's LISTEN/NOTIFY: sent in the changing transaction, they are delivered on
  * its commit only, so a notice never precedes or outlives its change.
- * A poll of version numbers catches what a lost notice or a dropped listening connection missed.
+ * A poll of the notice rows catches what a lost notice or a dropped listening connection missed.
  * No Redis here: the records live in PostgreSQL, whose notices are tied to their commits; a Redis
  * publish would be a second write that could land without its change, or be lost after it.
- * Versions come from one global sequence, taken under a transaction-level advisory lock, so they
- * commit in their order: a poll for `version > seen` through an index then misses nothing and costs
- * what changed since the last poll, however many workspaces exist (without the lock, a smaller
- * version could commit after a larger one had been seen, and the poll would skip it).
+ * Each change is a row of its own (`cluster_change_notices`), inserted, never updated, and nothing
+ * orders the writers: concurrent writes, in one workspace or many, wait for no lock of this module
+ * (an ordering lock held to the commit made every write of the cluster take turns). So rows commit
+ * in any order, and a poll cannot read "versions above the last seen". It reads instead the rows
+ * of transactions whose id is at or above the oldest transaction still running at its previous
+ * poll (pg_snapshot_xmin): a transaction below that had ended, and its row was read then or
+ * before; one at or above may have committed since. What it reads again it skips by version.
  */
 import type { SQL as BunSql } from "bun";
 import { sql, type TablesRelationalConfig } from "drizzle-orm";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
 import type { PgTransaction } from "drizzle-orm/pg-core";
-import { clusterChanges } from "./schema/cluster.ts";
 
 /** The LISTEN/NOTIFY channel of change notices. */
 export const CHANGES_CHANNEL = "tollgate_changes";
-
-/** The advisory lock that orders change versions as their transactions commit ("tgchange"). */
-export const CHANGE_ORDER_LOCK_KEY = "8387520405958174565";
 
 export const DEFAULT_POLL_MS = 100;
 export const MIN_POLL_MS = 10;
@@ -31,23 +30,52 @@ export const MAX_POLL_MS = 60_000;
 /** Rows read by one poll query; a poll reads on while it gets this many. */
 const POLL_BATCH = 1000;
 
+/** Rows deleted by one prune statement; a prune deletes on while it deletes this many. */
+const PRUNE_BATCH = 10_000;
+
 /** A drizzle transaction over Bun's PostgreSQL client, whatever its schema. */
 export type PgTx = PgTransaction<BunSQLQueryResultHKT, Record<string, unknown>, TablesRelationalConfig>;
 
+/** A recorded change: its version (unique, from a sequence) and its transaction's id. */
+export interface ChangeStamp {
+  version: number;
+  txId: number;
+}
+
 /**
- * Records, inside the caller's transaction, that `workspaceId`'s records changed: bumps its version
- * and notifies every watcher on commit; returns the version. Call it last in the transaction: from
- * here to the commit, other transactions recording a change wait for this one.
+ * Records, inside the caller's transaction, that `workspaceId`'s records changed: inserts its
+ * notice row and notifies every watcher on commit, in one statement; answers the change's stamp.
  */
-export async function recordChange(tx: PgTx, workspaceId: string): Promise<number> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(${CHANGE_ORDER_LOCK_KEY}::int8)`);
-  const [row] = await tx.insert(clusterChanges)
-    .values({ workspaceId, version: sql`nextval('cluster_change_version')` })
-    .onConflictDoUpdate({ target: clusterChanges.workspaceId, set: { version: sql`excluded.version` } })
-    .returning({ version: clusterChanges.version });
-  const version = row!.version;
-  await tx.execute(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ workspaceId, version })})`);
-  return version;
+export async function recordChange(tx: PgTx, workspaceId: string): Promise<ChangeStamp> {
+  const rows = await tx.execute(sql`
+    WITH notice AS (
+      INSERT INTO cluster_change_notices (workspace_id, version, tx_id)
+      VALUES (${workspaceId}, nextval('cluster_change_version'), pg_current_xact_id()::text::int8)
+      RETURNING version, tx_id)
+    SELECT version::text AS version, tx_id::text AS tx_id,
+      pg_notify(${CHANGES_CHANNEL}, json_build_object('workspaceId', ${workspaceId}::text, 'version', version, 'txId', tx_id)::text)
+    FROM notice`) as unknown as Array<{ version: string; tx_id: string }>;
+  return { version: Number(rows[0]!.version), txId: Number(rows[0]!.tx_id) };
+}
+
+/**
+ * Deletes the notices that a later transaction's notice of the same workspace supersedes, in
+ * batches; answers how many. Safe at any time: a poll that has not read the deleted row still
+ * reads every row of a later transaction, and delivers the workspace for it. So each workspace
+ * keeps its latest notice, and the table holds about one row per workspace plus the last minute's.
+ */
+export async function pruneSupersededChanges(db: BunSql): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = await db`
+      DELETE FROM cluster_change_notices WHERE version IN (
+        SELECT c.version FROM cluster_change_notices c
+        WHERE EXISTS (SELECT 1 FROM cluster_change_notices n WHERE n.workspace_id = c.workspace_id AND n.tx_id > c.tx_id)
+        LIMIT ${PRUNE_BATCH})
+      RETURNING 1`;
+    deleted += rows.length;
+    if (rows.length < PRUNE_BATCH) return deleted;
+  }
 }
 
 /** Schedules `run` after `delayMs`; returns what cancels it. Injectable so tests run polls by hand. */
@@ -60,9 +88,9 @@ const realAfter: After = (delayMs, run) => {
 };
 
 export interface ChangeWatcherOptions {
-  /** The node's client: polls run on its pool; `listen` opens a dedicated connection of its own. */
+  /** The client polls run on; `listen` opens a dedicated connection of its own. */
   sql: BunSql;
-  /** Called once for each newer version seen of a workspace, by whichever path saw it first. */
+  /** Called for each change seen of a workspace, by whichever path saw it first (a poll calls it once per workspace). */
   onChange(workspaceId: string): void;
   /** Between the end of one poll and the start of the next: the bound on how late a lost notice is caught. */
   pollMs?: number;
@@ -71,24 +99,32 @@ export interface ChangeWatcherOptions {
   after?: After;
 }
 
-/** How many versions each path delivered first. */
+/** How many changes each path delivered first. */
 export interface ChangeWatcherStats {
   notified: number;
   polled: number;
 }
 
+/** A page of a poll: the rows of transactions from the floor on, and the floor for the next poll. */
+interface PollRow {
+  workspace_id: string;
+  version: string;
+  tx_id: string;
+  next_floor: string;
+}
+
 export class ChangeWatcher {
   private readonly pollMs: number;
   private readonly after: After;
-  /** Every committed version up to this one has been delivered (or a newer one of its workspace has). */
-  private seenThrough = 0;
-  /** Versions above `seenThrough` already delivered by a notice, so the poll does not deliver them again. */
-  private readonly notifiedAbove = new Set<number>();
+  /** Every transaction below this id had ended when the last poll looked, and its notice was read. */
+  private floor = 0;
+  /** Versions delivered (or recorded by this node) whose transaction is at or above the floor, by version: their transaction ids. */
+  private readonly delivered = new Map<number, number>();
   private subscription: Awaited<ReturnType<BunSql["listen"]>> | undefined;
   private cancelTimer: (() => void) | undefined;
   private polling: Promise<void> = Promise.resolve();
   private running = false;
-  private readonly delivered: ChangeWatcherStats = { notified: 0, polled: 0 };
+  private readonly counts: ChangeWatcherStats = { notified: 0, polled: 0 };
 
   constructor(private readonly opts: ChangeWatcherOptions) {
     const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
@@ -100,13 +136,14 @@ export class ChangeWatcher {
   }
 
   /**
-   * Starts watching: changes committed from now on are delivered. The starting version is read
-   * before listening, so a change committed in between is caught by the first poll.
+   * Starts watching: changes committed from now on are delivered. What is committed already is
+   * read (and not delivered) before listening, so a change committed in between is caught by the first poll.
    */
   async start(): Promise<void> {
     if (this.running || this.subscription !== undefined) throw new Error("the change watcher is already started");
-    const [row] = await this.opts.sql`SELECT coalesce(max(version), 0)::text AS version FROM cluster_changes`;
-    this.seenThrough = Number(row.version);
+    const [row] = await this.opts.sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS floor`;
+    this.floor = Number(row.floor);
+    await this.pollOnce(false);
     let listened = false;
     // After a reconnect the notices sent while disconnected are lost: poll at once rather than wait.
     this.subscription = await this.opts.sql.listen(CHANGES_CHANNEL, (payload) => this.noticed(payload), () => {
@@ -128,56 +165,70 @@ export class ChangeWatcher {
     await this.polling;
   }
 
-  /** Reads the versions newer than the last seen and delivers those no notice delivered; polls run one at a time. */
+  /** Reads the rows of transactions from the floor on and delivers those no notice delivered; polls run one at a time. */
   poll(): Promise<void> {
-    const run = this.polling.then(() => this.pollOnce());
+    const run = this.polling.then(() => this.pollOnce(true));
     this.polling = run.catch(() => undefined);
     return run;
   }
 
   /**
-   * A version this node recorded itself (its caches already follow the change): neither its notice
-   * nor a poll delivers it. One whose transaction then rolls back is never committed, and is
-   * forgotten once the poll passes it.
+   * A change this node recorded itself (its caches already follow it): neither its notice nor a
+   * poll delivers it. One whose transaction then rolls back is never committed, and is forgotten
+   * once the floor passes its transaction.
    */
-  ownChange(version: number): void {
-    if (version > this.seenThrough) this.notifiedAbove.add(version);
+  ownChange(stamp: ChangeStamp): void {
+    if (stamp.txId >= this.floor) this.delivered.set(stamp.version, stamp.txId);
   }
 
   stats(): ChangeWatcherStats {
-    return { ...this.delivered };
+    return { ...this.counts };
   }
 
-  private async pollOnce(): Promise<void> {
+  private async pollOnce(deliver: boolean): Promise<void> {
+    let nextFloor: number | undefined;
+    // A workspace changed many times since the last poll is delivered once: its caches go once.
+    const changed = new Set<string>();
+    let after = { txId: this.floor, version: 0 };
     for (;;) {
-      // int8 comes back as text; named apart from `version` so that ORDER BY sorts the numbers.
-      const rows: { workspace_id: string; version_text: string }[] = await this.opts.sql`
-        SELECT workspace_id, version::text AS version_text FROM cluster_changes
-        WHERE version > ${String(this.seenThrough)}::int8 ORDER BY version LIMIT ${POLL_BATCH}`;
+      // Keyset pages in (tx_id, version) order; the floor for the next poll is the first page's
+      // (the oldest transaction running then), which no later page's could be below.
+      const rows: PollRow[] = await this.opts.sql`
+        SELECT n.workspace_id, n.version::text AS version, n.tx_id::text AS tx_id, s.next_floor
+        FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS next_floor) s
+        LEFT JOIN cluster_change_notices n ON (n.tx_id, n.version) > (${String(after.txId)}::int8, ${String(after.version)}::int8)
+        ORDER BY n.tx_id, n.version LIMIT ${POLL_BATCH}`;
+      nextFloor ??= Number(rows[0]?.next_floor ?? this.floor);
       for (const row of rows) {
-        const version = Number(row.version_text);
-        this.seenThrough = version;
-        if (this.notifiedAbove.has(version)) continue;
-        this.delivered.polled++;
-        this.deliver(row.workspace_id);
+        if (row.version === null) continue;
+        const version = Number(row.version);
+        const txId = Number(row.tx_id);
+        after = { txId, version };
+        if (this.delivered.has(version)) continue;
+        this.delivered.set(version, txId);
+        if (!deliver) continue;
+        this.counts.polled++;
+        changed.add(row.workspace_id);
       }
-      for (const version of this.notifiedAbove) if (version <= this.seenThrough) this.notifiedAbove.delete(version);
-      if (rows.length < POLL_BATCH) return;
+      if (rows.length < POLL_BATCH) break;
     }
+    for (const workspaceId of changed) this.deliver(workspaceId);
+    this.floor = Math.max(this.floor, nextFloor);
+    for (const [version, txId] of this.delivered) if (txId < this.floor) this.delivered.delete(version);
   }
 
   private noticed(payload: string): void {
     if (!this.running) return;
-    let notice: { workspaceId: string; version: number };
+    let notice: { workspaceId: string; version: number; txId: number };
     try {
-      notice = JSON.parse(payload) as { workspaceId: string; version: number };
+      notice = JSON.parse(payload) as { workspaceId: string; version: number; txId: number };
     } catch {
       this.report(new Error(`unreadable change notice: ${payload.slice(0, 200)}`));
       return;
     }
-    if (notice.version <= this.seenThrough || this.notifiedAbove.has(notice.version)) return;
-    this.notifiedAbove.add(notice.version);
-    this.delivered.notified++;
+    if (notice.txId < this.floor || this.delivered.has(notice.version)) return;
+    this.delivered.set(notice.version, notice.txId);
+    this.counts.notified++;
     this.deliver(notice.workspaceId);
   }
 

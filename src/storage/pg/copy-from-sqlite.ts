@@ -15,7 +15,8 @@
  * rate-limit decisions table with the counts it shows on the box), read in a read transaction of
  * its own; the refusal of a target that holds rows, and `replace`, cover those tables too. Not
  * copied: SQLite's own `__drizzle_migrations` rows (PostgreSQL records its own migrations). The
- * cluster-only tables (change versions, job runs) are left as they are.
+ * cluster-only tables (change versions, job runs) are left as they are, but for the master key's
+ * fingerprint (`fingerprint`), recorded in the same transaction: the copy initialises the cluster.
  * Recoverable keys' ciphertexts and the workspace data keys are copied byte for byte, but the master
  * key that opens the data keys is not a record: the operator carries it (TOLLGATE_MASTER_KEY or
  * `<data dir>/master.key`) to every node.
@@ -30,8 +31,9 @@ import { lockDataDir } from "../instance-lock.ts";
 import { refuseNewerDatabase } from "../migrate.ts";
 import { ANALYTICS_MIGRATIONS, MIGRATIONS, type EmbeddedMigration } from "../migrations.ts";
 import { planAnalyticsCopy } from "./copy-analytics.ts";
-import { planCopy, type CopiedTable } from "./copy-tables.ts";
+import { planCopy, TRIGGER_KEPT_TABLES, type CopiedTable } from "./copy-tables.ts";
 import { quoteIdentifier } from "./db.ts";
+import { recordFingerprint } from "./cluster-settings.ts";
 
 /** Rows sent in one INSERT at most: a batch, never a whole table, is held in memory. */
 export const COPY_BATCH_ROWS = 1000;
@@ -45,6 +47,8 @@ export const COPY_LOCK_KEY = 0x746f6c6c636f7079n;
 export interface CopyOptions {
   /** Delete the copied tables' rows in the target first (in the same transaction) instead of refusing a target that holds any. */
   replace?: boolean;
+  /** The master key's fingerprint to record as the cluster's (lib/key-fingerprint.ts), in the copy's transaction. */
+  fingerprint?: string;
   /** Rows per INSERT (COPY_BATCH_ROWS unless given). */
   batchRows?: number;
 }
@@ -117,12 +121,13 @@ export async function copyMainDatabase(source: Storage, target: SQL, opts: CopyO
       const occupied = await tablesWithRows(tx, everyTable);
       if (occupied.length > 0) {
         if (!opts.replace) throw new TargetNotEmptyError(occupied);
-        await tx.unsafe(`TRUNCATE ${everyTable.map(targetOf).join(", ")}`);
+        await tx.unsafe(`TRUNCATE ${[...everyTable.map(targetOf), ...TRIGGER_KEPT_TABLES.map(quoteIdentifier)].join(", ")}`);
       }
       const copied: CopiedRows = {};
       for (const table of tables) copied[table.name] = await copyTable(source.sqlite, tx, table, batchRows);
       for (const table of tables) await restartIdentities(tx, table);
       if (analytics) for (const table of analyticsTables) copied[table.name] = await copyTable(analytics.sqlite, tx, table, batchRows);
+      if (opts.fingerprint !== undefined) await recordFingerprint(tx, opts.fingerprint, Date.now());
       return copied;
     });
   } finally {

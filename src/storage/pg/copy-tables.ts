@@ -35,6 +35,12 @@ export interface CopiedTable {
 
 const exported = (schema: object): unknown[] => Object.values(schema);
 
+/**
+ * Tables the target's own triggers fill from the copied rows (workspace_usage, migration 0005):
+ * copying them too would count every record twice. A replacing copy empties them with the rest.
+ */
+export const TRIGGER_KEPT_TABLES: readonly string[] = ["workspace_usage"];
+
 /** The SQLite tables of the main database: the schema's tables but those of analytics.db. */
 export function mainSqliteTables(): SQLiteTable[] {
   const analytics = new Set(exported(sqliteAnalyticsSchema).filter((v) => is(v, SQLiteTable)));
@@ -52,7 +58,7 @@ export function pgTables(): PgTable[] {
  */
 export function planCopy(sqliteTables: readonly SQLiteTable[] = mainSqliteTables(), targetTables: readonly PgTable[] = pgTables()): CopiedTable[] {
   const pgByName = new Map(targetTables.map((t) => [getTableName(t), t]));
-  const paired = sqliteTables.map((source) => {
+  const paired = sqliteTables.filter((source) => !TRIGGER_KEPT_TABLES.includes(getTableName(source))).map((source) => {
     const name = getTableName(source);
     const target = pgByName.get(name);
     if (target === undefined) throw new Error(`the SQLite table ${name} has no PostgreSQL twin: its rows would be lost`);

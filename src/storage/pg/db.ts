@@ -19,9 +19,16 @@ export function pgDatabase(client: BunSql): PgDb {
   return drizzle({ client }) as unknown as PgDb;
 }
 
-/** A drizzle database over a pool of `max` connections to `url`, and what closes the pool. */
+/**
+ * The session settings of the connections the record stores' units run on (Bun's `connection`
+ * option): every transaction READ COMMITTED, whatever the database's default, without a SET per
+ * transaction (drizzle's isolationLevel option sends one).
+ */
+export const RECORDS_SESSION = { default_transaction_isolation: "read committed" };
+
+/** A drizzle database over a pool of `max` connections to `url` (RECORDS_SESSION), and what closes the pool. */
 export function openPg(url: string, max: number): { db: PgDb; close(): Promise<void> } {
-  const client = new BunSql(url, { max });
+  const client = new BunSql(url, { max, connection: RECORDS_SESSION });
   return { db: pgDatabase(client), close: () => client.close() };
 }
 

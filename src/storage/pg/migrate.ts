@@ -45,7 +45,21 @@ export async function migratePostgres(url: string): Promise<string[]> {
   const sql = new SQL(url, { max: 1 });
   try {
     return await applyPgMigrations(sql);
+  } catch (error) {
+    throw explainRefusedRole(error);
   } finally {
     await sql.close();
   }
+}
+
+/**
+ * PostgreSQL's "permission denied to create role" (42501) names no role and no way out: the one
+ * role the migrations create is the analytics reader, and docs/cluster.md says what to grant.
+ */
+function explainRefusedRole(error: unknown): unknown {
+  const { errno, message } = error as { errno?: unknown; message?: unknown };
+  if (errno !== "42501" || typeof message !== "string" || !message.includes("create role")) return error;
+  return new Error(`${message}: the migrations create the role tollgate_analytics_reader, which needs CREATEROLE. `
+    + "Either ALTER ROLE <this user> CREATEROLE, or have a DBA run `CREATE ROLE tollgate_analytics_reader NOLOGIN; "
+    + "GRANT tollgate_analytics_reader TO <this user> WITH ADMIN OPTION;` once (docs/cluster.md, Setting it up); nothing was migrated", { cause: error });
 }

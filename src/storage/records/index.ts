@@ -21,6 +21,10 @@ import { SqliteNamespaceStore, SqliteOverrideStore, type NamespaceStore, type Ov
 export { SqliteNamespaceStore, SqliteOverrideStore } from "./ratelimits.ts";
 import { SqliteKeyStore, type KeyStore } from "./keys.ts";
 export { SqliteKeyStore } from "./keys.ts";
+import { SqliteUsageStore, type UsageStore } from "./usage.ts";
+export { NO_USAGE, type UsageStore, type WorkspaceUsage } from "./usage.ts";
+import { SqliteRecordLocks, type RecordLocks } from "./locks.ts";
+export type { LockTarget, RecordLocks } from "./locks.ts";
 
 export type { ApiListQuery, ApiListRow, ApiRecord, ApiStore } from "./apis.ts";
 export type { AuditLogFilters, AuditLogQuery, AuditLogRecord, AuditLogRow, AuditStore } from "./audit.ts";
@@ -35,7 +39,7 @@ export type { NamespaceListQuery, NamespaceListRow, NamespaceRecord, NamespaceSt
 export type {
   CreditChange, KeyCredits, KeyListQuery, KeyListRow, KeyPatch, KeyRecord, KeySpaceRecord, KeyStore, LinkedPermission, LinkedRole, NewKeyRecord, RefillCandidate,
 } from "./keys.ts";
-export { DuplicateRecord } from "./errors.ts";
+export { DuplicateRecord, LostRace } from "./errors.ts";
 export type { IdRange, SizedRow } from "./sized-rows.ts";
 
 export interface Records {
@@ -52,14 +56,18 @@ export interface Records {
   overrides: OverrideStore;
   /** End-user keys, their links to permissions and roles, and the workspaces' data keys. */
   keys: KeyStore;
+  /** What each workspace's records take, for its quotas. */
+  usage: UsageStore;
+  /** Locks on the record a unit changes, held to its end (no-ops in the embedded mode). */
+  locks: RecordLocks;
 }
 
 export interface RecordBackend {
   /**
    * Runs `unit` in one transaction, all or nothing, and answers what it returns. `workspaceId`: the
    * workspace whose records it changes, of which the cluster tells every node (null: none yet).
-   * A unit may run more than once when PostgreSQL aborts a transaction that raced another: it must
-   * not act outside its stores before it returns.
+   * A unit may run more than once when PostgreSQL aborts a transaction that raced another (or the
+   * unit throws LostRace): it must not act outside its stores before it returns.
    */
   write<T>(workspaceId: string | null, unit: (records: Records) => Work<T>): Maybe<T>;
   /** Runs `unit`'s reads outside a transaction. */
@@ -81,6 +89,8 @@ export function sqliteRecords(db: Db): Records {
     namespaces: new SqliteNamespaceStore(db),
     overrides: new SqliteOverrideStore(db),
     keys: new SqliteKeyStore(db),
+    usage: new SqliteUsageStore(db),
+    locks: new SqliteRecordLocks(),
   };
 }
 

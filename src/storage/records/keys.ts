@@ -104,6 +104,8 @@ export interface KeyStore {
   changeCredits(keyId: string, change: CreditChange): Maybe<KeyCredits | undefined>;
   /** Removes the key row with its permission and role links and its named limits. */
   deletePermanently(keyId: string): Maybe<void>;
+  /** Soft-deletes every live key of a key space (its API was deleted), as keys.deleteKey soft-deletes one. */
+  markDeletedInKeySpace(keySpaceId: string, nowMs: number): Maybe<void>;
   findKeySpace(keySpaceId: string): Maybe<KeySpaceRecord | undefined>;
   /** A key's direct permissions, by slug (byte order). */
   permissionsOf(keyId: string): Maybe<LinkedPermission[]>;
@@ -189,6 +191,10 @@ export class SqliteKeyStore implements KeyStore {
     this.db.delete(keyRoles).where(eq(keyRoles.keyId, keyId)).run();
     this.db.delete(ratelimitConfigs).where(eq(ratelimitConfigs.keyId, keyId)).run();
     this.db.delete(keys).where(eq(keys.id, keyId)).run();
+  }
+
+  markDeletedInKeySpace(keySpaceId: string, nowMs: number): void {
+    this.db.update(keys).set({ deletedAt: nowMs, updatedAt: nowMs }).where(and(eq(keys.keySpaceId, keySpaceId), isNull(keys.deletedAt))).run();
   }
 
   findKeySpace(keySpaceId: string): KeySpaceRecord | undefined {

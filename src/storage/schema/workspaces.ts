@@ -25,3 +25,18 @@ export const rootKeys = sqliteTable("root_keys", {
   createdAt: integer("created_at").notNull(),
   revokedAt: integer("revoked_at"),
 }, (t) => [uniqueIndex("root_keys_hash_uq").on(t.hash), index("root_keys_workspace_idx").on(t.workspaceId)]);
+
+/**
+ * What each workspace's records take, against its quotas (services/quotas): live records per kind
+ * and their bytes as counted by the triggers of migration 0012 (one row per workspace, kept by the
+ * database on every insert, delete and size-changing update, whatever path made it).
+ */
+export const workspaceUsage = sqliteTable("workspace_usage", {
+  workspaceId: text("workspace_id").primaryKey(),
+  keys: integer("keys").notNull().default(0),
+  identities: integer("identities").notNull().default(0),
+  permissions: integer("permissions").notNull().default(0),
+  roles: integer("roles").notNull().default(0),
+  namespaces: integer("namespaces").notNull().default(0),
+  bytes: integer("bytes").notNull().default(0),
+});

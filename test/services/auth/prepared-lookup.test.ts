@@ -21,6 +21,8 @@ function authenticator(rows: Record<string, RootKeyCredential>): { auth: RootKey
     clock: new TestClock(),
     changesElsewhere: { look: () => undefined },
     lookupAnswersLater: true,
+    unknown: { size: 100, ttlMs: 10_000 },
+    concurrentLookups: 2,
     lookup: async (hash) => {
       lookups.push(hash);
       return rows[hash];

@@ -16,8 +16,10 @@ import { MINUTE, T0, req, windowContract } from "./window-contract.ts";
 
 const freshPrefix = () => `test:${crypto.randomUUID()}:`;
 
-async function keysUnder(client: RedisClient, prefix: string): Promise<string[]> {
-  return await client.send("KEYS", [`${prefix}*`]);
+/** The window counters under `prefix`: a workspace's index and byte count (`…}#i`, `…}#b`) and the totals (`#…`) are not windows. */
+async function countersUnder(client: RedisClient, prefix: string): Promise<string[]> {
+  const keys = await client.send("KEYS", [`${prefix}*`]) as string[];
+  return keys.filter((key) => /^\d+\{[^}]*\}:/.test(key.slice(prefix.length)));
 }
 
 /** Every key SCAN MATCH `pattern` finds. */
@@ -77,7 +79,7 @@ describe.skipIf(skipWithout(missing.redis(), "the Redis window store"))("RedisWi
     const clock = new TestClock(startMs);
     const keyPrefix = freshPrefix();
     const limiter = new RedisWindowLimiter({ client, clock, keyPrefix });
-    return { clock, limiter, windows: async () => (await keysUnder(client, keyPrefix)).length };
+    return { clock, limiter, windows: async () => (await countersUnder(client, keyPrefix)).length };
   });
 
   describe("several nodes on one Redis", () => {
@@ -128,7 +130,7 @@ describe.skipIf(skipWithout(missing.redis(), "the Redis window store"))("RedisWi
       const keyPrefix = freshPrefix();
       const limiter = new RedisWindowLimiter({ client, clock, keyPrefix });
       await limiter.check(req("a", 10));
-      const [key] = await keysUnder(client, keyPrefix);
+      const [key] = await countersUnder(client, keyPrefix);
       const ttlMs = await client.send("PTTL", [key!]) as number;
       // T0 + 2 minutes − (T0 + 15 s), less the real time since the check.
       expect(ttlMs).toBeLessThanOrEqual(2 * MINUTE - 15_000);
@@ -142,7 +144,7 @@ describe.skipIf(skipWithout(missing.redis(), "the Redis window store"))("RedisWi
       const inWorkspace = (workspace: string, identifier: string, scope: string): LimitRequest => ({ ...req(identifier, 10), workspace, scope });
       await limiter.checkAll([inWorkspace("ws_1", "u", "ws_1|ns"), inWorkspace("ws_1", "v:w", "ws_1|other")]);
       await limiter.checkAll([inWorkspace("ws_10", "u", "ws_10|ns"), inWorkspace("ws_*", "u", "ws_*|ns")]);
-      expect(await keysUnder(client, keyPrefix)).toHaveLength(4);
+      expect(await countersUnder(client, keyPrefix)).toHaveLength(4);
       const found = await scan(client, limiter.keyPatternOf("ws_1"));
       expect(found).toHaveLength(2);
       expect(found.every((k) => k.includes("{ws_1}"))).toBe(true);
@@ -198,7 +200,7 @@ describe.skipIf(skipWithout(missing.redis(), "the Redis window store"))("RedisWi
       const keyPrefix = freshPrefix();
       const limiter = new RedisWindowLimiter({ client, clock: new TestClock(T0), keyPrefix });
       await limiter.check(req("a", 10));
-      const [key] = await keysUnder(client, keyPrefix);
+      const [key] = await countersUnder(client, keyPrefix);
       await client.send("SET", [key!, "not a window"]);
       const error = await limiter.check(req("a", 10)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WindowStoreUnavailable);

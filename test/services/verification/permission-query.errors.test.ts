@@ -21,7 +21,7 @@ describe("syntax errors: unexpected end", () => {
 
 describe("syntax errors: missing closing parenthesis", () => {
   const missing = (pos: number): string =>
-    `Missing closing parenthesis ')' at position ${pos}. Every opening parenthesis needs a matching closing one.`;
+    `Missing closing parenthesis ')' at position ${pos}. Every opening parenthesis must have a matching closing parenthesis.`;
 
   test("at the end of the query, the position is the query's length", () => {
     expect(syntaxDetail("(a AND b")).toBe(missing(8));
@@ -44,7 +44,7 @@ describe("syntax errors: missing closing parenthesis", () => {
 
 describe("syntax errors: empty parentheses", () => {
   const empty = (pos: number): string =>
-    `Empty parentheses found at position ${pos}. Parentheses must contain a permission or expression.`;
+    `Empty parentheses found at position ${pos}. Parentheses must contain at least one permission or expression.`;
 
   test("the position is that of the ')'", () => {
     expect(syntaxDetail("()")).toBe(empty(1));

@@ -3,7 +3,7 @@
  * limit lists); a change to one key never shows in another's snapshot.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { SnapshotLoader } from "../../../src/services/verification/snapshot.ts";
+import { SnapshotLoader, type KeySnapshot } from "../../../src/services/verification/snapshot.ts";
 import { holds } from "../../../src/services/verification/permission-query.ts";
 import { sha256Base64 } from "../../../src/lib/hashing.ts";
 import { startHarness, type Harness } from "../../support/harness.ts";
@@ -19,7 +19,12 @@ beforeEach(async () => {
 });
 afterEach(async () => { await h.stop(); });
 
-const load = (key: string) => loader.load(sha256Base64(key))!;
+/** A small key's snapshot, which comes at once. */
+const load = (key: string): KeySnapshot => {
+  const snap = loader.load(sha256Base64(key));
+  if (snap === undefined || snap instanceof Promise) throw new Error("expected a snapshot at once");
+  return snap;
+};
 
 test("keys with the same permissions share one permission list, index and role list, and one frozen limit list; their own values stay their own", async () => {
   const a = await createKey(h, { apiId, permissions: ["documents.read", "documents.write"], name: "a" });

@@ -63,13 +63,15 @@ eachBackend((open, kind) => {
   });
 
   if (kind === "cluster") {
-    test("units racing on one row run as if one after another: each sees the other's commit", async () => {
+    // READ COMMITTED: a unit that reads a record and then changes it takes the record's lock first.
+    test("units racing on one row, each locking it before reading it, run one after another: each sees the other's commit", async () => {
       const b = await open();
       await b.workspace("ws_1");
       await b.records.write("ws_1", function* (r) {
         yield r.apis.create(API);
       });
       const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => b.records.write("ws_1", function* (r) {
+        yield r.locks.hold({ workspaceId: "ws_1", kind: "api", id: "api_a" });
         const api = yield* step(r.apis.findLive("ws_1", "api_a"));
         if (!api) throw new Error("already deleted");
         yield r.apis.markDeleted(api.id, 30);

@@ -196,5 +196,14 @@ eachBackend((open, kind) => {
       expect(codes).toEqual(Array.from({ length: 5 }, () => "precondition_failed"));
       expect(await service.list()).toHaveLength(1);
     });
+
+    test("WorkspaceService: nodes bootstrapping one empty database at once create one default workspace; the others find it", async () => {
+      const b = await open();
+      const service = new WorkspaceService({ records: b.records, clock: { now: () => 100 } });
+      const kept: string[] = [];
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => service.bootstrapDefault({ permissions: ["api.*.read_api"] }, ACTOR, (key) => kept.push(key))));
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      expect(await service.list()).toHaveLength(1);
+    });
   }
 });

@@ -16,6 +16,15 @@ export interface Whoami {
   workspace: { id: string; name: string };
   permissions: string[];
   analytics: { recording: boolean; querying: boolean };
+  quotas: QuotaUse[];
+}
+
+/** One workspace quota's use (storage in bytes). */
+export interface QuotaUse {
+  quota: "keys" | "identities" | "permissions" | "roles" | "namespaces" | "storage";
+  variable: string;
+  used: number;
+  limit: number;
 }
 
 export interface ApiView { id: string; name: string }

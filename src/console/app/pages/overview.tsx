@@ -2,6 +2,7 @@
  * The overview: verifications over 24 h / 7 d / 30 d by outcome, for the workspace or one API; the
  * totals per API; the busiest keys; rate-limit decisions over the same range (overview-decisions.tsx).
  * Where analytics is off, or the key may not read it, the page says how to change that instead.
+ * Last, the workspace's use of its quotas (overview-quotas.tsx).
  */
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
@@ -16,6 +17,7 @@ import { allows, allowsSome } from "../permissions.ts";
 import { Link } from "../router.tsx";
 import { useAsync } from "../use-async.ts";
 import { RatelimitDecisions } from "./overview-decisions.tsx";
+import { Quotas } from "./overview-quotas.tsx";
 
 export function Overview(): JSX.Element {
   const { whoami, grants, client } = useSession();
@@ -47,6 +49,7 @@ export function Overview(): JSX.Element {
         </>
       )}
       <RatelimitDecisions range={range} />
+      <Quotas />
     </section>
   );
 }

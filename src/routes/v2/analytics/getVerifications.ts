@@ -51,6 +51,7 @@ const QUERY_ERRORS: ErrorCode[] = [
 
 export const getVerificationsRoute = (deps: RouteDeps) => operation({
   path: "/v2/analytics.getVerifications",
+  example: {query: "SELECT outcome, SUM(count) AS total FROM key_verifications_per_day_v1 GROUP BY outcome"},
   body: strictObject({
     query: t.String({
       minLength: 1,

@@ -8,6 +8,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const createApiRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.createApi",
+  example: {name: "payments-production"},
   body: strictObject({ name: t.String({ minLength: 3, maxLength: 256, description: "Name of the API" }) }),
   detail: {
     summary: "Create an API", tags: ["apis"], description: "Needs `api.*.create_api`.",

@@ -7,6 +7,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deleteApiRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.deleteApi",
+  example: {apiId: "api_1234"},
   body: strictObject({ apiId: ApiId }),
   detail: {
     summary: "Delete an API", tags: ["apis"], description: "Soft-deletes the API; its keys then verify as NOT_FOUND. Needs `delete_api`.",

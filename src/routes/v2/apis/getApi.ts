@@ -8,6 +8,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const getApiRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.getApi",
+  example: {apiId: "api_1234"},
   body: strictObject({ apiId: ApiId }),
   detail: {
     summary: "Get an API", tags: ["apis"], description: "Needs `api.*.read_api` or `api.<apiId>.read_api`.",

@@ -13,6 +13,7 @@ const DESCRIPTION = "A tollgate addition (upstream has no such route), used by t
 
 export const listApisRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.listApis",
+  example: {limit: 100},
   body: t.Optional(strictObject({
     limit: t.Optional(PageLimit),
     cursor: t.Optional(Cursor),
@@ -30,7 +31,7 @@ export const listApisRoute = (deps: RouteDeps) => operation({
     }),
   },
   handle: async (body, request, info) => {
-    const page = await deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body));
+    const page = await deps.services.apis.listApis(deps.principal(request, info), optionalObjectBody(body, "/v2/apis.listApis"));
     return okPage(page.items, page.cursor);
   },
 });

@@ -9,6 +9,7 @@ import { KeyData, ListOf } from "../../../http/views.ts";
 
 export const listKeysRoute = (deps: RouteDeps) => operation({
   path: "/v2/apis.listKeys",
+  example: {apiId: "api_1234", limit: 100},
   body: strictObject({
     apiId: ApiId,
     limit: t.Optional(PageLimit),

@@ -9,6 +9,7 @@ import { AuditLogData } from "./schemas.ts";
 
 export const getLogRoute = (deps: RouteDeps) => operation({
   path: "/v2/audit.getLog",
+  example: {logId: "log_1234"},
   body: strictObject({
     logId: t.String({ minLength: 3, maxLength: 255, pattern: IDENTIFIER_PATTERN, description: "Audit log entry identifier (`log_…`)" }),
   }),

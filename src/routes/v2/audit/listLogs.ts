@@ -12,6 +12,7 @@ const Filter = (description: string) => t.String({ minLength: 1, maxLength: 255,
 
 export const listLogsRoute = (deps: RouteDeps) => operation({
   path: "/v2/audit.listLogs",
+  example: {limit: 100},
   body: strictObject({
     limit: t.Optional(PageLimit),
     cursor: t.Optional(Cursor),

@@ -8,6 +8,7 @@ import { documented } from "../../../http/responses.ts";
 
 export const createIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.createIdentity",
+  example: {externalId: "user_1234", meta: {plan: "pro"}},
   body: strictObject({
     externalId: ExternalId,
     meta: t.Optional(metaObject("Returned with every verification of the identity's keys")),
@@ -15,7 +16,7 @@ export const createIdentityRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Create an identity", tags: ["identities"], description: "A live identity with the same externalId is 409. Needs `identity.*.create_identity`.",
-    ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists"] }),
+    ...documented({ data: t.Object({ identityId: t.String({ description: "The new identity's id (`id_…`)" }) }), errors: ["identity_already_exists", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.identities.createIdentity(deps.principal(request, info), body)),
 });

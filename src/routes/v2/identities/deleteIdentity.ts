@@ -8,6 +8,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deleteIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.deleteIdentity",
+  example: {identity: "user_1234"},
   body: strictObject({ identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }) }),
   detail: {
     summary: "Delete an identity", tags: ["identities"], description: "Soft delete: the externalId is free at once; keys keep working without the identity. Needs `identity.*.delete_identity`.",

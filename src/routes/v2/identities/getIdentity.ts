@@ -9,6 +9,7 @@ import { IdentityData } from "../../../http/views.ts";
 
 export const getIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.getIdentity",
+  example: {identity: "user_1234"},
   body: strictObject({ identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }) }),
   detail: {
     summary: "Get an identity", tags: ["identities"], description: "Needs `identity.*.read_identity` or `identity.<id>.read_identity`.",

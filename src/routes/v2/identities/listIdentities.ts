@@ -9,6 +9,7 @@ import { IdentityData, ListOf } from "../../../http/views.ts";
 
 export const listIdentitiesRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.listIdentities",
+  example: {limit: 100},
   body: t.Optional(strictObject({
     limit: t.Optional(PageLimit),
     cursor: t.Optional(Cursor),
@@ -19,7 +20,7 @@ export const listIdentitiesRoute = (deps: RouteDeps) => operation({
     ...documented({ data: ListOf(IdentityData, "Live identities, by id"), paged: true }),
   },
   handle: async (body, request, info) => {
-    const query = optionalObjectBody(body);
+    const query = optionalObjectBody(body, "/v2/identities.listIdentities");
     const page = await deps.services.identities.listIdentities(deps.principal(request, info), query);
     return okPage(page.items, page.cursor);
   },

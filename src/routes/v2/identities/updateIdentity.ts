@@ -9,6 +9,7 @@ import { IdentityData } from "../../../http/views.ts";
 
 export const updateIdentityRoute = (deps: RouteDeps) => operation({
   path: "/v2/identities.updateIdentity",
+  example: {identity: "user_1234", meta: {plan: "enterprise"}},
   body: strictObject({
     identity: t.String({ minLength: 1, maxLength: 255, description: "The identity's id (`id_…`) or its externalId" }),
     meta: t.Optional(metaObject("Replaces the metadata; `{}` clears it")),
@@ -16,7 +17,7 @@ export const updateIdentityRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Update an identity", tags: ["identities"], description: "Returns the identity as stored. Needs `identity.*.update_identity`.",
-    ...documented({ data: IdentityData, errors: ["identity_not_found"] }),
+    ...documented({ data: IdentityData, errors: ["identity_not_found", "workspace_quota_exceeded"] }),
   },
   handle: (body, request, info) => ok(deps.services.identities.updateIdentity(deps.principal(request, info), body)),
 });

@@ -9,6 +9,7 @@ import { NewKeyData } from "../../../http/views.ts";
 
 export const createKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.createKey",
+  example: {apiId: "api_1234", prefix: "sk", name: "Acme's production key", externalId: "user_1234", meta: {plan: "pro"}, credits: {remaining: 1000}},
   body: strictObject({
     apiId: ApiId,
     prefix: t.Optional(t.String({ minLength: 1, maxLength: 16, pattern: "^[a-zA-Z0-9_]+$", description: "Becomes `<prefix>_` at the start of the key" })),
@@ -26,7 +27,7 @@ export const createKeyRoute = (deps: RouteDeps) => operation({
   }),
   detail: {
     summary: "Create a key", tags: ["keys"], description: "Returns the key string once. Needs `create_key` on the API, and for `roles` / `permissions` the grants of keys.addRoles / keys.addPermissions.",
-    ...documented({ data: NewKeyData, errors: ["api_not_found", "role_not_found", "permission_already_exists", "precondition_failed"] }),
+    ...documented({ data: NewKeyData, errors: ["api_not_found", "role_not_found", "permission_already_exists", "precondition_failed", "workspace_quota_exceeded"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.keys.createKey(deps.principal(request, info), body)),
 });

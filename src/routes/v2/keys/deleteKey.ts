@@ -8,6 +8,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deleteKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.deleteKey",
+  example: {keyId: "key_1234"},
   body: strictObject({
     keyId: KeyId,
     permanent: t.Optional(t.Boolean({ description: "Remove the row for good instead of a soft delete (default false)" })),

@@ -9,6 +9,7 @@ import { KeyData } from "../../../http/views.ts";
 
 export const getKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.getKey",
+  example: {keyId: "key_1234"},
   body: strictObject({
     keyId: KeyId,
     decrypt: t.Optional(t.Boolean({ description: "Return the plaintext of a recoverable key (needs `decrypt_key`)" })),

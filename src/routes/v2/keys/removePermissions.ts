@@ -8,6 +8,7 @@ import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const removePermissionsRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.removePermissions",
+  example: {keyId: "key_1234", permissions: ["documents.read"]},
   body: keyPermissionsBody(1, "Permission slugs or ids"),
   detail: {
     summary: "Remove permissions from a key", tags: ["keys"], description: "Answers the key's remaining direct permissions. Needs `update_key` on the key's API and `rbac.*.remove_permission_from_key`.",

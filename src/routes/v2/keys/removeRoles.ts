@@ -8,6 +8,7 @@ import { ListOf, RoleData } from "../../../http/views.ts";
 
 export const removeRolesRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.removeRoles",
+  example: {keyId: "key_1234", roles: ["editor"]},
   body: keyRolesBody(1, "Names of existing roles"),
   detail: {
     summary: "Remove roles from a key", tags: ["keys"], description: "Answers the key's remaining roles, by name. Needs `update_key` on the key's API and `rbac.*.remove_role_from_key`.",

@@ -9,6 +9,7 @@ import { CreditsData } from "../../../http/views.ts";
 
 export const updateCreditsRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.updateCredits",
+  example: {keyId: "key_1234", operation: "increment", value: 100},
   body: strictObject({
     keyId: KeyId,
     operation: t.Union([t.Literal("set"), t.Literal("increment"), t.Literal("decrement")], { description: "How `value` changes the remaining credits" }),

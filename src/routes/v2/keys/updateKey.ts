@@ -9,6 +9,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const updateKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.updateKey",
+  example: {keyId: "key_1234", name: "Acme's renamed key", enabled: true},
   body: strictObject({
     keyId: KeyId,
     name: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 255 }), t.Null()], { description: "New name; null removes it" })),
@@ -25,7 +26,7 @@ export const updateKeyRoute = (deps: RouteDeps) => operation({
     summary: "Update a key",
     tags: ["keys"],
     description: "A field left out is unchanged, null clears it, a value sets it. Needs `update_key` on the key's API, and for `roles` / `permissions` the grants of keys.setRoles / keys.setPermissions.",
-    ...documented({ data: EmptyData, errors: ["key_not_found", "role_not_found", "permission_already_exists"] }),
+    ...documented({ data: EmptyData, errors: ["key_not_found", "role_not_found", "permission_already_exists", "workspace_quota_exceeded"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.keys.updateKey(deps.principal(request, info), body)),
 });

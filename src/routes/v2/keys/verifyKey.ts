@@ -68,6 +68,7 @@ const VerifyKeyData = t.Object({
 
 export const verifyKeyRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.verifyKey",
+  example: {key: "sk_1234abcdef", permissions: "documents.read AND documents.write"},
   body: VerifyKeyBody,
   bodyLimitBytes: HOT_BODY_LIMIT_BYTES,
   detail: {

@@ -9,6 +9,7 @@ import { KeyData } from "../../../http/views.ts";
 
 export const whoamiRoute = (deps: RouteDeps) => operation({
   path: "/v2/keys.whoami",
+  example: {key: "sk_1234abcdef"},
   body: strictObject({
     key: t.String({ minLength: 1, maxLength: 512, description: "The end-user key, including its prefix" }),
   }),

@@ -8,6 +8,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deletePermissionRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.deletePermission",
+  example: {permission: "documents.read"},
   body: strictObject({ permission: PermissionRef }),
   detail: {
     summary: "Delete a permission", tags: ["permissions"], description: "By id or slug; also removes it from every role and key. Needs `rbac.*.delete_permission`.",

@@ -8,6 +8,7 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const deleteRoleRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.deleteRole",
+  example: {role: "editor"},
   body: strictObject({ role: RoleRef }),
   detail: {
     summary: "Delete a role", tags: ["permissions"], description: "By id or name; also removes it from every key. Needs `rbac.*.delete_role`.",

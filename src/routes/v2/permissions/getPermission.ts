@@ -9,6 +9,7 @@ import { PermissionData } from "../../../http/views.ts";
 
 export const getPermissionRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.getPermission",
+  example: {permission: "documents.read"},
   body: strictObject({ permission: PermissionRef }),
   detail: {
     summary: "Get a permission", tags: ["permissions"], description: "By id or slug. Needs `rbac.*.read_permission`.",

@@ -9,6 +9,7 @@ import { RoleData } from "../../../http/views.ts";
 
 export const getRoleRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.getRole",
+  example: {role: "editor"},
   body: strictObject({ role: RoleRef }),
   detail: {
     summary: "Get a role", tags: ["permissions"], description: "By id or name, with its permissions. Needs `rbac.*.read_role`.",

@@ -14,6 +14,7 @@ import { ListOf, PermissionData } from "../../../http/views.ts";
 
 export const setRolePermissionsRoute = (deps: RouteDeps) => operation({
   path: "/v2/permissions.setRolePermissions",
+  example: {role: "editor", permissions: ["documents.read"]},
   body: strictObject({
     role: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "Role id (`role_…`) or name; required unless `roleId` is given" })),
     roleId: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "The older name of `role`, still accepted; give one of the two" })),
@@ -23,7 +24,7 @@ export const setRolePermissionsRoute = (deps: RouteDeps) => operation({
     summary: "Replace a role's permissions",
     tags: ["permissions"],
     description: "Answers the role's permissions; keys holding the role see the change at their next verification. Needs `rbac.*.add_permission_to_role` and `rbac.*.remove_permission_from_role`.",
-    ...documented({ data: ListOf(PermissionData, "The role's permissions afterwards"), errors: ["role_not_found", "permission_already_exists"] }),
+    ...documented({ data: ListOf(PermissionData, "The role's permissions afterwards"), errors: ["role_not_found", "permission_already_exists", "workspace_quota_exceeded"] }),
   },
   handle: async (body, request, info) => {
     const principal = deps.principal(request, info);

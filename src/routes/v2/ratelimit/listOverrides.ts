@@ -8,9 +8,10 @@ import { ListOf } from "../../../http/views.ts";
 
 export const ratelimitListOverridesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimit.listOverrides",
+  example: {namespace: "api.requests", limit: 100},
   body: ListOverridesBody,
   detail: {
-    summary: "List rate-limit overrides", tags: ["ratelimit"], description: "`data` is the page, with `pagination`. Needs `read_override`.",
+    summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data` is the page, with `pagination`. Needs `read_override`.",
     ...documented({ data: ListOf(OverrideData, "The namespace's overrides"), paged: true, errors: ["ratelimit_namespace_not_found"] }),
   },
   handle: async (body, request, info) => {

@@ -7,9 +7,10 @@ import { documented, EmptyData } from "../../../http/responses.ts";
 
 export const ratelimitsDeleteOverrideRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.deleteOverride",
+  example: {namespace: "api.requests", identifier: "user_1234"},
   body: OverrideRefBody,
   detail: {
-    summary: "Delete a rate-limit override", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
+    summary: "Delete a rate-limit override (plural path)", tags: ["ratelimits"], description: "The identifier must be the override's own, `*` included. Needs `delete_override`.",
     ...documented({ data: EmptyData, errors: ["ratelimit_namespace_not_found", "ratelimit_override_not_found"] }),
   },
   handle: async (body, request, info) => ok(await deps.services.ratelimits.deleteOverride(deps.principal(request, info), body)),

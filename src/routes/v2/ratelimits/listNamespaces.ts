@@ -17,14 +17,15 @@ const NamespacePage = t.Object({
 
 export const ratelimitsListNamespacesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.listNamespaces",
+  example: {limit: 100},
   body: ListNamespacesBody,
   detail: {
-    summary: "List rate-limit namespaces", tags: ["ratelimits"],
+    summary: "List rate-limit namespaces (plural path)", tags: ["ratelimits"],
     description: `${LIST_NAMESPACES_DESCRIPTION} \`data: {namespaces, cursor?}\`; the cursor is left out on the last page.`,
     ...documented({ data: NamespacePage }),
   },
   handle: async (body, request, info) => {
-    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body));
+    const page = await deps.services.ratelimits.listNamespaces(deps.principal(request, info), optionalObjectBody(body, "/v2/ratelimits.listNamespaces"));
     return ok({ namespaces: page.items, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) });
   },
 });

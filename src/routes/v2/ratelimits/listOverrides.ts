@@ -14,9 +14,10 @@ const OverridePage = t.Object({
 
 export const ratelimitsListOverridesRoute = (deps: RouteDeps) => operation({
   path: "/v2/ratelimits.listOverrides",
+  example: {namespace: "api.requests", limit: 100},
   body: ListOverridesBody,
   detail: {
-    summary: "List rate-limit overrides", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
+    summary: "List rate-limit overrides (plural path)", tags: ["ratelimits"], description: "`data: {overrides, cursor?}`; the cursor is left out on the last page. Needs `read_override`.",
     ...documented({ data: OverridePage, errors: ["ratelimit_namespace_not_found"] }),
   },
   handle: async (body, request, info) => {

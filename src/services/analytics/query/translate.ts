@@ -54,6 +54,15 @@ export interface CompiledQuery {
 const CALENDAR_UNIT: Partial<Record<string, [number, "months" | "years"]>> = { MONTH: [1, "months"], QUARTER: [3, "months"], YEAR: [1, "years"] };
 
 /** The expressions that are conditions (booleans in PostgreSQL, 1 or 0 in SQLite). */
+/**
+ * A positive whole number alone in GROUP BY or ORDER BY names the SELECT's column at that position
+ * (in ClickHouse, SQLite and PostgreSQL alike), so it is printed bare: PostgreSQL would read the
+ * dialect's typed literal (`1::int8`) as a constant instead.
+ */
+function positionOf(e: Expr): string | undefined {
+  return e.kind === "number" && Number.isSafeInteger(e.value) && e.value > 0 ? String(e.value) : undefined;
+}
+
 const CONDITIONS = new Set<Expr["kind"]>(["bool", "not", "logical", "compare", "isNull", "between", "inList", "inQuery", "exists", "like"]);
 
 export function translateQuery(query: Query, confinement: Confinement, nowMs: number, dialect: Dialect = SQLITE): CompiledQuery {
@@ -127,7 +136,7 @@ class Printer implements Emit {
     if (sources.length > 0) sql += ` FROM ${sources.map((src) => this.source(src, timeBounds(s.where, src.alias, sources.length === 1, this.nowMs))).join("")}`;
     const where = [...(s.where ? [this.cond(s.where)] : []), ...(sources.length > 0 && this.dialect.watchdog ? [this.watchdog(sources)] : [])];
     if (where.length > 0) sql += ` WHERE ${where.join(" AND ")}`;
-    if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => this.expr(e)).join(", ")}`;
+    if (s.groupBy.length > 0) sql += ` GROUP BY ${s.groupBy.map((e) => positionOf(e) ?? this.expr(e)).join(", ")}`;
     if (s.having) sql += ` HAVING ${this.cond(s.having)}`;
     return sql;
   }
@@ -186,8 +195,10 @@ class Printer implements Emit {
   private orderItem(o: OrderItem, body: SetExpr): string {
     // A NULLS clause where no NULL can be would keep PostgreSQL from reading an index in order.
     const fallback = o.nulls ? "" : this.dialect.defaultNulls(o.desc);
-    const nulls = o.nulls ? ` NULLS ${o.nulls}` : fallback !== "" && !this.columns.neverNull(o.expr, body) ? fallback : "";
-    return `${this.expr(o.expr)}${o.desc ? " DESC" : ""}${nulls}`;
+    const position = positionOf(o.expr);
+    // A position names a column that may hold NULLs, whatever the literal itself is.
+    const nulls = o.nulls ? ` NULLS ${o.nulls}` : fallback !== "" && (position !== undefined || !this.columns.neverNull(o.expr, body)) ? fallback : "";
+    return `${position ?? this.expr(o.expr)}${o.desc ? " DESC" : ""}${nulls}`;
   }
 
   /** `e` as a value: in PostgreSQL a condition is selected, compared or added as 1 or 0, as in SQLite. */

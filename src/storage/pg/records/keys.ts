@@ -79,6 +79,10 @@ export class PgKeyStore implements KeyStore {
     await this.db.delete(keys).where(eq(keys.id, keyId));
   }
 
+  async markDeletedInKeySpace(keySpaceId: string, nowMs: number): Promise<void> {
+    await this.db.update(keys).set({ deletedAt: nowMs, updatedAt: nowMs }).where(and(eq(keys.keySpaceId, keySpaceId), isNull(keys.deletedAt)));
+  }
+
   async findKeySpace(keySpaceId: string): Promise<KeySpaceRecord | undefined> {
     const [row] = await this.db.select({ id: keySpaces.id, defaultPrefix: keySpaces.defaultPrefix, defaultBytes: keySpaces.defaultBytes, storeEncryptedKeys: keySpaces.storeEncryptedKeys })
       .from(keySpaces).where(eq(keySpaces.id, keySpaceId));

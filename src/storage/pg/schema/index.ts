@@ -11,4 +11,6 @@ export * from "./ratelimits.ts";
 export * from "./audit.ts";
 export * from "./credits.ts";
 export * from "./cluster.ts";
+export * from "./credit-spends.ts";
+export * from "./cluster-settings.ts";
 export * from "./analytics.ts";

@@ -30,3 +30,14 @@ export const rootKeys = pgTable("root_keys", {
   createdAt: int8("created_at").notNull(),
   revokedAt: int8("revoked_at"),
 }, (t) => [uniqueIndex("root_keys_hash_uq").on(t.hash), index("root_keys_workspace_idx").on(t.workspaceId)]);
+
+/** What each workspace's records take (storage/schema/workspaces.ts), kept by the triggers of migration 0005. */
+export const workspaceUsage = pgTable("workspace_usage", {
+  workspaceId: text("workspace_id").primaryKey(),
+  keys: int8("keys").notNull().default(0),
+  identities: int8("identities").notNull().default(0),
+  permissions: int8("permissions").notNull().default(0),
+  roles: int8("roles").notNull().default(0),
+  namespaces: int8("namespaces").notNull().default(0),
+  bytes: int8("bytes").notNull().default(0),
+});

@@ -172,6 +172,22 @@ describe("clauses", () => {
       .toEqual([{ key_id: "key_c", n: 1 }]);
   });
 
+  test("positions in GROUP BY and ORDER BY name the SELECT's columns", async () => {
+    expect(await rows("SELECT external_id, SUM(count) AS total FROM key_verifications_per_day_v1 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2"))
+      .toEqual([{ external_id: "alice", total: 4 }, { external_id: "bob", total: 2 }]);
+    expect(await rows(`SELECT key_id, outcome, count() AS n FROM ${RAW} GROUP BY 1, 2 ORDER BY 1, 2`)).toEqual([
+      { key_id: "key_a", outcome: "USAGE_EXCEEDED", n: 1 }, { key_id: "key_a", outcome: "VALID", n: 3 },
+      { key_id: "key_b", outcome: "RATE_LIMITED", n: 1 }, { key_id: "key_b", outcome: "VALID", n: 1 }, { key_id: "key_c", outcome: "VALID", n: 1 },
+    ]);
+  });
+
+  test("a position past the SELECT's columns is refused with 400", async () => {
+    for (const query of [`SELECT key_id, count() AS n FROM ${RAW} GROUP BY 3`, `SELECT key_id FROM ${RAW} ORDER BY 2`]) {
+      const res = await runQuery(h, query);
+      expect({ query, status: res.status, type: res.body.error?.type }).toEqual({ query, status: 400, type: expect.stringContaining("invalid_analytics_query") });
+    }
+  });
+
   test("function names are case-insensitive", async () => {
     expect(await rows(`SELECT COUNTIF(outcome = 'VALID') AS a, SUMIF(spent_credits, 1 = 1) AS b, TOSTARTOFDAY(${NOW + 5}) AS c FROM ${RAW}`))
       .toEqual([{ a: 5, b: 2, c: Date.UTC(2026, 2, 15) }]);

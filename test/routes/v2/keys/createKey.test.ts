@@ -174,18 +174,21 @@ describe("403", () => {
 });
 
 describe("404", () => {
-  test("unknown API", async () => {
-    expectError(h, await h.post("/v2/keys.createKey", { apiId: "api_doesnotexist" }), 404, API_NOT_FOUND);
+  // createKey's own words, not apis.getApi's ("The requested API does not exist or has been deleted.").
+  const API_MISSING = "The specified API was not found.";
+
+  test("404: 'The specified API was not found.' for an unknown API (upstream v2_keys_create_key 404_test 'nonexistent api')", async () => {
+    expectError(h, await h.post("/v2/keys.createKey", { apiId: "api_doesnotexist" }), 404, API_NOT_FOUND, API_MISSING);
   });
 
-  test("deleted API", async () => {
+  test("404: 'The specified API was not found.' for a deleted API (upstream v2_keys_create_key 404_test 'deleted api')", async () => {
     const gone = await createApi(h, "gone");
     await h.post("/v2/apis.deleteApi", { apiId: gone });
-    expectError(h, await h.post("/v2/keys.createKey", { apiId: gone }), 404, API_NOT_FOUND);
+    expectError(h, await h.post("/v2/keys.createKey", { apiId: gone }), 404, API_NOT_FOUND, API_MISSING);
   });
 
-  test("API of another workspace", async () => {
-    await h.expectHiddenFromOtherWorkspace({ apiId: h.apiId }, API_NOT_FOUND);
+  test("404: 'The specified API was not found.' for an API of another workspace (upstream v2_keys_create_key 404_test 'api from different workspace')", async () => {
+    await h.expectHiddenFromOtherWorkspace({ apiId: h.apiId }, API_NOT_FOUND, API_MISSING);
   });
 
   test("unknown role: role_not_found naming it, and nothing is created", async () => {

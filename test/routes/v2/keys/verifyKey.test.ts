@@ -150,6 +150,19 @@ describe("400", () => {
   ])("%s", async (_label, body, location) => {
     expectInvalid(h, await h.post("/v2/keys.verifyKey", body), location);
   });
+
+  // Upstream's words, with the position DECISIONS asks for (the key's own state is never reached).
+  test.each([
+    ["missing operand", "permission_1 AND", "Unexpected end of query. Expected a permission identifier or opening parenthesis."],
+    ["unmatched parenthesis", "(permission_1 AND permission_2",
+      "Missing closing parenthesis ')' at position 30. Every opening parenthesis must have a matching closing parenthesis."],
+    ["empty parentheses", "permission_1 AND ()",
+      "Empty parentheses found at position 18. Parentheses must contain at least one permission or expression."],
+    ["operator at start", "AND permission_1", "Unexpected token 'AND' at position 0. Expected a permission identifier or opening parenthesis."],
+  ])("400: permissions query syntax error in upstream's words (upstream v2_keys_verify_key 400_test 'invalid permissions query syntax/%s')", async (_label, permissions, detail) => {
+    const k = await createKey(h, { apiId: h.apiId });
+    expectError(h, await h.post("/v2/keys.verifyKey", { key: k.key, permissions }), 400, "user/bad_request/permissions_query_syntax_error", detail);
+  });
 });
 
 describe("401", () => {

@@ -21,8 +21,23 @@ describe("200", () => {
     const ws = await h.running.services.workspaces.get("default");
     expect(res.body.data).toEqual({
       rootKeyId: expect.stringMatching(/^rk_/), name: "test", workspace: { id: ws.id, name: "default" }, permissions: [],
-      analytics: { recording: true, querying: false },
+      analytics: { recording: true, querying: false }, quotas: expect.any(Array),
     });
+  });
+
+  test("quotas: the workspace's use of each quota against its limit and variable", async () => {
+    const before = (await whoami(h.rootKey)).body.data.quotas;
+    expect(before.map((q: { quota: string; variable: string }) => [q.quota, q.variable])).toEqual([
+      ["keys", "TOLLGATE_WORKSPACE_MAX_KEYS"], ["identities", "TOLLGATE_WORKSPACE_MAX_IDENTITIES"],
+      ["permissions", "TOLLGATE_WORKSPACE_MAX_PERMISSIONS"], ["roles", "TOLLGATE_WORKSPACE_MAX_ROLES"],
+      ["namespaces", "TOLLGATE_WORKSPACE_MAX_NAMESPACES"], ["storage", "TOLLGATE_WORKSPACE_STORAGE_MB"],
+    ]);
+    expect(before[0].limit).toBe(1_000_000);
+    expect(before[5].limit).toBe(1024 * 1024 * 1024);
+    expect((await h.post("/v2/identities.createIdentity", { externalId: "whoami_counted" })).status).toBe(200);
+    const after = (await whoami(h.rootKey)).body.data.quotas;
+    expect(after[1].used).toBe(before[1].used + 1);
+    expect(after[5].used).toBeGreaterThan(before[5].used);
   });
 
   test("an empty body answers as `{}` does", async () => {

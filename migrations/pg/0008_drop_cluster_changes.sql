@@ -1,0 +1,1 @@
+DROP TABLE "cluster_changes" CASCADE;

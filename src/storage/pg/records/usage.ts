@@ -1,0 +1,31 @@
+/**
+ * The PostgreSQL twin of records/usage.ts. `lock` takes the workspace's usage row FOR UPDATE (made
+ * first if missing), so creators of one workspace's records count one after another at any
+ * isolation level: under READ COMMITTED the row lock waits for the other creator's commit and reads
+ * its counts; under REPEATABLE READ or SERIALIZABLE a row changed since the snapshot aborts the
+ * transaction (40001), which clusterRecords runs again.
+ */
+import { eq } from "drizzle-orm";
+import type { PgDb } from "../db.ts";
+import { workspaceUsage } from "../schema/index.ts";
+import { NO_USAGE, type UsageStore, type WorkspaceUsage } from "../../records/usage.ts";
+
+const COLUMNS = {
+  keys: workspaceUsage.keys, identities: workspaceUsage.identities, permissions: workspaceUsage.permissions,
+  roles: workspaceUsage.roles, namespaces: workspaceUsage.namespaces, bytes: workspaceUsage.bytes,
+};
+
+export class PgUsageStore implements UsageStore {
+  constructor(private readonly db: PgDb) {}
+
+  async read(workspaceId: string): Promise<WorkspaceUsage> {
+    const [row] = await this.db.select(COLUMNS).from(workspaceUsage).where(eq(workspaceUsage.workspaceId, workspaceId));
+    return row ?? NO_USAGE;
+  }
+
+  async lock(workspaceId: string): Promise<WorkspaceUsage> {
+    await this.db.insert(workspaceUsage).values({ workspaceId }).onConflictDoNothing();
+    const [row] = await this.db.select(COLUMNS).from(workspaceUsage).where(eq(workspaceUsage.workspaceId, workspaceId)).for("update");
+    return row ?? NO_USAGE;
+  }
+}
