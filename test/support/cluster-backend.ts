@@ -9,7 +9,7 @@ import { SQL } from "bun";
 import { test } from "bun:test";
 import { initialiseCluster } from "../../src/cli/cluster-init.ts";
 import { loadConfig } from "../../src/config.ts";
-import { systemClock } from "../../src/lib/clock.ts";
+import { systemClock, type Clock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/logger.ts";
 import { startPostgres, startRedis, type RestartableServer, type TestServer } from "./servers.ts";
 import { missing, requireTool } from "./tools.ts";
@@ -62,16 +62,17 @@ export interface ClusterServers {
    * Initialises the database as `tollgate cluster-init` does (the same code), with `env` beside
    * `env` above (the data dir, TOLLGATE_ROOT_KEY); once: later calls find it done and do nothing.
    */
-  initialise(env: Record<string, string>): Promise<void>;
+  initialise(env: Record<string, string>, clock?: Clock): Promise<void>;
 }
 
 /** `initialise` of ClusterServers: the first call's initialisation, shared by the later ones. */
-function initialiser(serverEnv: () => Record<string, string>): (env: Record<string, string>) => Promise<void> {
+function initialiser(serverEnv: () => Record<string, string>): (env: Record<string, string>, clock?: Clock) => Promise<void> {
   let done: Promise<void> | undefined;
-  return (env) => {
+  return (env, clock = systemClock) => {
     done ??= (async () => {
       const config = loadConfig({ ...serverEnv(), ...env });
-      await initialiseCluster(config, config.cluster!, systemClock, silentLogger);
+      // The harness's clock: the workspace's and root key's audit entries are dated as a box's bootstrap dates them.
+      await initialiseCluster(config, config.cluster!, clock, silentLogger);
     })();
     return done;
   };

@@ -62,10 +62,10 @@ export async function startHarness(opts: { env?: Record<string, string>; startMs
   const rootKey = `tg_test_${randomKeyPart(24)}`;
   const servers: ClusterServers | undefined = opts.servers ?? (TEST_BACKEND === "cluster" ? await clusterServers() : undefined);
   const config = loadConfig({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_PORT: "0", TOLLGATE_ROOT_KEY: rootKey, ...servers?.env, ...opts.env });
-  // A node never initialises its cluster: the first harness on these servers does, as `tollgate cluster-init` would.
-  await servers?.initialise({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: rootKey, ...opts.env });
   const logger: Logger = lines ? createLogger("info", (line) => lines.push(line), resolveLogFormat(config.logFormat, false)) : silentLogger;
   const clock = new TestClock(opts.startMs);
+  // A node never initialises its cluster: the first harness on these servers does, as `tollgate cluster-init` would.
+  await servers?.initialise({ TOLLGATE_DATA_DIR: dataDir, TOLLGATE_ROOT_KEY: rootKey, ...opts.env }, clock);
   const actor = { type: "cli" as const, id: "test" };
   const h: Harness = {
     url: "",
