@@ -4,19 +4,24 @@
  * back on Escape, every input labelled, no sideways scrolling on a phone, dark when asked. Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, signedIn } from "../support/browser.ts";
+import { BrowserSession, openPage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
 const MAX_TABS = 40;
+/**
+ * Forty key presses, each with a look at the focus, on a page reloaded after sign-in: seconds on an
+ * idle machine, more on a busy one. Every step waits for a state; this only bounds a hang.
+ */
+const KEYBOARD_TEST_TIMEOUT_MS = 60_000;
 const API_NAME = "a-rather-long-api-name-for-a-narrow-screen";
 
 describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour checks in Chromium"))("the console by keyboard, on a phone, light and dark", () => {
   let h: Harness;
-  let browser: Browser;
+  let browser: BrowserSession;
   let pages: string[];
 
   beforeAll(async () => {
@@ -28,7 +33,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
     await h.post("/v2/keys.verifyKey", { key });
     await h.running.services.verificationEvents.flush();
     pages = ["/console", "/console/apis", `/console/apis/${apiId}`, `/console/apis/${apiId}/keys/${keyId}`];
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   });
 
   afterAll(async () => {
@@ -76,7 +81,7 @@ describe.skipIf(skipWithout(chromium, "the console's keyboard, phone and colour 
     } finally {
       await close();
     }
-  });
+  }, KEYBOARD_TEST_TIMEOUT_MS);
 
   test("every input on every page has a label", async () => {
     const { page, close } = await openPage(browser);

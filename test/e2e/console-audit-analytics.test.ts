@@ -5,10 +5,9 @@
  * query answers as a table and a chart, and a syntax error's position is marked. Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, createRole, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, type ConsolePage, signedIn, openSignedIn } from "../support/browser.ts";
+import { BrowserSession, openPage, type ConsolePage, signedIn, openSignedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -17,7 +16,7 @@ const READ_ONLY = ["ratelimit.*.read_override", "identity.*.read_identity", "rba
 
 describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in Chromium"))("the console's audit log and analytics in Chromium", () => {
   let h: Harness;
-  let browser: Browser;
+  let browser: BrowserSession;
   let keyId: string;
 
   beforeAll(async () => {
@@ -34,7 +33,7 @@ describe.skipIf(skipWithout(chromium, "the console's audit log and analytics in 
     await h.post("/v2/identities.createIdentity", { externalId: "acme" });
     await h.post("/v2/permissions.createPermission", { name: "documents.read", slug: "documents.read" });
     await createRole(h, "viewer", ["documents.read"]);
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   });
 
   afterAll(async () => {

@@ -5,10 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
 import { startServe, type Served } from "../support/cli.ts";
 import { BUILD_TIMEOUT_MS, installBinary, type InstalledBinary } from "../support/binary.ts";
-import { launchBrowser, openPage, signedIn } from "../support/browser.ts";
+import { BrowserSession, openPage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -17,13 +16,13 @@ const ROOT_KEY = "tg_root_console_binary_0123456789";
 describe.skipIf(skipWithout(chromium, "the compiled executable's console in Chromium"))("the compiled executable's console, offline, in Chromium", () => {
   let installed: InstalledBinary;
   let served: Served;
-  let browser: Browser;
+  let browser: BrowserSession;
 
   beforeAll(async () => {
     requireTool(chromium);
     installed = await installBinary("x64");
     served = await startServe({ dataDir: join(installed.dir, "data"), program: installed.program, env: { TOLLGATE_ROOT_KEY: ROOT_KEY } });
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   }, BUILD_TIMEOUT_MS);
 
   afterAll(async () => {

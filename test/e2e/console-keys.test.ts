@@ -7,11 +7,11 @@
  * Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ALL_GRANTS } from "../../src/services/auth/index.ts";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createApi, createKey, TEST_ACTOR } from "../support/contract.ts";
-import { launchBrowser, openPage, type ConsolePage, signedIn } from "../support/browser.ts";
+import { BrowserSession, openPage, type ConsolePage, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
@@ -19,14 +19,14 @@ const WRITE_BUTTONS = ["Create API", "Create key", "Disable", "Enable", "Set cre
 
 describe.skipIf(skipWithout(chromium, "the console's APIs and keys in Chromium"))("the console's APIs and keys in Chromium", () => {
   let h: Harness;
-  let browser: Browser;
+  let browser: BrowserSession;
   let tab: ConsolePage;
 
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness();
     await h.running.services.workspaces.setAnalytics("default", true, TEST_ACTOR);
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   });
 
   afterAll(async () => {

@@ -5,22 +5,22 @@
  * limit tried in the box shows the API's answer. Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
 import { createRole } from "../support/contract.ts";
-import { launchBrowser, type ConsolePage, openSignedIn } from "../support/browser.ts";
+import { BrowserSession, type ConsolePage, openSignedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
 
 describe.skipIf(skipWithout(chromium, "the console's rate limits, identities, permissions and roles in Chromium"))("the console's management pages in Chromium", () => {
   let h: Harness;
-  let browser: Browser;
+  let browser: BrowserSession;
 
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness();
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   });
 
   afterAll(async () => {

@@ -3,22 +3,21 @@
  * `bun run` (the harness): signing in with the root key, and with a wrong one. Needs chromium.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser } from "playwright-core";
 import { startHarness, type Harness } from "../support/harness.ts";
-import { launchBrowser, openPage, signIn, signedIn } from "../support/browser.ts";
+import { BrowserSession, openPage, signIn, signedIn } from "../support/browser.ts";
 import { missing, requireTool, skipWithout } from "../support/tools.ts";
 
 const chromium = missing.chromium();
 
 describe.skipIf(skipWithout(chromium, "the console in Chromium"))("the console in Chromium", () => {
   let h: Harness;
-  let browser: Browser;
+  let browser: BrowserSession;
   const logLines: string[] = [];
 
   beforeAll(async () => {
     requireTool(chromium);
     h = await startHarness({ logLines });
-    browser = await launchBrowser();
+    browser = new BrowserSession();
   });
 
   afterAll(async () => {

@@ -14,6 +14,27 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * One Chromium for a test file, launched again when it is gone: bun's test runner kills a timed-out
+ * test's child processes, Chromium among them, and the tests after it must not fail for that.
+ */
+export class BrowserSession {
+  private current: Promise<Browser> | undefined;
+
+  /** The running browser, launched first if there is none or it was killed. */
+  async browser(): Promise<Browser> {
+    const running = this.current && await this.current.catch(() => undefined);
+    if (running?.isConnected()) return running;
+    this.current = launchBrowser();
+    return await this.current;
+  }
+
+  async close(): Promise<void> {
+    const running = this.current && await this.current.catch(() => undefined);
+    if (running?.isConnected()) await running.close();
+  }
+}
+
 export interface ConsolePage {
   page: Page;
   /** Every URL the page requested so far. */
@@ -24,7 +45,8 @@ export interface ConsolePage {
 }
 
 /** A fresh context (its own sessionStorage) at `width` px, recording requests and errors. */
-export async function openPage(browser: Browser, opts: { width?: number; colorScheme?: "light" | "dark" } = {}): Promise<ConsolePage> {
+export async function openPage(source: Browser | BrowserSession, opts: { width?: number; colorScheme?: "light" | "dark" } = {}): Promise<ConsolePage> {
+  const browser = source instanceof BrowserSession ? await source.browser() : source;
   const context = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? "light" });
   const page = await context.newPage();
   const requests: string[] = [];
@@ -51,7 +73,7 @@ export async function signedIn(page: Page, url: string, rootKey: string): Promis
 }
 
 /** A new tab signed in with `rootKey` at `path`, its main heading `heading` shown. */
-export async function openSignedIn(browser: Browser, url: string, rootKey: string, path: string, heading: string): Promise<ConsolePage> {
+export async function openSignedIn(browser: Browser | BrowserSession, url: string, rootKey: string, path: string, heading: string): Promise<ConsolePage> {
   const tab = await openPage(browser);
   await signedIn(tab.page, url, rootKey);
   await tab.page.goto(url + path);
