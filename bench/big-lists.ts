@@ -10,7 +10,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { cpuMs, freePort, median, residentKiB, ROOT, tempDir } from "./lib.ts";
+import { cpuMs, freePort, median, recordsMeta, residentKiB, ROOT, tempDir } from "./lib.ts";
 
 const META_BYTES = 1_000_000;
 const IDENTITIES = 100;
@@ -20,20 +20,6 @@ const ROUNDS = Number(process.env.BIG_LISTS_ROUNDS ?? 2);
 /** A member each listed item has once, and its metas never (their records have id, name, tags, score, active). */
 const IDENTITY_MARKER = '"externalId":';
 const KEY_MARKER = '"keyId":';
-
-/** An object of many small records whose JSON is just under `bytes` (the most values to parse and write). */
-function recordsMeta(bytes: number, seed: number): Record<string, unknown> {
-  const items: unknown[] = [];
-  const meta = { seed, items };
-  let size = JSON.stringify(meta).length;
-  for (let i = 0; ; i++) {
-    const item = { id: i, name: `user-${i}`, tags: ["a", "b"], score: i * 1.5, active: i % 2 === 0 };
-    const added = JSON.stringify(item).length + 1;
-    if (size + added > bytes) return meta;
-    items.push(item);
-    size += added;
-  }
-}
 
 interface Server {
   url: string;
@@ -172,8 +158,8 @@ async function main(): Promise<void> {
     const bKey = (await b("/v2/keys.createKey", { apiId: bApi })).body.data.key as string;
 
     const apiId = (await a("/v2/apis.createApi", { name: "big-lists" })).body.data.apiId;
-    for (let i = 0; i < IDENTITIES; i++) await a("/v2/identities.createIdentity", { externalId: `user_${i}`, meta: recordsMeta(META_BYTES, i) });
-    for (let i = 0; i < KEYS; i++) await a("/v2/keys.createKey", { apiId, meta: recordsMeta(META_BYTES, i) });
+    for (let i = 0; i < IDENTITIES; i++) await a("/v2/identities.createIdentity", { externalId: `user_${i}`, meta: recordsMeta(META_BYTES, { seed: i }) });
+    for (let i = 0; i < KEYS; i++) await a("/v2/keys.createKey", { apiId, meta: recordsMeta(META_BYTES, { seed: i }) });
     // The writes are checkpointed by a background thread for a while: let it finish first.
     await Bun.sleep(3000);
 

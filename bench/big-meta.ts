@@ -6,25 +6,11 @@
  * parse) and one long string. A short run: a few seconds.
  */
 import { rmSync } from "node:fs";
-import { cpuMs, median, residentKiB, startTollgate, tempDir } from "./lib.ts";
+import { cpuMs, median, recordsMeta, residentKiB, startTollgate, tempDir } from "./lib.ts";
 
 const META_BYTES = 1_000_000;
 const KEYS = 10;
 const WARM_ROUNDS = 10;
-
-/** An object of many small records whose JSON is just under `bytes`. */
-function recordsMeta(bytes: number): Record<string, unknown> {
-  const items: unknown[] = [];
-  const meta = { plan: "enterprise", items };
-  let size = JSON.stringify(meta).length;
-  for (let i = 0; ; i++) {
-    const item = { id: i, name: `user-${i}`, tags: ["a", "b"], score: i * 1.5, active: i % 2 === 0 };
-    const added = JSON.stringify(item).length + 1;
-    if (size + added > bytes) return meta;
-    items.push(item);
-    size += added;
-  }
-}
 
 const textMeta = (bytes: number): Record<string, unknown> => ({ blob: "x".repeat(bytes - 20) });
 

@@ -16,7 +16,7 @@ import { silentLogger } from "../src/lib/logger.ts";
 import { ALL_GRANTS } from "../src/services/auth/index.ts";
 import { inTransaction } from "../src/storage/db.ts";
 import { answered } from "../src/storage/work.ts";
-import { cpuMs, median, postRandomBodiesLua, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
+import { cpuMs, median, postRandomBodiesLua, recordsMeta, startServer, startTollgate, stopOnSignal, tempDir, wrk, type Child, type WrkResult } from "./lib.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROLES = 100;
@@ -32,17 +32,6 @@ interface Seeded {
   plainKeys: string[];
   heavyKey: string;
   metaKey: string;
-}
-
-/** An object of many small records whose JSON is just under `bytes`. */
-function recordsMeta(bytes: number): Record<string, unknown> {
-  const items: unknown[] = [];
-  for (let size = 30, i = 0; size < bytes - 80; i++) {
-    const item = { id: i, name: `user-${i}`, tags: ["a", "b"], score: i * 1.5, active: i % 2 === 0 };
-    items.push(item);
-    size += JSON.stringify(item).length + 1;
-  }
-  return { plan: "enterprise", items };
 }
 
 /** Two workspaces through the real services, in the data dir `tollgate serve` then opens. */

@@ -269,3 +269,20 @@ export function stopOnSignal(stops: Array<() => Promise<void>>): () => void {
     process.off("SIGTERM", handler);
   };
 }
+
+/**
+ * A meta of many small records (`head`'s fields, then `items`) whose JSON is just under `bytes`:
+ * the most values for a parse or a serialisation to walk, as a large real-world meta holds.
+ */
+export function recordsMeta(bytes: number, head: Record<string, unknown> = { plan: "enterprise" }): Record<string, unknown> {
+  const items: unknown[] = [];
+  const meta = { ...head, items };
+  let size = JSON.stringify(meta).length;
+  for (let i = 0; ; i++) {
+    const item = { id: i, name: `user-${i}`, tags: ["a", "b"], score: i * 1.5, active: i % 2 === 0 };
+    const added = JSON.stringify(item).length + 1;
+    if (size + added > bytes) return meta;
+    items.push(item);
+    size += added;
+  }
+}

@@ -1,11 +1,11 @@
 /**
- * The PostgreSQL twin of records/usage.ts. `lock` takes the workspace's usage row FOR UPDATE (made
- * first if missing), so creators of one workspace's records count one after another at any
+ * The PostgreSQL twin of records/usage.ts. `lock` takes the workspace's usage row's lock (made first
+ * if missing), so creators of one workspace's records count one after another at any
  * isolation level: under READ COMMITTED the row lock waits for the other creator's commit and reads
  * its counts; under REPEATABLE READ or SERIALIZABLE a row changed since the snapshot aborts the
  * transaction (40001), which clusterRecords runs again.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { PgDb } from "../db.ts";
 import { workspaceUsage } from "../schema/index.ts";
 import { NO_USAGE, type UsageStore, type WorkspaceUsage } from "../../records/usage.ts";
@@ -23,9 +23,11 @@ export class PgUsageStore implements UsageStore {
     return row ?? NO_USAGE;
   }
 
+  /** One statement: the upsert's update of a row that is there takes its lock as FOR UPDATE would, and returns its counts. */
   async lock(workspaceId: string): Promise<WorkspaceUsage> {
-    await this.db.insert(workspaceUsage).values({ workspaceId }).onConflictDoNothing();
-    const [row] = await this.db.select(COLUMNS).from(workspaceUsage).where(eq(workspaceUsage.workspaceId, workspaceId)).for("update");
+    const [row] = await this.db.insert(workspaceUsage).values({ workspaceId })
+      .onConflictDoUpdate({ target: workspaceUsage.workspaceId, set: { workspaceId: sql`excluded.workspace_id` } })
+      .returning(COLUMNS);
     return row ?? NO_USAGE;
   }
 }
