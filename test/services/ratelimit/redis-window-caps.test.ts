@@ -138,6 +138,37 @@ describe.skipIf(skipWithout(missing.redis(), "the Redis window store"))("RedisWi
     expect(await t.keys()).toBe(1);
   });
 
+  test("three nodes flooding two workspaces at once: each workspace at its cap, and every count equals what its index holds", async () => {
+    const caps = { workspaceBytes: 40 * windowBytes, totalBytes: 70 * windowBytes };
+    const keyPrefix = `test:${crypto.randomUUID()}:`;
+    const clients = Array.from({ length: 3 }, () => redisWindowClient(redis.url));
+    try {
+      await Promise.all(clients.map((c) => c.connect()));
+      const nodes = clients.map((c) => new RedisWindowLimiter({ client: c, clock: new TestClock(T0), keyPrefix, caps, timeoutMs: 10_000 }));
+      for (let start = 0; start < 900; start += 150) {
+        await Promise.all(Array.from({ length: 150 }, (_, j) => nodes[(start + j) % 3]!.check(check((start + j) % 2 === 0 ? "ws_a" : "ws_b", id(start + j)))));
+      }
+      const count = async (key: string) => Number(await client.send("GET", [key]) ?? 0);
+      const stem = (ws: string) => `${keyPrefix}${ws.length}{${ws}}`;
+      let indexed = 0;
+      for (const ws of ["ws_a", "ws_b"]) {
+        const members = await client.send("ZRANGE", [`${stem(ws)}#i`, "0", "-1"]) as string[];
+        // Each indexed window still there, and the workspace's count exactly their charges.
+        expect(await client.send("EXISTS", members) as number).toBe(members.length);
+        expect(await count(`${stem(ws)}#b`)).toBe(members.length * windowBytes);
+        indexed += members.length;
+      }
+      expect(await count(`${keyPrefix}#total`)).toBe(indexed * windowBytes);
+      // Both workspaces within their caps and together at the total's 70 windows, however the checks interleaved.
+      expect(indexed * windowBytes).toBeLessThanOrEqual(caps.totalBytes);
+      expect(await count(`${stem("ws_a")}#b`)).toBeLessThanOrEqual(caps.workspaceBytes);
+      expect(await count(`${stem("ws_b")}#b`)).toBeLessThanOrEqual(caps.workspaceBytes);
+      expect(indexed).toBe(70);
+    } finally {
+      for (const c of clients) c.close();
+    }
+  });
+
   test("a flood of distinct identifiers holds the workspace at its cap", async () => {
     const t = limiterWith({ workspaceBytes: 50 * windowBytes, totalBytes: 60 * windowBytes });
     for (let start = 0; start < 2_000; start += 200) {
