@@ -4,9 +4,9 @@
  * (in-flight.ts) → JSON body within its bounds (body-reader.ts) → schema validation → handler →
  * envelope, or the one error renderer → metrics → access log. A request whose root key fails is
  * answered at once, its body not waited for, and its connection closed: it holds nothing. Its 400
- * for the body still comes first when the body is already there, as when keys were checked last. It is served straight from Bun's router (`routes`): Elysia's per-request
- * hook chain costs a large share of a bare Bun.serve's throughput, and the operations need none
- * of it. Answers leave together at the end of the event-loop turn (see TurnEnd).
+ * for the body still comes first when the body is already there, as when keys were checked last.
+ * It is served straight from Bun's router (`routes`): Elysia's per-request hook chain costs a large
+ * share of a bare Bun.serve's throughput, and the operations need none of it. Answers leave together at the end of the event-loop turn (see TurnEnd).
  */
 import { parseJsonBody, parseJsonText } from "./body.ts";
 import type { BodyRead, BodyReader } from "./body-reader.ts";
@@ -101,18 +101,8 @@ export class Pipeline {
       let response: Response;
       let slot: InFlightSlot | undefined;
       try {
-        const preparing = this.parts.prepare?.(request, info);
-        if (preparing !== undefined) {
-          slot = inFlight.admit(request, server, false);
-          await preparing;
-        }
-        try {
-          info.principal = this.parts.authenticate(request, info);
-        } catch (failure) {
-          await refuse(this.parts.bodies, failure, request, { limitBytes, info }, validate);
-        }
-        if (slot === undefined) slot = inFlight.admit(request, server, true);
-        else inFlight.authenticated(slot);
+        const admitting = admitted(this.parts, request, server, { limitBytes, info }, validate);
+        slot = admitting instanceof Promise ? await admitting : admitting;
         // The answer waits for the end of the turn anyway: an await more or less costs nothing.
         const body = await parseJsonBody(bodies, request, { limitBytes, info });
         validate(body);
@@ -129,6 +119,45 @@ export class Pipeline {
       return response;
     };
   }
+}
+
+/**
+ * The request's slot under the in-flight cap. When it `authenticates`, its root key is checked from
+ * the header first (a cluster node's lookup holding a slot of the unauthenticated share meanwhile),
+ * and a failure is thrown at once (see refuse) holding no slot. Synchronous unless there is a lookup
+ * to wait for or a refusal to make, so the embedded hot path takes no extra turn of the microtasks.
+ */
+export function admitted(
+  parts: PipelineParts, request: Request, server: Server, read: BodyRead, validate: (body: unknown) => void, authenticates = true,
+): InFlightSlot | Promise<InFlightSlot> {
+  if (!authenticates) return parts.inFlight.admit(request, server, true);
+  const preparing = parts.prepare?.(request, read.info);
+  if (preparing !== undefined) return admittedAfterLookup(preparing, parts, request, server, read, validate);
+  try {
+    read.info.principal = parts.authenticate(request, read.info);
+  } catch (failure) {
+    return refuse(parts.bodies, failure, request, read, validate);
+  }
+  return parts.inFlight.admit(request, server, true);
+}
+
+async function admittedAfterLookup(
+  preparing: Promise<void>, parts: PipelineParts, request: Request, server: Server, read: BodyRead, validate: (body: unknown) => void,
+): Promise<InFlightSlot> {
+  const slot = parts.inFlight.admit(request, server, false);
+  try {
+    await preparing;
+    try {
+      read.info.principal = parts.authenticate(request, read.info);
+    } catch (failure) {
+      await refuse(parts.bodies, failure, request, read, validate);
+    }
+  } catch (error) {
+    parts.inFlight.release(slot);
+    throw error;
+  }
+  parts.inFlight.authenticated(slot);
+  return slot;
 }
 
 /**

@@ -14,7 +14,7 @@ import { jsonTextResponse } from "./json.ts";
 import { jsonText } from "../lib/raw-json.ts";
 import { BodyValidator } from "./validation.ts";
 import type { BunRoutes, PipelineParts } from "./pipeline.ts";
-import { refuse, TurnEnd } from "./pipeline.ts";
+import { admitted, TurnEnd } from "./pipeline.ts";
 import { newRequestInfo, type RequestInfo } from "./request-context.ts";
 
 /**
@@ -62,20 +62,7 @@ function serveV1(parts: PipelineParts, turnEnd: TurnEnd, op: V1Operation): BunRo
     let slot: InFlightSlot | undefined;
     try {
       // As in the pipeline: the root key from its header before the body, a failure answered at once.
-      if (op.rootKey) {
-        const preparing = parts.prepare?.(request, info);
-        if (preparing !== undefined) {
-          slot = inFlight.admit(request, server, false);
-          await preparing;
-        }
-        try {
-          info.principal = parts.authenticate(request, info);
-        } catch (failure) {
-          await refuse(bodies, failure, request, read(info), validate);
-        }
-      }
-      if (slot === undefined) slot = inFlight.admit(request, server, true);
-      else inFlight.authenticated(slot);
+      slot = await admitted(parts, request, server, read(info), validate, op.rootKey);
       const body = await parseJsonBody(bodies, request, read(info));
       validate(body);
       const result = await op.handle(body, request, info);
