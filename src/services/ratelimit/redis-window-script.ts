@@ -38,7 +38,8 @@ local workspaceCap, totalCap, stem = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[
 local n = #KEYS - 4
 local index, wsBytes, totalKey, expiring = KEYS[n + 1], KEYS[n + 2], KEYS[n + 3], KEYS[n + 4]
 local FIXED, MAX_STEPS, SWEEP_BATCH = ${REDIS_WINDOW_FIXED_BYTES}, 256, 32
-local steps, evicted, unkept = 0, 0, 0
+-- changed: the workspace's set of windows changed, so its place in expiring may have.
+local steps, evicted, unkept, changed = 0, 0, 0, false
 -- Integers written as such: PEXPIRE takes nothing else, and it keeps every digit.
 local function int(x) return string.format('%d', x) end
 local function num(key) return tonumber(redis.call('GET', key) or '0') end
@@ -80,7 +81,6 @@ local function sweep(workspaceStem)
   local expired = redis.call('ZRANGEBYSCORE', idx, '-inf', int(nowMs), 'LIMIT', 0, SWEEP_BATCH)
   for _, key in ipairs(expired) do drop(idx, bytesKey, key) end
   steps = steps + 1 + #expired
-  place(workspaceStem)
   return #expired
 end
 
@@ -91,6 +91,7 @@ local function giveOwn(batch)
     if not batch[key] then
       drop(index, wsBytes, key)
       evicted = evicted + 1
+      changed = true
       steps = steps + 1
       return true
     end
@@ -103,6 +104,7 @@ local function sweepAny()
   local soonest = redis.call('ZRANGEBYSCORE', expiring, '-inf', int(nowMs), 'LIMIT', 0, 1)
   if not soonest[1] then return false end
   sweep(soonest[1])
+  place(soonest[1])
   return true
 end
 
@@ -151,7 +153,7 @@ end
 if allPassed then
   local batch = {}
   for i = 1, n do batch[KEYS[i]] = true end
-  sweep(stem)
+  if sweep(stem) > 0 then changed = true end
   for i = 1, n do
     local key, durationMs, cost = KEYS[i], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
     if cost > 0 then
@@ -165,13 +167,16 @@ if allPassed then
         if not known then
           redis.call('INCRBY', wsBytes, FIXED + 2 * #key)
           redis.call('INCRBY', totalKey, FIXED + 2 * #key)
+          changed = true
         end
       else
         unkept = unkept + 1
       end
     end
   end
-  place(stem)
+  -- A charge of a window already there only moves its expiry later: a soonest expiry left behind
+  -- in expiring costs one sweep that finds nothing and places it again (sweepAny).
+  if changed then place(stem) end
 end
 out[#out + 1] = evicted
 out[#out + 1] = unkept
